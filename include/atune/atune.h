@@ -1,0 +1,187 @@
+/* atune.h -- load the tuned launch configurations that `autotune` saved for
+ * a GPU, and ask for the configuration of a kernel at a problem size.
+ *
+ * Pure C and inih: opening and querying profiles needs no CUDA driver and
+ * no GPU. Every fallible call returns an atune status (ATUNE_OK is 0);
+ * atune_strerror() names a status and atune_profile_errmsg() gives the
+ * detailed message, with file and line, of the last failure on a handle.
+ * No function calls exit() or abort(). A handle is not thread-safe (a
+ * lookup records its message and the size it was asked for on the handle):
+ * use one per thread, or a lock.
+ *
+ *     atune_device dev = { "NVIDIA H100 80GB HBM3", 90, 132, "" };
+ *     atune_profile *p;
+ *     int rc = atune_profile_open_for("profiles", &dev, &p);
+ *     const atune_config *c;
+ *     if (rc == ATUNE_OK &&
+ *         atune_profile_lookup(p, "copy", "n=1000000", &c) == ATUNE_OK)
+ *         block = atune_config_get(c, "BLOCK_SIZE", 128);
+ *     atune_profile_close(p);
+ */
+#ifndef ATUNE_ATUNE_H
+#define ATUNE_ATUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define ATUNE_API __attribute__((visibility("default")))
+#else
+#define ATUNE_API
+#endif
+
+#define ATUNE_VERSION_MAJOR 0
+#define ATUNE_VERSION_MINOR 1
+#define ATUNE_VERSION_PATCH 0
+#define ATUNE_VERSION_NUMBER                                                   \
+    (ATUNE_VERSION_MAJOR * 10000 + ATUNE_VERSION_MINOR * 100 +                 \
+     ATUNE_VERSION_PATCH)
+#define ATUNE_PROFILE_FORMAT 1
+
+/* Run-time version, to check that header and library agree. */
+ATUNE_API int atune_version_number(void);
+
+/* Status codes: one list generates the enum and atune_strerror(). */
+#define ATUNE_STATUS_MAP(XX)                                                   \
+    XX(OK, "not an error")                                                     \
+    XX(EINVAL, "invalid argument")                                             \
+    XX(ENOMEM, "out of memory")                                                \
+    XX(EIO, "cannot open or read file")                                        \
+    XX(EPARSE, "malformed profile")                                            \
+    XX(EFORMAT, "unsupported profile format version")                          \
+    XX(ENOTFOUND, "no matching profile or entry")
+
+typedef enum atune_status {
+#define ATUNE_XX(code, msg) ATUNE_##code,
+    ATUNE_STATUS_MAP(ATUNE_XX)
+#undef ATUNE_XX
+} atune_status;
+
+/* A short English description of a status; never NULL. */
+ATUNE_API const char *atune_strerror(int status);
+
+/* The identity of a GPU, as the tuner recorded it in [device]. Fill it by
+ * hand, or from a CUdevice with atune_device_from_cu() in atune_cuda.h. */
+typedef struct atune_device {
+    char name[256]; /* "NVIDIA H100 80GB HBM3" */
+    int cc;         /* compute capability as 10 * major + minor: 90 */
+    int sm_count;   /* multiprocessors */
+    char uuid[64];  /* "GPU-..." or "" when unknown */
+} atune_device;
+
+/* How a profile was chosen for a device (atune_profile_open_for). */
+typedef enum atune_device_match {
+    ATUNE_DEVICE_EXACT = 0, /* same name, compute capability and SMs */
+    ATUNE_DEVICE_NAME,      /* same name, other SM count */
+    ATUNE_DEVICE_CC,        /* another GPU of the same compute capability */
+    ATUNE_DEVICE_FILE       /* opened by path: no device was matched */
+} atune_device_match;
+
+/* How a configuration was chosen for a size (atune_profile_lookup). */
+typedef enum atune_size_match {
+    ATUNE_SIZE_EXACT = 0, /* the size was tuned */
+    ATUNE_SIZE_NEAREST    /* nearest tuned size on a log scale */
+} atune_size_match;
+
+typedef struct atune_profile atune_profile;
+typedef struct atune_config atune_config; /* owned by its profile */
+
+/* Opens one profile file. *out is set even on failure (except when memory
+ * runs out, then it is NULL), so that atune_profile_errmsg() can tell what
+ * went wrong; always pair with atune_profile_close(). Returns ATUNE_OK;
+ * ATUNE_EINVAL (NULL argument); ATUNE_EIO (cannot open or read);
+ * ATUNE_EPARSE (malformed: the message has "file:line" where a line
+ * applies); ATUNE_EFORMAT (a format version other than
+ * ATUNE_PROFILE_FORMAT); ATUNE_ENOMEM. */
+ATUNE_API int atune_profile_open(const char *path, atune_profile **out);
+
+/* Opens the profile in dir (regular files *.ini) that best fits dev: same
+ * name, compute capability and SM count; else same name; else the same
+ * compute capability (the closest SM count wins, then the file name).
+ * Returns ATUNE_ENOTFOUND when no profile fits: the caller then uses the
+ * template's defaults. A malformed file is skipped when another one fits
+ * and its error (status and message) is returned when no good file fits
+ * and it may (its [device] fits, or cannot be read). ATUNE_EIO when dir
+ * cannot be read. *out is set as by atune_profile_open(). */
+ATUNE_API int atune_profile_open_for(const char *dir, const atune_device *dev,
+                                     atune_profile **out);
+
+/* Frees p and every configuration it returned. NULL-tolerant. */
+ATUNE_API void atune_profile_close(atune_profile *p);
+
+/* The message of the last failure on p ("h100.ini:12: bad integer 'x' for
+ * 'time_ns'"), or "" when the last call succeeded; "out of memory" for a
+ * NULL p. Never NULL. */
+ATUNE_API const char *atune_profile_errmsg(const atune_profile *p);
+
+/* The file the profile was read from ("" for NULL). */
+ATUNE_API const char *atune_profile_path(const atune_profile *p);
+
+/* The [device] the profile was tuned on (NULL for NULL). */
+ATUNE_API const atune_device *atune_profile_device(const atune_profile *p);
+
+ATUNE_API atune_device_match atune_profile_device_match(const atune_profile *p);
+
+/* Finds the configuration of kernel at size, a problem size written as in
+ * the profile's section names: "n=1048576" or "m=4096,n=4096,k=4096"
+ * (variables in any order, optional spaces). The exact size wins; else the
+ * tuned size of that kernel with the same variables and the smallest sum
+ * of |log2(tuned) - log2(wanted)| over the variables; a tie goes to the
+ * larger tuned size (product of its variables), then to the first in the
+ * file. A value 0 counts as 1. ATUNE_ENOTFOUND when the kernel has no
+ * entry with those variables, ATUNE_EINVAL for a malformed size or a
+ * profile that did not open. The configuration stays valid until the
+ * profile is closed. Allocates nothing. */
+ATUNE_API int atune_profile_lookup(atune_profile *p, const char *kernel,
+                                   const char *size, const atune_config **out);
+
+/* Every configuration of the profile, in file order: 0 <= i < count. */
+ATUNE_API int atune_profile_count(const atune_profile *p);
+ATUNE_API const atune_config *atune_profile_entry(const atune_profile *p,
+                                                  int i);
+
+/* Parameters of a configuration, in the order the profile lists them
+ * (keys [A-Z][A-Z0-9_]*). Out of range i: NULL and 0. */
+ATUNE_API int atune_config_count(const atune_config *c);
+ATUNE_API const char *atune_config_name(const atune_config *c, int i);
+ATUNE_API int64_t atune_config_value(const atune_config *c, int i);
+
+/* The value of param, or dflt when the configuration has none. */
+ATUNE_API int64_t atune_config_get(const atune_config *c, const char *param,
+                                   int64_t dflt);
+
+ATUNE_API const char *atune_config_kernel(const atune_config *c);
+/* The tuned size the configuration belongs to: "n=268435456". */
+ATUNE_API const char *atune_config_size(const atune_config *c);
+ATUNE_API atune_size_match atune_config_size_match(const atune_config *c);
+/* Median time of one launch at the tuned size, and of the default
+ * configuration; 0 when not recorded. */
+ATUNE_API int64_t atune_config_time_ns(const atune_config *c);
+ATUNE_API int64_t atune_config_default_time_ns(const atune_config *c);
+/* Hash of the template (.cu and .ini) the configuration was tuned with, as
+ * 16 hex digits; compare with the application's copy to detect a stale
+ * profile. "" when not recorded. */
+ATUNE_API const char *atune_config_template_hash(const atune_config *c);
+
+/* The raw text of any key of the configuration's section ("metric",
+ * "strategy", "evaluated", ...), or NULL when absent. For display only. */
+ATUNE_API const char *atune_config_meta(const atune_config *c, const char *key);
+
+/* One line describing the match, for logs: "copy n=1000000: using tuned
+ * size n=1048576 (nearest) from profile 'NVIDIA H100 80GB HBM3'
+ * (same compute capability as 'NVIDIA H800')". The wanted size is the last
+ * one for which a lookup returned c. Truncated to len bytes like snprintf;
+ * ATUNE_EINVAL for a NULL argument or len 0. */
+ATUNE_API int atune_config_describe(const atune_profile *p,
+                                    const atune_config *c, char *buf,
+                                    size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

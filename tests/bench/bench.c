@@ -1,0 +1,312 @@
+/* bench.c -- the benchmark against the vendor libraries, in one process on
+ * one GPU: for every template and size, the tuned configuration from the
+ * profile, the article's default configuration, the block size the CUDA
+ * occupancy API suggests, and the vendor baseline (cudaMemcpy D2D, cuBLAS
+ * SAXPY, CUB DeviceReduce::Sum, cuBLAS SGEMM FP32). Every configuration is
+ * verified before it is timed; all are timed the same way.
+ *
+ *   bench [--device N] [--profile-dir DIR] [--kernel a,b] [--size NAME]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <atune/atune.h>
+
+#include "profile_write.h"
+#include "runner.h"
+#include "templates.h"
+#include "vendor.h"
+
+#define REPS 50
+
+typedef struct row {
+    double tuned, dflt, occ, vendor; /* metric; 0 when not measured */
+    char occ_cfg[64];
+    const char *vendor_name;
+} row;
+
+static const atune__timing *timing(void)
+{
+    static atune__timing t;
+
+    atune__timing_default(&t);
+    t.warmup = 3;
+    t.min_samples = 20;
+    t.max_samples = 200;
+    t.target_s = 0.2;
+    return &t;
+}
+
+/* Compiles, verifies and times configuration c; returns its metric, or 0
+ * with a message when it is not ok. */
+static double measure(atune__device *d, atune__problem *p,
+                      const atune__manifest *m, const atune__config *c)
+{
+    const char *names[] = {m->kernel};
+    atune__cubin cubin;
+    atune__kernel *k = NULL;
+    atune__result res;
+    atune__err err;
+    char cfg[512];
+
+    memset(&res, 0, sizeof(res));
+    atune__config_str(m, c, cfg, sizeof(cfg));
+    if (atune__jit_compile(m, c, atune__device_info(d)->arch, names, 1, &cubin,
+                           &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 0;
+    }
+    if (atune__kernel_load(d, m, &cubin, &k, &res, &err) == 0 && k &&
+        atune__problem_eval(p, k, c, timing(), &res, &err) == 0 &&
+        res.status == ATUNE__ST_OK) {
+        atune__kernel_unload(k);
+        atune__cubin_free(&cubin);
+        return res.metric;
+    }
+    fprintf(stderr, "bench: %s %s: %s %s\n", m->name, cfg,
+            atune__status_name(res.status), res.detail[0] ? res.detail : err.msg);
+    atune__kernel_unload(k);
+    atune__cubin_free(&cubin);
+    return 0;
+}
+
+static int param_index(const atune__manifest *m, const char *name)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (strcmp(m->params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* The default configuration with BLOCK_SIZE set to what
+ * cuOccupancyMaxPotentialBlockSize suggests for the kernel compiled with
+ * the largest BLOCK_SIZE (so __launch_bounds__ does not cap the answer),
+ * rounded down to a value the template offers. */
+static double occupancy(atune__device *d, atune__problem *p,
+                        const atune__manifest *m, row *r)
+{
+    const char *names[] = {m->kernel};
+    int bi = param_index(m, "BLOCK_SIZE"), block = 0, min_grid = 0;
+    int64_t best = -1, largest = 0;
+    atune__config c;
+    atune__cubin cubin;
+    atune__kernel *k = NULL;
+    atune__result res;
+    atune__err err;
+
+    if (bi < 0)
+        return 0;
+    atune__space_config(m, 0, &c);
+    for (int v = 0; v < m->params[bi].nvalues; v++)
+        if (m->params[bi].values[v] > largest)
+            largest = m->params[bi].values[v];
+    c.v[bi] = largest;
+    if (atune__jit_compile(m, &c, atune__device_info(d)->arch, names, 1, &cubin,
+                           &err) ||
+        atune__kernel_load(d, m, &cubin, &k, &res, &err) || !k ||
+        atune__kernel_occupancy_block(k, 0, &block, &min_grid, &err)) {
+        atune__kernel_unload(k);
+        atune__cubin_free(&cubin);
+        return 0;
+    }
+    atune__kernel_unload(k);
+    atune__cubin_free(&cubin);
+    for (int v = 0; v < m->params[bi].nvalues; v++) {
+        int64_t x = m->params[bi].values[v];
+        if (x <= block && x > best)
+            best = x;
+    }
+    if (best < 0)
+        return 0;
+    c.v[bi] = best;
+    snprintf(r->occ_cfg, sizeof(r->occ_cfg), "BLOCK_SIZE=%" PRId64, best);
+    return measure(d, p, m, &c);
+}
+
+static int64_t size_var(const atune__size *s, const char *name, int64_t dflt)
+{
+    for (int i = 0; i < s->nvars; i++)
+        if (strcmp(s->var[i], name) == 0)
+            return s->value[i];
+    return dflt;
+}
+
+/* The i-th buffer argument with one of the roles given. */
+static uint64_t buffer(const atune__problem *p, const atune__manifest *m,
+                       atune__role role, int nth, size_t *count)
+{
+    uint64_t ptr = 0;
+
+    for (int i = 0; i < m->nargs; i++)
+        if (m->args[i].role == role && nth-- == 0 &&
+            atune__problem_buffer(p, m->args[i].name, &ptr, count) == 0)
+            return ptr;
+    return 0;
+}
+
+static float scalar_float(const atune__manifest *m)
+{
+    for (int i = 0; i < m->nargs; i++)
+        if (m->args[i].role == ATUNE__SCALAR && m->args[i].has_fvalue)
+            return (float)m->args[i].fvalue;
+    return 1.0f;
+}
+
+/* The vendor library's time for the same work, as a metric. */
+static double vendor(atune__problem *p, const atune__manifest *m,
+                     const atune__size *s, row *r)
+{
+    size_t count = 0;
+    int flush = atune__problem_flushes(p, timing());
+    vb_time t = {0};
+    int rc = -1;
+    int64_t n = size_var(s, "n", 0);
+
+    if (strcmp(m->name, "copy") == 0) {
+        uint64_t in = buffer(p, m, ATUNE__INPUT, 0, &count);
+        uint64_t out = buffer(p, m, ATUNE__OUTPUT, 0, &count);
+        r->vendor_name = "cudaMemcpy D2D";
+        rc = vb_copy(out, in, count * sizeof(int), REPS, flush, &t);
+    } else if (strcmp(m->name, "saxpy") == 0) {
+        uint64_t x = buffer(p, m, ATUNE__INPUT, 0, &count);
+        uint64_t y = buffer(p, m, ATUNE__INOUT, 0, &count);
+        r->vendor_name = "cuBLAS SAXPY";
+        rc = vb_saxpy((long)count, scalar_float(m), x, y, REPS, flush, &t);
+    } else if (strcmp(m->name, "reduce") == 0) {
+        uint64_t in = buffer(p, m, ATUNE__INPUT, 0, &count);
+        uint64_t out = buffer(p, m, ATUNE__ACCUM, 0, NULL);
+        int expect = 0;
+        r->vendor_name = "CUB DeviceReduce::Sum";
+        /* After the verified tuned launches, out holds the true sum. */
+        if (vb_read_int(out, &expect) == 0)
+            rc = vb_reduce(in, out, (long)count, expect, REPS, flush, &t);
+    } else if (strcmp(m->name, "matmul") == 0) {
+        uint64_t a = buffer(p, m, ATUNE__INPUT, 0, &count);
+        uint64_t b = buffer(p, m, ATUNE__INPUT, 1, &count);
+        uint64_t c = buffer(p, m, ATUNE__OUTPUT, 0, &count);
+        int64_t mm = size_var(s, "m", n), nn = size_var(s, "n", n),
+                kk = size_var(s, "k", n);
+        r->vendor_name = "cuBLAS SGEMM FP32";
+        rc = vb_sgemm((int)mm, (int)nn, (int)kk, a, b, c, REPS, flush, &t);
+    } else {
+        r->vendor_name = "-";
+        return 0;
+    }
+    return rc == 0 ? atune__problem_work(p) / t.median_ns : 0;
+}
+
+static void ratio(double a, double b)
+{
+    if (a > 0 && b > 0)
+        printf(" %8.3f", a / b);
+    else
+        printf(" %8s", "-");
+}
+
+static int bench_template(atune__device *d, const atune__manifest *m,
+                          atune_profile *prof, const char *only_size)
+{
+    for (int s = 0; s < m->nsizes; s++) {
+        const atune__size *size = &m->sizes[s];
+        const atune_config *pc = NULL;
+        atune__problem *p = NULL;
+        atune__config c;
+        atune__err err;
+        char key[96];
+        row r;
+
+        if (only_size && strcmp(only_size, size->name) != 0)
+            continue;
+        memset(&r, 0, sizeof(r));
+        atune__size_key(size, key, sizeof(key));
+        if (atune__problem_open(d, m, size, 0x5eed5eed12345678ULL, &p, &err)) {
+            fprintf(stderr, "bench: %s\n", err.msg);
+            return 1;
+        }
+        atune__space_config(m, 0, &c);
+        r.dflt = measure(d, p, m, &c);
+        r.occ = occupancy(d, p, m, &r);
+        if (prof && atune_profile_lookup(prof, m->name, key, &pc) == ATUNE_OK &&
+            atune_config_size_match(pc) == ATUNE_SIZE_EXACT) {
+            for (int i = 0; i < m->nparams; i++)
+                c.v[i] = atune_config_get(pc, m->params[i].name, c.v[i]);
+            r.tuned = measure(d, p, m, &c);
+        }
+        r.vendor = vendor(p, m, size, &r);
+        printf("%-9s %-24s %10.1f %10.1f %10.1f %10.1f %-22s", m->name, key,
+               r.tuned, r.dflt, r.occ, r.vendor, r.vendor_name);
+        ratio(r.tuned, r.vendor);
+        ratio(r.tuned, r.dflt);
+        ratio(r.tuned, r.occ);
+        printf("\n");
+        fflush(stdout);
+        atune__problem_close(p);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = "profiles", *kernels = NULL, *size = NULL;
+    const char *templates = NULL;
+    int ordinal = 0, rc = 0;
+    atune__device *d = NULL;
+    atune__templates t = {0};
+    atune_profile *prof = NULL;
+    atune_device id;
+    atune__err err;
+
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--device") == 0)
+            ordinal = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--profile-dir") == 0)
+            dir = argv[i + 1];
+        else if (strcmp(argv[i], "--kernel") == 0)
+            kernels = argv[i + 1];
+        else if (strcmp(argv[i], "--size") == 0)
+            size = argv[i + 1];
+        else if (strcmp(argv[i], "--templates") == 0)
+            templates = argv[i + 1];
+        else {
+            fprintf(stderr, "bench: unknown option '%s'\n", argv[i]);
+            return 64;
+        }
+    }
+    setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+    if ((rc = atune__device_open(ordinal, &d, &err))) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return rc == ATUNE__EUNAVAIL ? 77 : 1;
+    }
+    if ((rc = atune__templates_load(templates, kernels, &t, &err))) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        atune__device_close(d);
+        return 1;
+    }
+    memset(&id, 0, sizeof(id));
+    snprintf(id.name, sizeof(id.name), "%s", atune__device_info(d)->name);
+    id.cc = (int)atune__device_info(d)->attr.cc;
+    id.sm_count = (int)atune__device_info(d)->attr.sm_count;
+    if (atune_profile_open_for(dir, &id, &prof) != ATUNE_OK) {
+        fprintf(stderr, "bench: no profile for %s in %s: tuned column empty\n",
+                id.name, dir);
+        atune_profile_close(prof);
+        prof = NULL;
+    }
+    printf("GPU %d: %s (%s, %lld SMs), theoretical %lld GB/s\n", ordinal,
+           id.name, atune__device_info(d)->arch,
+           (long long)atune__device_info(d)->attr.sm_count,
+           (long long)atune__device_info(d)->mem_bandwidth_gbs);
+    printf("metric: GB/s or GFLOP/s (the template's); ratios are tuned over "
+           "the column named\n");
+    printf("%-9s %-24s %10s %10s %10s %10s %-22s %8s %8s %8s\n", "kernel",
+           "size", "tuned", "default", "occupancy", "vendor", "vendor is",
+           "/vendor", "/default", "/occup.");
+    for (int i = 0; i < t.n && !rc; i++)
+        rc = bench_template(d, t.m[i], prof, size);
+    atune_profile_close(prof);
+    atune__templates_free(&t);
+    atune__device_close(d);
+    return rc;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# NVRTC compiles every valid configuration of every built-in template for
+# sm_90 without a GPU (autotune check), and a configuration that does not
+# compile makes check exit 65 with the NVRTC log.
+set -u
+bin=${ATUNE_BINARY:?run through ctest}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+"$bin" check --arch sm_90 --json >"$tmp/check.json" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok || { ko "check exit $rc"; head -20 "$tmp/err"; }
+python3 - "$tmp/check.json" <<'PY' && ok || ko "check JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {t["name"]: t for t in d["templates"]}
+assert d["failed"] == 0, d["failed"]
+assert names["copy"]["configurations"] == 315, names["copy"]
+for t in d["templates"]:
+    print(f'{t["name"]}: {t["configurations"]} configurations compiled in {t["seconds"]:.1f} s')
+PY
+
+# A template whose VW=3 does not compile.
+mkdir -p "$tmp/t"
+cat >"$tmp/t/broken.cu" <<'CU'
+#if VW == 3
+#error "VW = 3 is not supported"
+#endif
+extern "C" __global__ void k(int *o, long n) { if (threadIdx.x == 0) o[0] = VW; }
+extern "C" __global__ void r(int *o, long n) { if (threadIdx.x == 0) o[0] = VW; }
+CU
+cat >"$tmp/t/broken.ini" <<'INI'
+[template]
+kernel = k
+reference = r
+reference_block = 1
+reference_grid = 1
+metric = GB/s
+work = 4
+[sizes]
+one = n=1
+[params]
+VW = 1, 3
+[launch]
+block = 32
+grid = 1
+[args]
+o = int[1] output
+n = long n
+INI
+"$bin" check --templates "$tmp/t" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 65 ] && ok || ko "broken template: exit $rc, want 65"
+grep -q "VW=3" "$tmp/err" && ok || ko "failure names the configuration"
+grep -q "VW = 3 is not supported" "$tmp/err" && ok || ko "failure shows the NVRTC log"
+grep -q "1 failed" "$tmp/out" && ok || ko "summary counts the failure"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Everything that needs a GPU, in one call (made for the lent GPU machine):
+# install the carried .deb dependencies, build (with the benchmark), run
+# the GPU tests, tune, benchmark against the vendor libraries. Results go
+# under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
+# the journal of each GPU.
+#
+#   STEPS="test tune bench"   which steps to run (default: all three)
+#   KERNELS=copy,saxpy        templates to tune and benchmark (default all)
+#   TUNE_ARGS="--size large"  extra arguments for autotune
+#   ATUNE_DEBS=.debs          folder of libinih*/libcmocka* .deb files
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$root/out}
+STEPS=${STEPS:-test tune bench}
+KERNELS=${KERNELS:-}
+TUNE_ARGS=${TUNE_ARGS:-}
+debs=${ATUNE_DEBS:-$root/.debs}
+build=$root/build/gpu
+mkdir -p "$OUT"
+log=$OUT/log.txt
+: >"$log"
+export PATH=/usr/local/cuda/bin:$PATH
+
+say() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)" | tee -a "$log"; }
+has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
+
+say "machine"
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem \
+    --format=csv 2>&1; nvcc --version | tail -2; nproc; } >>"$log" 2>&1
+
+if ! pkg-config --exists inih cmocka 2>/dev/null; then
+  say "installing carried packages from $debs"
+  dpkg -i "$debs"/*.deb >>"$log" 2>&1 || { echo "dpkg failed" | tee -a "$log"; exit 1; }
+fi
+
+say "configure and build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DATUNE_BUILD_BENCH=ON \
+  >>"$log" 2>&1 && cmake --build "$build" -j"$(nproc)" >>"$log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then tail -40 "$log"; exit $rc; fi
+
+status=0
+if has test; then
+  say "tests (GPU and CPU)"
+  (cd "$build" && ctest --output-on-failure -j1 --timeout 900) 2>&1 | tee -a "$log" | tail -25
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+kargs=()
+[ -n "$KERNELS" ] && kargs=(--kernel "$KERNELS")
+if has tune; then
+  say "tune ${KERNELS:-all} $TUNE_ARGS"
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  "$build/autotune" --device 0 "${kargs[@]}" $TUNE_ARGS --json \
+    --profile-dir "$root/profiles" >"$OUT/tune.json" 2>>"$log"
+  trc=$?
+  end=$(date +%s.%N)
+  echo "autotune exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+  [ $trc -eq 0 ] || status=1
+  "$build/autotune" show "$root"/profiles/*.ini 2>&1 | tee -a "$log"
+  cp "$root"/profiles/*.ini "$root"/profiles/*.journal "$OUT"/ 2>/dev/null
+fi
+
+if has bench; then
+  say "benchmark against the vendor libraries"
+  "$build/tests/bench" --device 0 --profile-dir "$root/profiles" "${kargs[@]}" \
+    2>&1 | tee "$OUT/bench.txt" | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+say "done, status $status"
+exit $status

@@ -1,0 +1,704 @@
+/* test_manifest.c -- the template manifest loader: the real templates,
+ * a manifest using every feature, one test per kind of defect (each must
+ * name the right line), and template sets from directories and from the
+ * built-in table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "manifest.h"
+#include "templates.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The source tree, from CTest's environment. */
+static const char *source_dir(void)
+{
+    const char *dir = getenv("ATUNE_SOURCE_DIR");
+
+    if (!dir || !*dir)
+        fail_msg("ATUNE_SOURCE_DIR is not set: run this test through ctest "
+                 "or set it to the repository root");
+    return dir;
+}
+
+static char *read_text(const char *dir, const char *file)
+{
+    char path[1024];
+    atune__err err = {0};
+    char *text = NULL;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    if (atune__read_file(path, &text, NULL, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    return text;
+}
+
+/* A manifest that uses every feature. Messages refer to these lines. */
+static const char *const base_lines[] = {
+    /*  1 */ "[template]",
+    /*  2 */ "kernel = k_tuned",
+    /*  3 */ "reference = k_ref",
+    /*  4 */ "reference_block = 256",
+    /*  5 */ "reference_grid = cdiv(n, 256)",
+    /*  6 */ "metric = GB/s",
+    /*  7 */ "work = 8 * n",
+    /*  8 */ "tolerance = 0.001",
+    /*  9 */ "",
+    /* 10 */ "[sizes]",
+    /* 11 */ "large = n=1 << 20, m=0x10",
+    /* 12 */ "small = m=4, n=1000",
+    /* 13 */ "",
+    /* 14 */ "[params]",
+    /* 15 */ "BLOCK = 128, 64, 256",
+    /* 16 */ "VW = 1, 2, 4          ; a comment",
+    /* 17 */ "NEG = -1, 0x10",
+    /* 18 */ "",
+    /* 19 */ "[constraints]",
+    /* 20 */ "fits = BLOCK * VW <= 512",
+    /* 21 */ "",
+    /* 22 */ "[launch]",
+    /* 23 */ "block = BLOCK, 1",
+    /* 24 */ "grid = cdiv(n, VW * BLOCK), m",
+    /* 25 */ "shared = BLOCK * 4",
+    /* 26 */ "",
+    /* 27 */ "[args]",
+    /* 28 */ "in = float[n] input",
+    /* 29 */ "out = float[n * m] output",
+    /* 30 */ "alpha = float 2.5",
+    /* 31 */ "n = long n",
+    /* 32 */ "vw = int VW",
+    /* 33 */ "",
+    /* 34 */ "[constants]",
+    /* 35 */ "table = int[m] input",
+};
+
+static const char base_cu[] =
+    "__constant__ int table[16];\n"
+    "extern \"C\" __global__ void k_tuned(const float *in, float *out,\n"
+    "                                    float alpha, long n, int vw) {}\n"
+    "extern \"C\" __global__ void k_ref(const float *in, float *out,\n"
+    "                                  float alpha, long n, int vw) {}\n";
+
+/* Lines from..to of the base manifest replaced: the first by text, the
+ * others by comments, so that line numbers stay put. text NULL deletes. */
+struct edit {
+    int from, to;
+    const char *text;
+};
+
+static char *edited_base(const struct edit *edits, int nedits)
+{
+    size_t cap = 16;
+    char *out;
+
+    for (size_t i = 0; i < ARRAY_LEN(base_lines); i++)
+        cap += strlen(base_lines[i]) + 2;
+    for (int i = 0; i < nedits; i++)
+        cap += edits[i].text ? strlen(edits[i].text) : 0;
+    out = calloc(1, cap);
+    assert_non_null(out);
+    for (int line = 1; line <= (int)ARRAY_LEN(base_lines); line++) {
+        const char *text = base_lines[line - 1];
+        for (int i = 0; i < nedits; i++) {
+            if (line == edits[i].from && edits[i].text)
+                text = edits[i].text;
+            else if (line >= edits[i].from && line <= edits[i].to)
+                text = ";";
+        }
+        strcat(out, text);
+        strcat(out, "\n");
+    }
+    return out;
+}
+
+static int parse_text(const char *ini, atune__manifest **m, atune__err *err)
+{
+    return atune__manifest_parse("t", "dir/t.ini", ini, "dir/t.cu", base_cu, m,
+                                 err);
+}
+
+static void test_base(void **state)
+{
+    char *ini = edited_base(NULL, 0);
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    char key[64];
+    uint64_t hash;
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(m->name, "t");
+    assert_string_equal(m->ini_path, "dir/t.ini");
+    assert_string_equal(m->cu_path, "dir/t.cu");
+    assert_string_equal(m->source, base_cu);
+    assert_int_equal(m->source_len, strlen(base_cu));
+    hash = atune__fnv1a(base_cu, strlen(base_cu), ATUNE__FNV_SEED);
+    assert_true(m->hash == atune__fnv1a(ini, strlen(ini), hash));
+
+    assert_string_equal(m->kernel, "k_tuned");
+    assert_string_equal(m->reference, "k_ref");
+    assert_int_equal(m->ref_block.n, 1);
+    assert_int_equal(m->ref_grid.n, 1);
+    assert_string_equal(atune__expr_text(m->ref_grid.e[0]), "cdiv(n, 256)");
+    assert_int_equal(m->ref_grid.line, 5);
+    assert_int_equal(m->metric, ATUNE__GBS);
+    assert_string_equal(atune__expr_text(m->work), "8 * n");
+    assert_int_equal(m->work_line, 7);
+    assert_true(m->tolerance == 0.001);
+
+    /* Sizes keep the order each was written in. */
+    assert_int_equal(m->nsizes, 2);
+    assert_string_equal(m->sizes[0].name, "large");
+    assert_int_equal(m->sizes[0].line, 11);
+    atune__size_key(&m->sizes[0], key, sizeof(key));
+    assert_string_equal(key, "n=1048576,m=16");
+    atune__size_key(&m->sizes[1], key, sizeof(key));
+    assert_string_equal(key, "m=4,n=1000");
+    atune__size_key(&m->sizes[1], key, 6); /* truncation stays a string */
+    assert_string_equal(key, "m=4");
+    assert_ptr_equal(atune__manifest_size(m, "small"), &m->sizes[1]);
+    assert_null(atune__manifest_size(m, "medium"));
+
+    assert_int_equal(m->nparams, 3);
+    assert_string_equal(m->params[1].name, "VW");
+    assert_int_equal(m->params[1].nvalues, 3);
+    assert_int_equal(m->params[1].values[2], 4);
+    assert_int_equal(m->params[1].line, 16);
+    assert_int_equal(m->params[2].values[0], -1);
+    assert_int_equal(m->params[2].values[1], 16);
+
+    assert_int_equal(m->nconstraints, 1);
+    assert_string_equal(m->constraints[0].name, "fits");
+    assert_int_equal(m->constraints[0].line, 20);
+    assert_int_equal(m->block.n, 2);
+    assert_int_equal(m->grid.n, 2);
+    assert_int_equal(m->grid.line, 24);
+    assert_string_equal(atune__expr_text(m->shared), "BLOCK * 4");
+    assert_int_equal(m->shared_line, 25);
+
+    assert_int_equal(m->nargs, 5);
+    assert_string_equal(m->args[0].name, "in");
+    assert_int_equal(m->args[0].type, ATUNE__FLOAT);
+    assert_int_equal(m->args[0].role, ATUNE__INPUT);
+    assert_string_equal(atune__expr_text(m->args[1].count), "n * m");
+    assert_int_equal(m->args[1].role, ATUNE__OUTPUT);
+    assert_int_equal(m->args[2].role, ATUNE__SCALAR);
+    assert_true(m->args[2].has_fvalue);
+    assert_true(m->args[2].fvalue == 2.5);
+    assert_null(m->args[2].value);
+    assert_int_equal(m->args[3].type, ATUNE__LONG);
+    assert_false(m->args[3].has_fvalue);
+    assert_string_equal(atune__expr_text(m->args[3].value), "n");
+    assert_int_equal(m->args[4].line, 32);
+    assert_int_equal(m->nconstants, 1);
+    assert_string_equal(m->constants[0].name, "table");
+    assert_int_equal(m->constants[0].role, ATUNE__INPUT);
+
+    atune__manifest_free(m);
+    free(ini);
+}
+
+static void test_optional_defaults(void **state)
+{
+    static const struct edit e[] = {
+        {8, 8, NULL},   /* tolerance */
+        {19, 20, NULL}, /* [constraints] */
+        {25, 25, NULL}, /* shared */
+        {30, 30, "alpha = double n"},
+        {34, 35, NULL}, /* [constants] */
+    };
+    char *ini = edited_base(e, ARRAY_LEN(e));
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    atune__vars vs = {0};
+    int64_t v = -1;
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_true(m->tolerance == 0);
+    assert_int_equal(m->nconstraints, 0);
+    assert_int_equal(m->nconstants, 0);
+    assert_non_null(m->shared);
+    assert_int_equal(m->shared_line, 22);
+    assert_int_equal(
+        atune__manifest_eval(m, m->shared, m->shared_line, &vs, &v, &err),
+        ATUNE__OK);
+    assert_int_equal(v, 0);
+    assert_false(m->args[2].has_fvalue);
+    assert_non_null(m->args[2].value);
+
+    /* Evaluation errors name file and line. */
+    assert_int_equal(
+        atune__manifest_eval(m, m->work, m->work_line, &vs, &v, &err),
+        ATUNE__EDATA);
+    assert_string_equal(err.msg, "dir/t.ini:7: unknown name 'n'");
+    atune__manifest_free(m);
+    free(ini);
+}
+
+struct defect {
+    struct edit edit[2];
+    const char *where; /* "dir/t.ini:LINE: " */
+    const char *what;  /* a phrase of the reason */
+};
+
+/* One defect per entry: kept as a table. */
+/* clang-format off */
+static const struct defect defects[] = {
+    {{{34, 34, "[constant]"}}, "dir/t.ini:34: ", "unknown section [constant]"},
+    {{{10, 10, "[params]"}}, "dir/t.ini:14: ",
+     "duplicate section [params] (first at line 10)"},
+    {{{1, 1, "x = 1"}}, "dir/t.ini:1: ", "entry 'x' before any section"},
+    {{{1, 8, NULL}}, "dir/t.ini:1: ", "missing section [template]"},
+    {{{22, 25, NULL}}, "dir/t.ini:1: ", "missing section [launch]"},
+    {{{2, 2, NULL}}, "dir/t.ini:1: ", "missing key 'kernel' in [template]"},
+    {{{6, 6, NULL}}, "dir/t.ini:1: ", "missing key 'metric' in [template]"},
+    {{{7, 7, NULL}}, "dir/t.ini:1: ", "missing key 'work' in [template]"},
+    {{{4, 4, NULL}}, "dir/t.ini:1: ",
+     "missing key 'reference_block' in [template]"},
+    {{{3, 3, "refrence = k_ref"}}, "dir/t.ini:3: ",
+     "unknown key 'refrence' in [template]"},
+    {{{2, 2, "kernel = k_nope"}}, "dir/t.ini:2: ",
+     "kernel 'k_nope' not found in t.cu"},
+    {{{2, 2, "kernel = k_tune"}}, "dir/t.ini:2: ", /* a prefix is no match */
+     "kernel 'k_tune' not found in t.cu"},
+    {{{3, 3, "reference = k-ref"}}, "dir/t.ini:3: ",
+     "reference 'k-ref' is not a C identifier"},
+    {{{5, 5, "reference_grid = cdiv(n, BLOCK)"}}, "dir/t.ini:5: ",
+     "reference_grid 'cdiv(n, BLOCK)' uses parameter 'BLOCK'"},
+    {{{6, 6, "metric = GB"}}, "dir/t.ini:6: ",
+     "metric 'GB' is neither GB/s nor GFLOP/s"},
+    {{{7, 7, "work = 8 * nn"}}, "dir/t.ini:7: ",
+     "unknown variable 'nn' in work '8 * nn'"},
+    {{{8, 8, "tolerance = -0.5"}}, "dir/t.ini:8: ",
+     "tolerance '-0.5' is negative"},
+    {{{8, 8, "tolerance = 1e-3x"}}, "dir/t.ini:8: ",
+     "tolerance '1e-3x' is not a number"},
+    {{{8, 8, "tolerance = 0,5"}}, "dir/t.ini:8: ",
+     "tolerance '0,5' is not a number"},
+    {{{8, 8, "tolerance = nan"}}, "dir/t.ini:8: ",
+     "tolerance 'nan' is not a number"},
+    {{{10, 13, "[sizes]"}}, "dir/t.ini:10: ", "[sizes] has no entries"},
+    {{{11, 11, "large = n"}}, "dir/t.ini:11: ", "'n' is not VAR=EXPR"},
+    {{{11, 11, "large = n=0, m=16"}}, "dir/t.ini:11: ",
+     "size variable 'n' must be >= 1, not 0"},
+    {{{11, 11, "large = n=N, m=16"}}, "dir/t.ini:11: ",
+     "'N' must be constant, not use 'N'"},
+    {{{11, 11, "large = n=1, m=2, k=3, j=4, i=5"}}, "dir/t.ini:11: ",
+     "must be 1 to 4 comma-separated VAR=EXPR"},
+    {{{12, 12, "small = n=1000"}}, "dir/t.ini:12: ",
+     "size 'small' does not have the same variables as 'large'"},
+    {{{12, 12, "small = m=4, k=1000"}}, "dir/t.ini:12: ",
+     "does not have the same variables"},
+    {{{12, 12, "small = m=4, n=1000, m=5"}}, "dir/t.ini:12: ",
+     "size variable 'm' given twice"},
+    {{{12, 12, "small = m=4, cc=1"}}, "dir/t.ini:12: ",
+     "size variable 'cc' is a device attribute"},
+    {{{12, 12, "2small = m=4, n=1"}}, "dir/t.ini:12: ",
+     "size name '2small' is not a C identifier"},
+    {{{14, 18, "[params]"}}, "dir/t.ini:14: ", "[params] has no entries"},
+    {{{16, 16, "Vw = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'Vw' is not upper case"},
+    {{{16, 16, "vw = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'vw' is not upper case"},
+    {{{16, 16, "VW ="}}, "dir/t.ini:16: ", "parameter 'VW' has no values"},
+    {{{16, 16, "VW = 1, , 2"}}, "dir/t.ini:16: ",
+     "parameter 'VW' needs 1 to 64 values, none empty"},
+    {{{16, 16, "VW = 1, 2, 1"}}, "dir/t.ini:16: ",
+     "duplicate value 1 of parameter 'VW'"},
+    {{{16, 16, "VW = 1, 2, 3 - 2"}}, "dir/t.ini:16: ",
+     "duplicate value 1 of parameter 'VW'"},
+    {{{16, 16, "BLOCK = 1"}}, "dir/t.ini:16: ",
+     "duplicate key 'BLOCK' in [params] (first at line 15)"},
+    {{{17, 17, "NEG = 2.5"}}, "dir/t.ini:17: ",
+     "column 2: unexpected character '.' in '2.5'"},
+    {{{17, 17, "NEG = 1 / 0"}}, "dir/t.ini:17: ",
+     "division by zero in '1 / 0'"},
+    {{{17, 17, "NEG = BLOCK"}}, "dir/t.ini:17: ",
+     "'BLOCK' must be constant, not use 'BLOCK'"},
+    {{{11, 12, "large = N=4"}, {17, 17, "N = 1"}}, "dir/t.ini:17: ",
+     "parameter 'N' has the name of a size variable"},
+    {{{20, 20, "fits = BLOCKS * VW <= 512"}}, "dir/t.ini:20: ",
+     "unknown variable 'BLOCKS' in constraint 'BLOCKS * VW <= 512'"},
+    {{{20, 20, "1fits = 1"}}, "dir/t.ini:20: ",
+     "constraint '1fits' is not a C identifier"},
+    {{{20, 20, "fits = BLOCK *"}}, "dir/t.ini:20: ",
+     "column 8: expected an operand in 'BLOCK *'"},
+    {{{23, 23, NULL}}, "dir/t.ini:22: ", "missing key 'block' in [launch]"},
+    {{{23, 23, "block = BLOCK, 1, 1, 1"}}, "dir/t.ini:23: ",
+     "'block' must be 1 to 3 comma-separated expressions"},
+    {{{24, 24, "grid = cdiv(n, VW * BLOCK"}}, "dir/t.ini:24: ",
+     "column 19: expected ')' in 'cdiv(n, VW * BLOCK'"},
+    {{{24, 24, "grid = m, cdiv(n, VW * BLOK)"}}, "dir/t.ini:24: ",
+     "unknown variable 'BLOK' in grid"},
+    {{{25, 25, "shmem = 0"}}, "dir/t.ini:25: ",
+     "unknown key 'shmem' in [launch]"},
+    {{{25, 25, "shared = smem"}}, "dir/t.ini:25: ",
+     "unknown variable 'smem' in shared 'smem'"},
+    {{{28, 28, "in = half[n] input"}}, "dir/t.ini:28: ",
+     "unknown type 'half' of 'in'"},
+    {{{28, 28, "in = [n] input"}}, "dir/t.ini:28: ",
+     "unknown type '' of 'in'"},
+    {{{29, 29, "out = float[n * m] result"}}, "dir/t.ini:29: ",
+     "unknown role 'result' of 'out'"},
+    {{{29, 29, "out = float[n * m] scalar"}}, "dir/t.ini:29: ",
+     "unknown role 'scalar' of 'out'"},
+    {{{29, 29, "out = float[n * m output"}}, "dir/t.ini:29: ",
+     "missing ']' in 'float[n * m output'"},
+    {{{29, 29, "out = float[] output"}}, "dir/t.ini:29: ",
+     "column 1: expected an operand in ''"},
+    {{{29, 29, "out = float[n * VW] output"}}, "dir/t.ini:29: ",
+     "buffer count 'n * VW' uses parameter 'VW': buffers are shared"},
+    {{{29, 29, "out = float[n * m] input"}}, "dir/t.ini:27: ",
+     "[args] has no output, inout or accum buffer"},
+    {{{30, 30, "alpha = float"}}, "dir/t.ini:30: ",
+     "scalar 'alpha' has no value"},
+    {{{30, 30, "alpha = int 2.5"}}, "dir/t.ini:30: ",
+     "unexpected character '.'"},
+    {{{30, 30, "alpha = float 1e999"}}, "dir/t.ini:30: ",
+     "bad literal '1e999'"},
+    {{{31, 31, "n = long nn"}}, "dir/t.ini:31: ",
+     "unknown variable 'nn' in value 'nn'"},
+    {{{35, 35, "table = int[m] output"}}, "dir/t.ini:35: ",
+     "constant 'table' must be TYPE[COUNT] input"},
+    {{{35, 35, "table = int 4"}}, "dir/t.ini:35: ",
+     "constant 'table' must be TYPE[COUNT] input"},
+    {{{35, 35, "tabel = int[m] input"}}, "dir/t.ini:35: ",
+     "constant 'tabel' not found in t.cu"},
+    {{{35, 35, "table = int[BLOCK] input"}}, "dir/t.ini:35: ",
+     "buffer count 'BLOCK' uses parameter 'BLOCK'"},
+    /* inidoc's own refusals come through with their line. */
+    {{{20, 20, "fits"}}, "dir/t.ini:20: ", "expected 'key = value'"},
+    {{{20, 20, "  fits = 1"}}, "dir/t.ini:20: ", "white space"},
+};
+/* clang-format on */
+
+static void test_defects(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(defects); i++) {
+        const struct defect *d = &defects[i];
+        int nedits = d->edit[1].from ? 2 : 1;
+        char *ini = edited_base(d->edit, nedits);
+        atune__manifest *m = (atune__manifest *)ini; /* must become NULL */
+        atune__err err = {0};
+        int rc = parse_text(ini, &m, &err);
+        if (rc != ATUNE__EDATA)
+            fail_msg("defect %zu (%s): rc %d, want %d", i, d->what, rc,
+                     ATUNE__EDATA);
+        assert_null(m);
+        if (strncmp(err.msg, d->where, strlen(d->where)) != 0 ||
+            !strstr(err.msg, d->what))
+            fail_msg("defect %zu: got \"%s\", want \"%s...%s\"", i, err.msg,
+                     d->where, d->what);
+        free(ini);
+    }
+}
+
+/* A line with count items: "P = 0,1,2,..." */
+static void test_limits(void **state)
+{
+    char line[512], text[8192];
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    char *ini;
+
+    (void)state;
+    /* 64 values fit; 65 do not (a line still under 199 bytes). */
+    strcpy(line, "VW = 0");
+    for (int i = 1; i < 64; i++)
+        sprintf(line + strlen(line), ",%d", i);
+    ini = edited_base((struct edit[]){{16, 16, line}}, 1);
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->params[1].nvalues, 64);
+    atune__manifest_free(m);
+    free(ini);
+    strcat(line, ",64");
+    ini = edited_base((struct edit[]){{16, 16, line}}, 1);
+    assert_int_equal(parse_text(ini, &m, &err), ATUNE__EDATA);
+    assert_non_null(
+        strstr(err.msg, "dir/t.ini:16: parameter 'VW' needs 1 to 64 values"));
+    free(ini);
+
+    /* 16 parameters fit; the 17th is refused on its line. */
+    strcpy(text, "VW = 1, 2, 4");
+    for (int i = 4; i <= 17; i++)
+        sprintf(text + strlen(text), "\nP%d = 1", i);
+    ini = edited_base((struct edit[]){{16, 16, text}}, 1);
+    assert_int_equal(parse_text(ini, &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "dir/t.ini:31: more than 16 parameters"));
+    free(ini);
+
+    /* A 47-byte name fits; inidoc passes 48 bytes, which we refuse. */
+    memset(line, 'A', 48);
+    strcpy(line + 48, " = 1");
+    ini = edited_base((struct edit[]){{17, 17, line}}, 1);
+    assert_int_equal(parse_text(ini, &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "dir/t.ini:17: parameter 'AAAA"));
+    assert_non_null(strstr(err.msg, "is longer than 47 bytes"));
+    free(ini);
+    strcpy(line + 47, " = 1");
+    ini = edited_base((struct edit[]){{17, 17, line}}, 1);
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    atune__manifest_free(m);
+    free(ini);
+}
+
+static void test_template_name(void **state)
+{
+    char *ini = edited_base(NULL, 0);
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+
+    (void)state;
+    assert_int_equal(atune__manifest_parse("my kernel", "d/my kernel.ini", ini,
+                                           "d/x.cu", base_cu, &m, &err),
+                     ATUNE__EDATA);
+    assert_null(m);
+    assert_non_null(
+        strstr(err.msg, "d/my kernel.ini: bad template name 'my kernel'"));
+    assert_int_equal(atune__manifest_parse("my-kernel_2", "x.ini", ini, "x.cu",
+                                           base_cu, &m, &err),
+                     ATUNE__OK);
+    assert_string_equal(m->name, "my-kernel_2");
+    atune__manifest_free(m);
+    free(ini);
+}
+
+static void test_copy(void **state)
+{
+    static const char *const names[] = {"BLOCK_SIZE", "VW", "UNROLL", "GRID"};
+    char dir[1024], *ini, *cu, want[1100];
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    uint64_t hash;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/templates", source_dir());
+    if (atune__manifest_load(dir, "copy", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(m->name, "copy");
+    snprintf(want, sizeof(want), "%s/copy.ini", dir);
+    assert_string_equal(m->ini_path, want);
+    assert_string_equal(m->kernel, "copy_tuned");
+    assert_string_equal(m->reference, "copy_ref");
+    assert_int_equal(m->nparams, 4);
+    for (int i = 0; i < 4; i++)
+        assert_string_equal(m->params[i].name, names[i]);
+    assert_int_equal(m->params[0].values[0], 128);
+    assert_int_equal(m->params[3].nvalues, 7);
+    assert_int_equal(m->nsizes, 2);
+    assert_string_equal(m->sizes[0].name, "large");
+    assert_int_equal(m->sizes[0].value[0], 268435456);
+    assert_int_equal(m->nargs, 3);
+    assert_int_equal(m->args[1].role, ATUNE__OUTPUT);
+    assert_int_equal(m->metric, ATUNE__GBS);
+    assert_true(m->tolerance == 0);
+
+    ini = read_text(dir, "copy.ini");
+    cu = read_text(dir, "copy.cu");
+    hash = atune__fnv1a(cu, strlen(cu), ATUNE__FNV_SEED);
+    assert_true(m->hash == atune__fnv1a(ini, strlen(ini), hash));
+    free(ini);
+    free(cu);
+    atune__manifest_free(m);
+}
+
+static void test_types(void **state)
+{
+    (void)state;
+    assert_int_equal(atune__type_size(ATUNE__CHAR), 1);
+    assert_int_equal(atune__type_size(ATUNE__UINT), 4);
+    assert_int_equal(atune__type_size(ATUNE__FLOAT), 4);
+    assert_int_equal(atune__type_size(ATUNE__LONG), 8);
+    assert_int_equal(atune__type_size(ATUNE__ULONG), 8);
+    assert_int_equal(atune__type_size(ATUNE__DOUBLE), 8);
+    assert_string_equal(atune__type_name(ATUNE__ULONG), "ulong");
+    assert_string_equal(atune__role_name(ATUNE__INOUT), "inout");
+    assert_string_equal(atune__role_name(ATUNE__ACCUM), "accum");
+}
+
+/* ---- template sets ---------------------------------------------------- */
+
+static void write_file(const char *dir, const char *file, const char *text)
+{
+    char path[1024];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void remove_file(const char *dir, const char *file)
+{
+    char path[1024];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    unlink(path);
+}
+
+static void test_template_dirs(void **state)
+{
+    char dir[] = "/tmp/atune_test_XXXXXX";
+    char *ini = edited_base(NULL, 0);
+    atune__templates t;
+    atune__err err = {0};
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(atune__templates_load(dir, NULL, &t, &err),
+                     ATUNE__ENOINPUT);
+    assert_non_null(strstr(err.msg, dir));
+    assert_int_equal(t.n, 0);
+
+    write_file(dir, "b.cu", base_cu); /* a .cu alone is no template */
+    assert_int_equal(atune__templates_load(dir, NULL, &t, &err),
+                     ATUNE__ENOINPUT);
+    write_file(dir, "b.ini", ini);
+    write_file(dir, "a.ini", ini);
+    write_file(dir, ".hidden.ini", "garbage");
+    assert_int_equal(atune__templates_load(dir, NULL, &t, &err),
+                     ATUNE__ENOINPUT);
+    assert_non_null(strstr(err.msg, "a.cu"));
+
+    write_file(dir, "a.cu", base_cu);
+    if (atune__templates_load(dir, NULL, &t, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.n, 2);
+    assert_string_equal(t.m[0]->name, "a"); /* sorted */
+    assert_string_equal(t.m[1]->name, "b");
+    atune__templates_free(&t);
+    assert_int_equal(t.n, 0);
+    assert_null(t.m);
+
+    if (atune__templates_load(dir, " b ", &t, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.n, 1);
+    assert_string_equal(t.m[0]->name, "b");
+    atune__templates_free(&t);
+
+    assert_int_equal(atune__templates_load(dir, "b,c", &t, &err),
+                     ATUNE__EUSAGE);
+    assert_string_equal(err.msg, "unknown kernel 'c' (have: a, b)");
+    assert_int_equal(atune__templates_load(dir, "a,", &t, &err), ATUNE__EUSAGE);
+    assert_non_null(strstr(err.msg, "empty kernel name"));
+
+    /* One broken template fails the set, with its file and line. */
+    write_file(dir, "a.ini", "[template]\nkernel = k_tuned\n[bogus]\n");
+    assert_int_equal(atune__templates_load(dir, NULL, &t, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/a.ini:3: unknown section [bogus]"));
+    /* ... but not a selection without it. */
+    assert_int_equal(atune__templates_load(dir, "b", &t, &err), ATUNE__OK);
+    atune__templates_free(&t);
+
+    remove_file(dir, "a.ini");
+    remove_file(dir, "a.cu");
+    remove_file(dir, "b.ini");
+    remove_file(dir, "b.cu");
+    remove_file(dir, ".hidden.ini");
+    assert_int_equal(rmdir(dir), 0);
+    assert_int_equal(atune__templates_load(dir, NULL, &t, &err),
+                     ATUNE__ENOINPUT);
+    assert_non_null(strstr(err.msg, "cannot open template directory"));
+    free(ini);
+}
+
+static void test_manifest_load_errors(void **state)
+{
+    char dir[] = "/tmp/atune_test_XXXXXX";
+    char *ini = edited_base(NULL, 0);
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    char want[64];
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__ENOINPUT);
+    snprintf(want, sizeof(want), "%s/t.ini", dir);
+    assert_non_null(strstr(err.msg, want));
+    write_file(dir, "t.ini", ini);
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__ENOINPUT);
+    assert_null(m);
+    snprintf(want, sizeof(want), "%s/t.cu", dir);
+    assert_non_null(strstr(err.msg, want));
+    remove_file(dir, "t.ini");
+    assert_int_equal(rmdir(dir), 0);
+    free(ini);
+}
+
+/* Every template of the repository loads, from the tree and built in. */
+static void test_repository_templates(void **state)
+{
+    char dir[1024];
+    atune__templates t, b;
+    atune__err err = {0};
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/templates", source_dir());
+    if (atune__templates_load(dir, NULL, &t, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    if (atune__templates_load(NULL, NULL, &b, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.n, b.n);
+    for (int i = 0; i < t.n; i++) {
+        assert_string_equal(t.m[i]->name, b.m[i]->name);
+        if (t.m[i]->hash != b.m[i]->hash)
+            fail_msg("built-in %s differs from %s: stale build?",
+                     b.m[i]->ini_path, t.m[i]->ini_path);
+        assert_int_equal(strncmp(b.m[i]->ini_path, "<builtin>/", 10), 0);
+    }
+    atune__templates_free(&t);
+    atune__templates_free(&b);
+
+    if (atune__templates_load(NULL, "copy", &b, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(b.n, 1);
+    assert_string_equal(b.m[0]->ini_path, "<builtin>/copy.ini");
+    assert_string_equal(b.m[0]->cu_path, "<builtin>/copy.cu");
+    atune__templates_free(&b);
+
+    assert_int_equal(atune__templates_load(NULL, "copy,nosuch", &b, &err),
+                     ATUNE__EUSAGE);
+    assert_non_null(strstr(err.msg, "unknown kernel 'nosuch' (have: "));
+    assert_non_null(strstr(err.msg, "copy"));
+
+    /* devutil.cu is embedded for the runner but is not a template. */
+    assert_non_null(atune__embedded_find("devutil.cu"));
+    assert_null(atune__embedded_find("devutil.ini"));
+    assert_null(atune__embedded_find("nosuch.cu"));
+    assert_true(atune__embedded_find("copy.cu")->len ==
+                strlen(atune__embedded_find("copy.cu")->data));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_base),
+        cmocka_unit_test(test_optional_defaults),
+        cmocka_unit_test(test_defects),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_template_name),
+        cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_types),
+        cmocka_unit_test(test_template_dirs),
+        cmocka_unit_test(test_manifest_load_errors),
+        cmocka_unit_test(test_repository_templates),
+    };
+
+    return cmocka_run_group_tests_name("manifest", tests, NULL, NULL);
+}

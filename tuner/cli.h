@@ -1,0 +1,34 @@
+/* cli.h -- the autotune commands, called by main() with parsed options. */
+#ifndef ATUNE_CLI_H
+#define ATUNE_CLI_H
+
+#include <stdint.h>
+
+typedef struct atune__cli {
+    const char *command;   /* tune, list, check, show */
+    const char *device;    /* "0", "all" */
+    const char *kernels;   /* comma list or NULL */
+    const char *size;      /* size name or NULL */
+    const char *strategy;  /* NULL: the default */
+    int64_t budget;        /* 0: none */
+    double time_limit;     /* 0: none */
+    const char *profile_dir;
+    const char *templates; /* NULL: built-in */
+    const char *journal;
+    const char *arch;      /* check: "sm_90" */
+    int json, quiet;
+    uint64_t seed;
+    int nfiles;
+    char **files;          /* show: profile paths */
+} atune__cli;
+
+int atune__cmd_tune(const atune__cli *o);
+int atune__cmd_list(const atune__cli *o);
+int atune__cmd_check(const atune__cli *o);
+int atune__cmd_show(const atune__cli *o);
+
+/* "autotune: error: " + message on stderr; returns code. */
+int atune__cli_error(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,197 @@
+/* cmd_tune.c -- `autotune tune`: open the GPU(s), tune, report. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "tune.h"
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    atune__tune_interrupt();
+}
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char *unit(const atune__manifest *m)
+{
+    return m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s";
+}
+
+static void json_outcome(atune__json *j, const atune__devinfo *in,
+                         const atune__outcome *out)
+{
+    const atune__manifest *m = out->m;
+
+    atune__json_object(j, NULL);
+    atune__json_str(j, "kernel", m->name);
+    atune__json_str(j, "size", out->size_key);
+    atune__json_str(j, "size_name", out->size->name);
+    atune__json_str(j, "device", in->name);
+    if (out->have_best) {
+        atune__json_object(j, "best");
+        atune__json_object(j, "params");
+        for (int i = 0; i < m->nparams; i++)
+            atune__json_int(j, m->params[i].name, out->best.v[i]);
+        atune__json_end(j);
+        atune__json_int(j, "time_ns", (int64_t)(out->best_res.time_ns + 0.5));
+        atune__json_int(j, "spread_ns",
+                        (int64_t)(out->best_res.spread_ns + 0.5));
+        atune__json_num(j, "metric", out->best_res.metric);
+        atune__json_str(j, "unit", unit(m));
+        atune__json_end(j);
+    } else {
+        atune__json_null(j, "best");
+    }
+    if (out->have_default) {
+        atune__json_int(j, "default_time_ns",
+                        (int64_t)(out->default_res.time_ns + 0.5));
+        atune__json_num(j, "default_metric", out->default_res.metric);
+    } else {
+        atune__json_null(j, "default_time_ns");
+    }
+    if (out->have_best && out->have_default)
+        atune__json_num(j, "speedup",
+                        out->default_res.time_ns / out->best_res.time_ns);
+    atune__json_int(j, "evaluations", out->evaluations);
+    atune__json_int(j, "space", out->space);
+    atune__json_object(j, "statuses");
+    for (int s = 0; s < ATUNE__ST_COUNT; s++)
+        atune__json_int(j, atune__status_name((atune__status)s),
+                        out->count[s]);
+    atune__json_end(j);
+    atune__json_num(j, "wall_s", out->wall_s);
+    atune__json_num(j, "compile_s", out->compile_s);
+    atune__json_num(j, "measure_s", out->measure_s);
+    atune__json_end(j);
+}
+
+static void print_table(const atune__tune_run *run)
+{
+    printf("%-10s %-22s %-44s %10s %16s %8s %9s\n", "kernel", "size",
+           "best configuration", "time", "metric", "speedup", "evaluated");
+    for (int i = 0; i < run->n; i++) {
+        const atune__outcome *out = &run->o[i];
+        char cfg[512], metric[64], speed[32] = "-";
+        if (!out->have_best) {
+            printf("%-10s %-22s %-44s\n", out->m->name, out->size_key,
+                   "(no valid configuration)");
+            continue;
+        }
+        atune__config_str(out->m, &out->best, cfg, sizeof(cfg));
+        snprintf(metric, sizeof(metric), "%.1f %s", out->best_res.metric,
+                 unit(out->m));
+        if (out->have_default)
+            snprintf(speed, sizeof(speed), "%.2fx",
+                     out->default_res.time_ns / out->best_res.time_ns);
+        printf("%-10s %-22s %-44s %7.3f ms %16s %8s %5lld/%lld\n",
+               out->m->name, out->size_key, cfg, out->best_res.time_ns / 1e6,
+               metric, speed, (long long)out->evaluations,
+               (long long)out->space);
+    }
+}
+
+/* Tunes one device; reports into j (when --json) or as a table. */
+static int tune_device(int ordinal, const atune__cli *o,
+                       const atune__templates *t, atune__json *j)
+{
+    atune__device *d = NULL;
+    atune__tune_opts opts;
+    atune__tune_run run;
+    atune__err err;
+    double t0 = atune__now();
+    int rc;
+
+    atune__err_clear(&err);
+    rc = atune__device_open(ordinal, &d, &err);
+    if (rc)
+        return atune__cli_error(rc, "%s", err.msg);
+    atune__tune_opts_default(&opts);
+    opts.profile_dir = o->profile_dir;
+    opts.journal = o->journal;
+    opts.size = o->size;
+    opts.quiet = o->quiet;
+    opts.progress = !o->quiet && isatty(STDERR_FILENO);
+    opts.seed = o->seed;
+    if (!o->quiet)
+        fprintf(stderr, "tuning on GPU %d: %s (%s, %lld SMs)\n", ordinal,
+                atune__device_info(d)->name, atune__device_info(d)->arch,
+                (long long)atune__device_info(d)->attr.sm_count);
+    rc = atune__tune(d, t, &opts, &run, &err);
+    if (rc == ATUNE__EINTR)
+        atune__cli_error(rc, "interrupted: kept what was measured in '%s' "
+                             "and '%s'",
+                         run.profile, run.journal);
+    else if (rc)
+        atune__cli_error(rc, "%s", err.msg);
+    if (j) {
+        const atune__devinfo *in = atune__device_info(d);
+        for (int i = 0; i < run.n; i++)
+            json_outcome(j, in, &run.o[i]);
+    } else {
+        print_table(&run);
+    }
+    if (!o->quiet && run.n)
+        fprintf(stderr, "profile: %s\njournal: %s\nwall time: %.1f s\n",
+                run.profile, run.journal, atune__now() - t0);
+    atune__tune_run_free(&run);
+    atune__device_close(d);
+    return rc;
+}
+
+int atune__cmd_tune(const atune__cli *o)
+{
+    atune__templates t = {0};
+    atune__json json, *j = NULL;
+    atune__err err;
+    int first = 0, last = 0, count = 0, rc;
+
+    atune__err_clear(&err);
+    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    if (rc)
+        return atune__cli_error(rc, "%s", err.msg);
+    if (strcmp(o->device, "all") == 0) {
+        rc = atune__device_count(&count, &err);
+        if (rc || count == 0) {
+            atune__templates_free(&t);
+            return rc ? atune__cli_error(rc, "%s", err.msg)
+                      : atune__cli_error(ATUNE__EUNAVAIL, "no CUDA GPU");
+        }
+        last = count - 1;
+    } else {
+        first = last = atoi(o->device);
+    }
+    catch_signals();
+    if (o->json) {
+        j = &json;
+        atune__json_init(j, stdout);
+        atune__json_object(j, NULL);
+        atune__json_int(j, "schema", 1);
+        atune__json_str(j, "tuner", ATUNE_VERSION_STRING);
+        atune__json_array(j, "results");
+    }
+    for (int dev = first; dev <= last && !rc; dev++)
+        rc = tune_device(dev, o, &t, j);
+    if (j) {
+        atune__json_end(j);
+        atune__json_str(j, "status", rc == 0 ? "ok"
+                                     : rc == ATUNE__EINTR ? "interrupted"
+                                                          : "error");
+        atune__json_end(j);
+    }
+    atune__templates_free(&t);
+    return rc;
+}

@@ -1,0 +1,116 @@
+/* devutil.cu -- the tuner's own device kernels: fill buffers from a seeded
+ * generator and compare a candidate's output with the reference, on the
+ * device, so that a 1 GiB output never crosses PCIe. Compiled once per run
+ * with NVRTC. */
+
+/* splitmix64: a counter-based generator, so element i of a buffer gets the
+ * same value whatever the launch shape, and any element can be recomputed. */
+__device__ unsigned long long mix(unsigned long long x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* Signed integers in [-range, range] without 0; range >= 1. */
+__device__ long long signed_nz(unsigned long long r, long long range)
+{
+    long long v = (long long)(r % (unsigned long long)(2 * range)) - range;
+    return v >= 0 ? v + 1 : v;
+}
+
+/* Reals uniform in [-1, 1] with |x| >= 2^-10: never zero, never tiny. */
+__device__ double real_nz(unsigned long long r)
+{
+    double u = (double)(r >> 11) * (1.0 / 9007199254740992.0); /* [0,1) */
+    double mag = 1.0 / 1024 + u * (1.0 - 1.0 / 1024);
+    return (r & 1) ? -mag : mag;
+}
+
+#define FILL(NAME, T, EXPR)                                                    \
+    extern "C" __global__ void NAME(T *p, long n, unsigned long long seed)     \
+    {                                                                          \
+        for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;      \
+             i += (long)gridDim.x * blockDim.x) {                              \
+            unsigned long long r = mix(seed ^ mix((unsigned long long)i));     \
+            p[i] = (T)(EXPR);                                                  \
+        }                                                                      \
+    }
+
+FILL(fill_char, signed char, signed_nz(r, 100))
+FILL(fill_int, int, signed_nz(r, 1000))
+FILL(fill_uint, unsigned int, 1 + r % 1000)
+FILL(fill_long, long long, signed_nz(r, 1000))
+FILL(fill_ulong, unsigned long long, 1 + r % 1000)
+FILL(fill_float, float, real_nz(r))
+FILL(fill_double, double, real_nz(r))
+
+/* Result of a comparison, read back by the host:
+ * exact types: mismatches and the first mismatching index;
+ * reals: the largest |out - ref|, the largest |ref| and non-finite count. */
+struct cmp_result {
+    unsigned long long mismatches;
+    unsigned long long first;
+    unsigned long long max_diff; /* bits of a non-negative double */
+    unsigned long long max_ref;  /* bits of a non-negative double */
+    unsigned long long nonfinite;
+};
+
+#define CMP_EXACT(NAME, T)                                                     \
+    extern "C" __global__ void NAME(const T *out, const T *ref, long n,        \
+                                    cmp_result *res)                           \
+    {                                                                          \
+        unsigned long long bad = 0, first = ~0ULL;                             \
+        for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;      \
+             i += (long)gridDim.x * blockDim.x)                                \
+            if (out[i] != ref[i]) {                                            \
+                bad++;                                                         \
+                if ((unsigned long long)i < first)                             \
+                    first = i;                                                 \
+            }                                                                  \
+        if (bad) {                                                             \
+            atomicAdd(&res->mismatches, bad);                                  \
+            atomicMin(&res->first, first);                                     \
+        }                                                                      \
+    }
+
+CMP_EXACT(cmp_char, signed char)
+CMP_EXACT(cmp_int, int)
+CMP_EXACT(cmp_uint, unsigned int)
+CMP_EXACT(cmp_long, long long)
+CMP_EXACT(cmp_ulong, unsigned long long)
+
+/* Non-negative doubles order like their bit patterns, so atomicMax on the
+ * bits is a max on the values. */
+#define CMP_REAL(NAME, T)                                                      \
+    extern "C" __global__ void NAME(const T *out, const T *ref, long n,        \
+                                    cmp_result *res)                           \
+    {                                                                          \
+        double diff = 0, mref = 0;                                             \
+        unsigned long long bad = 0, first = ~0ULL;                             \
+        for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;      \
+             i += (long)gridDim.x * blockDim.x) {                              \
+            double o = out[i], r = ref[i];                                     \
+            if (!isfinite(o) || !isfinite(r)) {                                \
+                bad++;                                                         \
+                if ((unsigned long long)i < first)                             \
+                    first = i;                                                 \
+                continue;                                                      \
+            }                                                                  \
+            double d = fabs(o - r);                                            \
+            if (d > diff) {                                                    \
+                diff = d;                                                      \
+            }                                                                  \
+            mref = fmax(mref, fabs(r));                                        \
+        }                                                                      \
+        atomicMax(&res->max_diff, (unsigned long long)__double_as_longlong(diff)); \
+        atomicMax(&res->max_ref, (unsigned long long)__double_as_longlong(mref)); \
+        if (bad) {                                                             \
+            atomicAdd(&res->nonfinite, bad);                                   \
+            atomicMin(&res->first, first);                                     \
+        }                                                                      \
+    }
+
+CMP_REAL(cmp_float, float)
+CMP_REAL(cmp_double, double)

@@ -1,0 +1,53 @@
+/* inidoc.h -- an INI file read with inih into memory, keeping the line of
+ * every section and entry so that callers can report "file:line".
+ *
+ * inih (Debian's libinih 55) silently truncates lines over 199 bytes and
+ * section or key names over 49 bytes, and its handler gets no line number.
+ * inidoc feeds inih through its own line reader, which counts lines and
+ * refuses overlong lines, names and NUL bytes before inih sees them, so
+ * nothing is ever truncated silently. A UTF-8 BOM and CRLF line endings are
+ * accepted. Used by the manifest loader and the profile library alike. */
+#ifndef ATUNE_INIDOC_H
+#define ATUNE_INIDOC_H
+
+#include <stddef.h>
+
+#define ATUNE__INI_MAX_LINE 199 /* bytes, excluding the line ending */
+#define ATUNE__INI_MAX_NAME 48  /* section and key names, bytes */
+
+typedef struct atune__ini_entry {
+    char *key;
+    char *value; /* inih-trimmed; inline "; comments" removed */
+    int line;
+} atune__ini_entry;
+
+typedef struct atune__ini_section {
+    char *name; /* "" for entries before the first section */
+    int line;
+    int nentries;
+    atune__ini_entry *entries;
+} atune__ini_section;
+
+typedef struct atune__ini {
+    int nsections;
+    atune__ini_section *sections; /* in file order; duplicates kept */
+} atune__ini;
+
+/* Parses NUL-terminated text. path is used in messages only. On failure
+ * returns -1 with "path:LINE: reason" in msg (msglen bytes) and *out NULL.
+ * Reasons: line too long, name too long, NUL byte, unterminated section
+ * header, line without '=' or ':', out of memory. */
+int atune__ini_parse(const char *path, const char *text, atune__ini **out,
+                     char *msg, size_t msglen);
+
+void atune__ini_free(atune__ini *ini);
+
+/* First section called name, or NULL. */
+const atune__ini_section *atune__ini_find(const atune__ini *ini,
+                                          const char *name);
+
+/* First entry called key in s, or NULL. */
+const atune__ini_entry *atune__ini_get(const atune__ini_section *s,
+                                       const char *key);
+
+#endif

@@ -1,0 +1,52 @@
+/* journal.h -- the results journal: every evaluated configuration, appended
+ * (and flushed) the moment it finishes, so that nothing measured is lost.
+ *
+ * A text file, one record per line, tab-separated (README.md, "Journal"):
+ *   kernel size config status time_ns spread_ns metric samples hash detail
+ * Lines starting with '#' are comments: a format line first, then one
+ * "# run:" line for every tuning run that appended to the file. Later runs
+ * replay it (--simulate) and resume from it. */
+#ifndef ATUNE_JOURNAL_H
+#define ATUNE_JOURNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runner.h"
+#include "util.h"
+
+#define ATUNE__JOURNAL_FORMAT 1
+
+typedef struct atune__journal atune__journal;
+
+/* Opens path for appending (creating it with its format line). run is the
+ * text of this run's "# run:" line ("2026-11-22T03:00:00Z device=...").*/
+int atune__journal_open(const char *path, const char *run,
+                        atune__journal **out, atune__err *err);
+
+int atune__journal_append(atune__journal *j, const char *kernel,
+                          const char *size_key, const char *config,
+                          const atune__result *r, uint64_t hash,
+                          atune__err *err);
+
+void atune__journal_close(atune__journal *j);
+
+/* One record read back. */
+typedef struct atune__record {
+    char kernel[48];
+    char size_key[96];
+    char config[512];
+    atune__status status;
+    double time_ns, spread_ns, metric;
+    int samples;
+    char hash[17];
+    char detail[512];
+    int line;
+} atune__record;
+
+/* Reads every record of path; a malformed line is ATUNE__EDATA with
+ * "path:LINE: ...". */
+int atune__journal_read(const char *path, atune__record **recs, int *n,
+                        atune__err *err);
+
+#endif

@@ -1,0 +1,247 @@
+/* main.c -- autotune's command line: parse, validate, dispatch. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "cli.h"
+#include "jit.h"
+#include "util.h"
+
+static const char usage_text[] =
+    "usage: autotune [tune] [--device N|all] [--kernel a,b] [--size NAME]\n"
+    "                [--profile-dir DIR] [--templates DIR] [--journal FILE]\n"
+    "                [--seed N] [--json] [--quiet]\n"
+    "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
+    "       autotune check [--templates DIR] [--kernel a,b] [--arch sm_XX]"
+    " [--json]\n"
+    "       autotune show PROFILE...\n"
+    "       autotune --help | --version\n";
+
+static const char help_text[] =
+    "\n"
+    "Tunes CUDA kernel templates for a GPU: every configuration of each\n"
+    "template is compiled with NVRTC, verified against the template's\n"
+    "reference kernel and timed; the fastest verified configuration of\n"
+    "each (kernel, problem size) is saved to PROFILE-DIR/<gpu>.ini.\n"
+    "\n"
+    "commands:\n"
+    "  tune     tune on a GPU (the default command)\n"
+    "  list     templates, their parameters and space sizes\n"
+    "  check    compile every valid configuration (no GPU needed)\n"
+    "  show     print profiles\n"
+    "\n"
+    "options:\n"
+    "  -d, --device N|all    GPU ordinal, or every GPU (default 0)\n"
+    "  -k, --kernel a,b      only these templates\n"
+    "  -s, --size NAME       only this problem size of each template\n"
+    "  -p, --profile-dir DIR where profiles go (default profiles)\n"
+    "  -t, --templates DIR   templates from DIR instead of the built-in set\n"
+    "      --journal FILE    results journal (default PROFILE-DIR/<gpu>"
+    ".journal)\n"
+    "      --seed N          seed of the input data\n"
+    "      --arch sm_XX      check: target architecture (default sm_90)\n"
+    "      --json            one JSON document on stdout\n"
+    "  -q, --quiet           no progress or summaries on stderr\n"
+    "  -h, --help            this help\n"
+    "  -V, --version         version and build\n"
+    "\n"
+    "exit status: 0 ok, 64 bad usage, 65 bad template/profile/journal or a\n"
+    "configuration that does not compile (check), 66 missing input, 69 no\n"
+    "CUDA driver or GPU, 70 internal or sticky CUDA error, 73 cannot write\n"
+    "output, 74 I/O error, 130 interrupted.\n";
+
+int atune__cli_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("autotune: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("autotune: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    fputs(usage_text, stderr);
+    return ATUNE__EUSAGE;
+}
+
+enum { OPT_JOURNAL = 256, OPT_SEED, OPT_ARCH, OPT_JSON };
+
+static const struct option options[] = {
+    {"device", required_argument, NULL, 'd'},
+    {"kernel", required_argument, NULL, 'k'},
+    {"size", required_argument, NULL, 's'},
+    {"profile-dir", required_argument, NULL, 'p'},
+    {"templates", required_argument, NULL, 't'},
+    {"journal", required_argument, NULL, OPT_JOURNAL},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"arch", required_argument, NULL, OPT_ARCH},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Which commands take which option; "" for options every command takes. */
+static const char *option_commands(int opt)
+{
+    switch (opt) {
+    case 'd':
+    case 's':
+    case 'p':
+    case OPT_JOURNAL:
+    case OPT_SEED:
+        return "tune";
+    case 'k':
+    case 't':
+        return "tune list check";
+    case OPT_ARCH:
+        return "check";
+    case OPT_JSON:
+        return "tune list check";
+    default:
+        return "";
+    }
+}
+
+static int applies(int opt, const char *command)
+{
+    const char *list = option_commands(opt);
+    size_t n = strlen(command);
+
+    if (!*list)
+        return 1;
+    for (const char *p = strstr(list, command); p; p = strstr(p + 1, command))
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!*s || *s == '-')
+        return -1;
+    v = strtoull(s, &end, 0);
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int check_device(const char *s)
+{
+    uint64_t v;
+
+    if (strcmp(s, "all") == 0)
+        return 0;
+    return parse_u64(s, &v) || v > 1024 ? -1 : 0;
+}
+
+static void version(void)
+{
+    int nv = atune__jit_version();
+
+    printf("autotune %s (built with CUDA %d.%d, NVRTC %d.%d)\n",
+           ATUNE_VERSION_STRING, CUDA_VERSION / 1000,
+           CUDA_VERSION % 1000 / 10, nv / 1000, nv % 1000 / 10);
+}
+
+static int parse(int argc, char **argv, atune__cli *o)
+{
+    static const char *const commands[] = {"tune", "list", "check", "show"};
+    int opt, known = 0;
+
+    memset(o, 0, sizeof(*o));
+    o->command = "tune";
+    o->device = "0";
+    o->profile_dir = "profiles";
+    o->arch = "sm_90";
+    o->seed = 0x5eed5eed12345678ULL;
+    if (argc > 1 && argv[1][0] != '-') {
+        for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+            known |= strcmp(argv[1], commands[i]) == 0;
+        if (!known)
+            return usage_error("unknown command '%s'", argv[1]);
+        o->command = argv[1];
+        argv++;
+        argc--;
+    }
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":d:k:s:p:t:qhV", options, NULL)) !=
+           -1) {
+        if (opt == '?')
+            return usage_error("unknown option '%s'", argv[optind - 1]);
+        if (opt == ':')
+            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        if (!applies(opt, o->command))
+            return usage_error("option '%s' does not apply to this command",
+                               argv[optind - 1]);
+        switch (opt) {
+        case 'd':
+            if (check_device(optarg))
+                return usage_error("invalid device '%s'", optarg);
+            o->device = optarg;
+            break;
+        case 'k': o->kernels = optarg; break;
+        case 's': o->size = optarg; break;
+        case 'p': o->profile_dir = optarg; break;
+        case 't': o->templates = optarg; break;
+        case OPT_JOURNAL: o->journal = optarg; break;
+        case OPT_ARCH:
+            if (!atune__jit_arch_supported(optarg))
+                return usage_error("NVRTC cannot target '%s'", optarg);
+            o->arch = optarg;
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, &o->seed))
+                return usage_error("invalid seed '%s'", optarg);
+            break;
+        case OPT_JSON: o->json = 1; break;
+        case 'q': o->quiet = 1; break;
+        case 'h':
+            fputs(usage_text, stdout);
+            fputs(help_text, stdout);
+            return -1;
+        case 'V':
+            version();
+            return -1;
+        }
+    }
+    o->files = argv + optind;
+    o->nfiles = argc - optind;
+    if (strcmp(o->command, "show") == 0 && o->nfiles == 0)
+        return usage_error("%s needs a profile file", "show");
+    if (strcmp(o->command, "show") != 0 && o->nfiles > 0)
+        return usage_error("unexpected argument '%s'", o->files[0]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    atune__cli o;
+    int rc = parse(argc, argv, &o);
+
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (strcmp(o.command, "list") == 0)
+        return atune__cmd_list(&o);
+    if (strcmp(o.command, "check") == 0)
+        return atune__cmd_check(&o);
+    if (strcmp(o.command, "show") == 0)
+        return atune__cmd_show(&o);
+    return atune__cmd_tune(&o);
+}

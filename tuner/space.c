@@ -1,0 +1,293 @@
+/* space.c -- the parameter space of a template: enumeration, indexing,
+ * the textual form of a configuration, and validity against the
+ * manifest's constraints and the device's launch limits. */
+#include "space.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char dim_names[3] = {'x', 'y', 'z'};
+
+void atune__devattr_default(atune__devattr *d)
+{
+    *d = (atune__devattr){
+        .sm_count = 132,
+        .max_threads_per_block = 1024,
+        .max_block = {1024, 1024, 64},
+        .max_grid = {2147483647, 65535, 65535},
+        .max_shared_per_block = 232448,
+        .warp_size = 32,
+        .cc = 90,
+        .l2_bytes = 52428800,
+    };
+}
+
+/* The names must match the list manifest.c accepts in expressions. */
+int atune__devattr_vars(const atune__devattr *d, atune__vars *vs)
+{
+    if (atune__vars_set(vs, "sm_count", d->sm_count) ||
+        atune__vars_set(vs, "max_threads_per_block",
+                        d->max_threads_per_block) ||
+        atune__vars_set(vs, "max_shared_per_block", d->max_shared_per_block) ||
+        atune__vars_set(vs, "warp_size", d->warp_size) ||
+        atune__vars_set(vs, "cc", d->cc) ||
+        atune__vars_set(vs, "l2_bytes", d->l2_bytes))
+        return -1;
+    return 0;
+}
+
+int64_t atune__space_size(const atune__manifest *m)
+{
+    int64_t n = 1;
+
+    /* The loader refused spaces whose size does not fit. */
+    for (int i = 0; i < m->nparams; i++)
+        n *= m->params[i].nvalues;
+    return n;
+}
+
+void atune__space_config(const atune__manifest *m, int64_t index,
+                         atune__config *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (int i = m->nparams - 1; i >= 0; i--) {
+        const atune__param *p = &m->params[i];
+        c->v[i] = p->values[index % p->nvalues];
+        index /= p->nvalues;
+    }
+}
+
+static int value_index(const atune__param *p, int64_t v)
+{
+    for (int j = 0; j < p->nvalues; j++) {
+        if (p->values[j] == v)
+            return j;
+    }
+    return -1;
+}
+
+int64_t atune__space_index(const atune__manifest *m, const atune__config *c)
+{
+    int64_t index = 0;
+
+    for (int i = 0; i < m->nparams; i++) {
+        int j = value_index(&m->params[i], c->v[i]);
+        if (j < 0)
+            return -1;
+        index = index * m->params[i].nvalues + j;
+    }
+    return index;
+}
+
+int atune__config_vars(const atune__manifest *m, const atune__config *c,
+                       atune__vars *vs)
+{
+    for (int i = 0; i < m->nparams; i++) {
+        if (atune__vars_set(vs, m->params[i].name, c->v[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void atune__config_str(const atune__manifest *m, const atune__config *c,
+                       char *buf, size_t len)
+{
+    size_t used = 0;
+
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < m->nparams; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s=%" PRId64, i ? "," : "",
+                         m->params[i].name, c->v[i]);
+        if (n < 0 || (size_t)n >= len - used) {
+            buf[used] = '\0'; /* too small: keep whole items only */
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+/* One NAME=VALUE item, the bytes [s, end) of text. */
+static int parse_item(const atune__manifest *m, const char *text, const char *s,
+                      const char *end, atune__config *c, int *seen,
+                      atune__err *err)
+{
+    char item[2 * ATUNE__NAME_MAX + 32];
+    char *eq, *name, *value, *stop;
+    long long v;
+    int i;
+
+    if ((size_t)(end - s) >= sizeof(item))
+        return atune__fail(err, ATUNE__EDATA, "item too long in '%s'", text);
+    memcpy(item, s, (size_t)(end - s));
+    item[end - s] = '\0';
+    eq = strchr(item, '=');
+    if (!eq)
+        return atune__fail(err, ATUNE__EDATA,
+                           "expected NAME=VALUE, not '%s', in '%s'",
+                           atune__trim(item), text);
+    *eq = '\0';
+    name = atune__trim(item);
+    value = atune__trim(eq + 1);
+    for (i = 0; i < m->nparams && strcmp(m->params[i].name, name); i++)
+        continue;
+    if (i == m->nparams)
+        return atune__fail(err, ATUNE__EDATA, "unknown parameter '%s' in '%s'",
+                           name, text);
+    if (seen[i])
+        return atune__fail(err, ATUNE__EDATA,
+                           "parameter '%s' given twice in '%s'", name, text);
+    errno = 0;
+    v = strtoll(value, &stop, 10);
+    if (stop == value || *stop != '\0' || errno == ERANGE)
+        return atune__fail(err, ATUNE__EDATA,
+                           "bad value '%s' of parameter '%s' in '%s'", value,
+                           name, text);
+    if (value_index(&m->params[i], v) < 0)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s=%lld is not among the values of '%s' in '%s'",
+                           name, v, name, text);
+    c->v[i] = v;
+    seen[i] = 1;
+    return 0;
+}
+
+int atune__config_parse(const atune__manifest *m, const char *text,
+                        atune__config *c, atune__err *err)
+{
+    int seen[ATUNE__MAX_PARAMS] = {0};
+    const char *s = text;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    for (;;) {
+        const char *end = strchr(s, ',');
+        if (!end)
+            end = s + strlen(s);
+        if ((rc = parse_item(m, text, s, end, c, seen, err)) != 0)
+            return rc;
+        if (*end == '\0')
+            break;
+        s = end + 1;
+    }
+    for (int i = 0; i < m->nparams; i++) {
+        if (!seen[i])
+            return atune__fail(err, ATUNE__EDATA,
+                               "missing parameter '%s' in '%s'",
+                               m->params[i].name, text);
+    }
+    return ATUNE__OK;
+}
+
+int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
+                     const atune__vars *vs, int64_t out[3], atune__err *err)
+{
+    for (int i = 0; i < 3; i++) {
+        int rc;
+        out[i] = 1;
+        if (i < d->n && (rc = atune__manifest_eval(m, d->e[i], d->line, vs,
+                                                   &out[i], err)) != 0)
+            return rc;
+    }
+    return ATUNE__OK;
+}
+
+/* Writes the reason an invalid configuration is invalid; returns 0. */
+static int invalid(char *reason, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int invalid(char *reason, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (reason && len > 0) {
+        va_start(ap, fmt);
+        vsnprintf(reason, len, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+/* a * b for positive a and b, saturated at INT64_MAX. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+/* Returns 1 when the launch fits the device, else 0 and the reason. */
+static int check_limits(const atune__launch *l, const atune__devattr *dev,
+                        char *reason, size_t len)
+{
+    int64_t threads = 1;
+
+    for (int i = 0; i < 3; i++) {
+        if (l->block[i] < 1)
+            return invalid(reason, len, "block %c of %" PRId64 " is below 1",
+                           dim_names[i], l->block[i]);
+        threads = mul_sat(threads, l->block[i]);
+    }
+    if (threads > dev->max_threads_per_block)
+        return invalid(reason, len,
+                       "block of %" PRId64 " threads exceeds %" PRId64, threads,
+                       dev->max_threads_per_block);
+    for (int i = 0; i < 3; i++) {
+        if (l->block[i] > dev->max_block[i])
+            return invalid(reason, len,
+                           "block %c of %" PRId64 " exceeds %" PRId64,
+                           dim_names[i], l->block[i], dev->max_block[i]);
+        if (l->grid[i] < 1)
+            return invalid(reason, len, "grid %c of %" PRId64 " is below 1",
+                           dim_names[i], l->grid[i]);
+        if (l->grid[i] > dev->max_grid[i])
+            return invalid(reason, len,
+                           "grid %c of %" PRId64 " exceeds %" PRId64,
+                           dim_names[i], l->grid[i], dev->max_grid[i]);
+    }
+    if (l->shared < 0)
+        return invalid(reason, len,
+                       "shared memory of %" PRId64 " bytes is negative",
+                       l->shared);
+    if (l->shared > dev->max_shared_per_block)
+        return invalid(reason, len,
+                       "shared memory of %" PRId64 " bytes exceeds %" PRId64,
+                       l->shared, dev->max_shared_per_block);
+    return 1;
+}
+
+int atune__space_check(const atune__manifest *m, const atune__config *c,
+                       const atune__vars *base, const atune__devattr *dev,
+                       atune__launch *launch, char *reason, size_t len,
+                       atune__err *err)
+{
+    atune__vars vs = *base;
+    atune__launch l;
+    int rc;
+
+    if (atune__config_vars(m, c, &vs) != 0)
+        return atune__fail(err, ATUNE__ESOFTWARE,
+                           "%s: too many variables for one evaluation",
+                           m->ini_path);
+    for (int i = 0; i < m->nconstraints; i++) {
+        const atune__named_expr *k = &m->constraints[i];
+        int64_t v;
+        if ((rc = atune__manifest_eval(m, k->expr, k->line, &vs, &v, err)))
+            return rc;
+        if (v == 0)
+            return invalid(reason, len, "constraint '%s' is false", k->name);
+    }
+    if ((rc = atune__dim3_eval(m, &m->block, &vs, l.block, err)) ||
+        (rc = atune__dim3_eval(m, &m->grid, &vs, l.grid, err)) ||
+        (rc = atune__manifest_eval(m, m->shared, m->shared_line, &vs, &l.shared,
+                                   err)))
+        return rc;
+    if (!check_limits(&l, dev, reason, len))
+        return 0;
+    if (launch)
+        *launch = l;
+    return 1;
+}

@@ -1,0 +1,409 @@
+/* tune.c -- one tuning run (see tune.h): brute-force search of each
+ * template's space at each size, journaled, best written to the profile. */
+#include "tune.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "journal.h"
+#include "profile_write.h"
+
+static volatile sig_atomic_t interrupted;
+
+void atune__tune_interrupt(void)
+{
+    interrupted = 1;
+}
+
+void atune__tune_opts_default(atune__tune_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->profile_dir = "profiles";
+    atune__timing_default(&o->timing);
+    o->seed = 0x5eed5eed12345678ULL;
+}
+
+void atune__tune_run_free(atune__tune_run *run)
+{
+    free(run->o);
+    memset(run, 0, sizeof(*run));
+}
+
+/* Compiled configurations, kept across the sizes of one template: a
+ * configuration's CUBIN does not depend on the problem size. */
+typedef struct cubin_cache {
+    int64_t n;
+    atune__cubin *cubin;
+    char **error; /* compile error message, or NULL */
+    unsigned char *done;
+} cubin_cache;
+
+static void cache_free(cubin_cache *c)
+{
+    for (int64_t i = 0; i < c->n; i++) {
+        atune__cubin_free(&c->cubin[i]);
+        free(c->error[i]);
+    }
+    free(c->cubin);
+    free(c->error);
+    free(c->done);
+    memset(c, 0, sizeof(*c));
+}
+
+static int cache_init(cubin_cache *c, int64_t n, atune__err *err)
+{
+    memset(c, 0, sizeof(*c));
+    c->cubin = atune__calloc((size_t)n, sizeof(*c->cubin));
+    c->error = atune__calloc((size_t)n, sizeof(*c->error));
+    c->done = atune__calloc((size_t)n, 1);
+    c->n = n;
+    if (!c->cubin || !c->error || !c->done) {
+        cache_free(c);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    return 0;
+}
+
+/* Compiles configuration idx once; afterwards returns the cached result.
+ * Returns 0 with *cubin set, or 0 with *cubin NULL and res filled as a
+ * compile error, or an error code. */
+static int compile_cached(cubin_cache *cache, const atune__manifest *m,
+                          const char *arch, int64_t idx,
+                          const atune__config *c, const atune__cubin **cubin,
+                          atune__result *res, atune__err *err)
+{
+    const char *names[] = {m->kernel};
+
+    *cubin = NULL;
+    if (!cache->done[idx]) {
+        atune__err cerr;
+        int rc = atune__jit_compile(m, c, arch, names, 1, &cache->cubin[idx],
+                                    &cerr);
+        cache->done[idx] = 1;
+        if (rc == ATUNE__EDATA) {
+            cache->error[idx] = atune__strdup(cerr.msg);
+            if (!cache->error[idx])
+                return atune__fail(err, ATUNE__EOSERR, "out of memory");
+        } else if (rc) {
+            *err = cerr;
+            return rc;
+        }
+    }
+    if (cache->error[idx]) {
+        /* The first line of NVRTC's log that says "error". */
+        const char *e = strstr(cache->error[idx], "error");
+        res->status = ATUNE__ST_COMPILE_ERROR;
+        atune__strlcpy(res->detail, e ? e : cache->error[idx],
+                       sizeof(res->detail));
+        char *nl = strchr(res->detail, '\n');
+        if (nl)
+            *nl = '\0';
+        return 0;
+    }
+    *cubin = &cache->cubin[idx];
+    return 0;
+}
+
+static void format_eta(double s, char *buf, size_t len)
+{
+    if (s < 0 || s > 360000)
+        snprintf(buf, len, "--:--");
+    else
+        snprintf(buf, len, "%d:%02d", (int)s / 60, (int)s % 60);
+}
+
+static void draw_progress(const atune__tune_opts *o, const atune__outcome *out,
+                          int64_t done, int64_t total, double t0)
+{
+    char eta[32];
+    double el = atune__now() - t0;
+
+    if (!o->progress)
+        return;
+    format_eta(done ? el / (double)done * (double)(total - done) : -1, eta,
+               sizeof(eta));
+    fprintf(stderr, "\r\033[K%s %s: %lld/%lld", out->m->name,
+            out->size->name, (long long)done, (long long)total);
+    if (out->have_best)
+        fprintf(stderr, "  best %.1f %s", out->best_res.metric,
+                out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
+    fprintf(stderr, "  ETA %s", eta);
+    fflush(stderr);
+}
+
+/* Evaluates configuration idx on the problem and records it. */
+static int evaluate(atune__device *d, atune__problem *p, cubin_cache *cache,
+                    atune__journal *j, atune__outcome *out, int64_t idx,
+                    const atune__tune_opts *o, atune__err *err)
+{
+    const atune__manifest *m = out->m;
+    const atune__cubin *cubin;
+    atune__kernel *k = NULL;
+    atune__config c;
+    atune__result res;
+    char cfg[512];
+    double t0 = atune__now(), t1;
+    int rc;
+
+    memset(&res, 0, sizeof(res));
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    rc = compile_cached(cache, m, atune__device_info(d)->arch, idx, &c, &cubin,
+                        &res, err);
+    t1 = atune__now();
+    out->compile_s += t1 - t0;
+    if (!rc && cubin)
+        rc = atune__kernel_load(d, m, cubin, &k, &res, err);
+    if (!rc && k)
+        rc = atune__problem_eval(p, k, &c, &o->timing, &res, err);
+    atune__kernel_unload(k);
+    out->measure_s += atune__now() - t1;
+    if (res.status != ATUNE__ST_INVALID)
+        out->evaluations++;
+    out->count[res.status]++;
+    if (idx == 0 && res.status == ATUNE__ST_OK) {
+        out->have_default = 1;
+        out->default_res = res;
+    }
+    if (res.status == ATUNE__ST_OK &&
+        (!out->have_best || res.time_ns < out->best_res.time_ns)) {
+        out->have_best = 1;
+        out->best = c;
+        out->best_res = res;
+    }
+    /* Journal first: even the configuration that broke the context is
+     * recorded before the error travels up. */
+    if (j) {
+        atune__err jerr;
+        int jrc = atune__journal_append(j, m->name, out->size_key, cfg, &res,
+                                        m->hash, &jerr);
+        if (jrc && !rc) {
+            *err = jerr;
+            rc = jrc;
+        }
+    }
+    return rc;
+}
+
+static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
+{
+    const atune__manifest *m = out->m;
+
+    memset(e, 0, sizeof(*e));
+    atune__strlcpy(e->kernel, m->name, sizeof(e->kernel));
+    atune__strlcpy(e->size_key, out->size_key, sizeof(e->size_key));
+    atune__strlcpy(e->size_name, out->size->name, sizeof(e->size_name));
+    e->nparams = m->nparams;
+    for (int i = 0; i < m->nparams; i++) {
+        atune__strlcpy(e->param[i], m->params[i].name, sizeof(e->param[i]));
+        e->value[i] = out->best.v[i];
+    }
+    e->time_ns = (int64_t)(out->best_res.time_ns + 0.5);
+    e->spread_ns = (int64_t)(out->best_res.spread_ns + 0.5);
+    e->metric = out->best_res.metric;
+    atune__strlcpy(e->metric_unit, m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s",
+                   sizeof(e->metric_unit));
+    e->default_time_ns =
+        out->have_default ? (int64_t)(out->default_res.time_ns + 0.5) : 0;
+    e->evaluated = out->evaluations;
+    e->space = out->space;
+    atune__strlcpy(e->strategy, "brute_force", sizeof(e->strategy));
+    snprintf(e->template_hash, sizeof(e->template_hash), "%016llx",
+             (unsigned long long)m->hash);
+}
+
+static void utc_date(char *buf, size_t len, int with_time)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(buf, len, with_time ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d", &tm);
+}
+
+static void fill_device(atune__device *d, atune__pw_device *pd)
+{
+    const atune__devinfo *in = atune__device_info(d);
+
+    memset(pd, 0, sizeof(*pd));
+    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
+    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
+    pd->cc = (int)in->attr.cc;
+    pd->sm_count = (int)in->attr.sm_count;
+    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
+    pd->l2_bytes = in->attr.l2_bytes;
+    pd->driver = in->driver;
+    pd->nvrtc = atune__jit_version();
+    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
+    utc_date(pd->date, sizeof(pd->date), 0);
+    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
+}
+
+static int write_profile(atune__device *d, const atune__tune_run *run,
+                         const char *path, atune__err *err)
+{
+    atune__pw_device pd;
+    atune__pw_entry *e = atune__calloc((size_t)run->n, sizeof(*e));
+    int n = 0, rc;
+
+    if (!e)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    fill_device(d, &pd);
+    for (int i = 0; i < run->n; i++)
+        if (run->o[i].have_best)
+            fill_entry(&run->o[i], &e[n++]);
+    rc = n ? atune__profile_update(path, &pd, e, n, err) : 0;
+    free(e);
+    return rc;
+}
+
+static void summary(const atune__tune_opts *o, const atune__outcome *out)
+{
+    const char *unit = out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s";
+    char cfg[512];
+
+    if (o->progress)
+        fputs("\r\033[K", stderr);
+    if (o->quiet)
+        return;
+    if (!out->have_best) {
+        fprintf(stderr, "%s %s (%s): no valid configuration in %lld\n",
+                out->m->name, out->size->name, out->size_key,
+                (long long)out->evaluations);
+        return;
+    }
+    atune__config_str(out->m, &out->best, cfg, sizeof(cfg));
+    fprintf(stderr, "%s %s (%s): %.1f %s with %s", out->m->name,
+            out->size->name, out->size_key, out->best_res.metric, unit, cfg);
+    if (out->have_default)
+        fprintf(stderr, ", %.2fx the default",
+                out->default_res.time_ns / out->best_res.time_ns);
+    fprintf(stderr, "; %lld configurations in %.1f s\n",
+            (long long)out->evaluations, out->wall_s);
+}
+
+/* Searches one template at one size. */
+static int tune_size(atune__device *d, const atune__manifest *m,
+                     const atune__size *size, cubin_cache *cache,
+                     atune__journal *j, const atune__tune_opts *o,
+                     atune__outcome *out, atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    atune__problem *p = NULL;
+    int64_t total = atune__space_size(m), done = 0;
+    unsigned char *valid = atune__calloc((size_t)total, 1);
+    double t0 = atune__now();
+    char reason[256];
+    int rc;
+
+    if (!valid)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    rc = atune__problem_open(d, m, size, o->seed, &p, err);
+    /* The space at this size: constraints and device limits, before any
+     * compilation. */
+    for (int64_t i = 0; !rc && i < total; i++) {
+        atune__config c;
+        atune__space_config(m, i, &c);
+        rc = atune__space_check(m, &c, atune__problem_vars(p), &in->attr, NULL,
+                                reason, sizeof(reason), err);
+        if (rc <= 1) {
+            valid[i] = (unsigned char)rc;
+            out->space += rc;
+            rc = 0;
+        }
+    }
+    for (int64_t i = 0; !rc && i < total; i++) {
+        if (!valid[i])
+            continue;
+        if (interrupted) {
+            rc = atune__fail(err, ATUNE__EINTR, "interrupted");
+            break;
+        }
+        rc = evaluate(d, p, cache, j, out, i, o, err);
+        draw_progress(o, out, ++done, out->space, t0);
+    }
+    out->wall_s = atune__now() - t0;
+    atune__problem_close(p);
+    free(valid);
+    return rc;
+}
+
+static int open_journal(atune__device *d, const atune__tune_opts *o,
+                        atune__tune_run *run, atune__journal **j,
+                        atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    char slug[128], when[32], line[1024];
+
+    atune__slugify(in->name, slug, sizeof(slug));
+    if (o->journal)
+        atune__strlcpy(run->journal, o->journal, sizeof(run->journal));
+    else
+        snprintf(run->journal, sizeof(run->journal), "%s/%s.journal",
+                 o->profile_dir, slug);
+    utc_date(when, sizeof(when), 1);
+    snprintf(line, sizeof(line), "%s device=\"%s\" uuid=%s tuner=%s", when,
+             in->name, in->uuid, ATUNE_VERSION_STRING);
+    return atune__journal_open(run->journal, line, j, err);
+}
+
+static int make_dir(const char *dir, atune__err *err)
+{
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        return 0;
+    return atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", dir,
+                       strerror(errno));
+}
+
+int atune__tune(atune__device *d, const atune__templates *t,
+                const atune__tune_opts *o, atune__tune_run *run,
+                atune__err *err)
+{
+    atune__journal *j = NULL;
+    char slug[128];
+    int rc, wrc;
+
+    memset(run, 0, sizeof(*run));
+    run->o = atune__calloc((size_t)t->n * ATUNE__MAX_SIZES, sizeof(*run->o));
+    if (!run->o)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    rc = make_dir(o->profile_dir, err);
+    if (!rc)
+        rc = open_journal(d, o, run, &j, err);
+    for (int i = 0; !rc && i < t->n; i++) {
+        const atune__manifest *m = t->m[i];
+        cubin_cache cache;
+        if ((rc = cache_init(&cache, atune__space_size(m), err)))
+            break;
+        for (int s = 0; !rc && s < m->nsizes; s++) {
+            atune__outcome *out;
+            if (o->size && strcmp(o->size, m->sizes[s].name) != 0)
+                continue;
+            out = &run->o[run->n++];
+            out->m = m;
+            out->size = &m->sizes[s];
+            atune__size_key(out->size, out->size_key, sizeof(out->size_key));
+            rc = tune_size(d, m, out->size, &cache, j, o, out, err);
+            summary(o, out);
+        }
+        cache_free(&cache);
+    }
+    atune__journal_close(j);
+    /* Whatever happened, what was measured goes into the profile. */
+    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
+    snprintf(run->profile, sizeof(run->profile), "%s/%s.ini", o->profile_dir,
+             slug);
+    if (run->n) {
+        atune__err werr;
+        wrc = write_profile(d, run, run->profile, &werr);
+        if (wrc && !rc) {
+            *err = werr;
+            rc = wrc;
+        }
+    }
+    return rc;
+}

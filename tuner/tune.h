@@ -1,0 +1,62 @@
+/* tune.h -- one tuning run: for every template and size, search the space
+ * on the device, journal every evaluation, and write the best verified
+ * configuration of each (kernel, size) to the GPU's profile. */
+#ifndef ATUNE_TUNE_H
+#define ATUNE_TUNE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "runner.h"
+#include "templates.h"
+
+typedef struct atune__tune_opts {
+    const char *profile_dir; /* where <slug>.ini goes */
+    const char *journal;     /* NULL: <profile_dir>/<slug>.journal */
+    const char *size;        /* a size name, or NULL for every size */
+    int quiet;               /* no summary lines on stderr */
+    int progress;            /* redraw a progress line on stderr */
+    atune__timing timing;
+    uint64_t seed;           /* input data */
+} atune__tune_opts;
+
+void atune__tune_opts_default(atune__tune_opts *o);
+
+/* The result of one (kernel, size). */
+typedef struct atune__outcome {
+    const atune__manifest *m;
+    const atune__size *size;
+    char size_key[96];
+    int have_best;
+    atune__config best;
+    atune__result best_res;
+    int have_default;
+    atune__result default_res;
+    int64_t space;       /* configurations valid at this size */
+    int64_t evaluations; /* configurations compiled and run */
+    int64_t count[ATUNE__ST_COUNT];
+    double wall_s, compile_s, measure_s;
+} atune__outcome;
+
+typedef struct atune__tune_run {
+    int n;
+    atune__outcome *o;
+    char profile[4096]; /* the profile written, "" if none */
+    char journal[4096];
+} atune__tune_run;
+
+/* Tunes every template of t on d. Returns 0, ATUNE__EINTR when
+ * atune__tune_interrupt() stopped it (what was measured is in the journal
+ * and the profile), or an error code (a sticky CUDA error: the profile
+ * keeps what was measured before it). run is filled in every case. */
+int atune__tune(atune__device *d, const atune__templates *t,
+                const atune__tune_opts *o, atune__tune_run *run,
+                atune__err *err);
+
+void atune__tune_run_free(atune__tune_run *run);
+
+/* Async-signal-safe: asks a running atune__tune to stop after the current
+ * configuration. */
+void atune__tune_interrupt(void);
+
+#endif
