@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "compile.h"
 #include "journal.h"
 #include "profile_write.h"
 
@@ -33,79 +34,18 @@ void atune__tune_run_free(atune__tune_run *run)
     memset(run, 0, sizeof(*run));
 }
 
-/* Compiled configurations, kept across the sizes of one template: a
- * configuration's CUBIN does not depend on the problem size. */
-typedef struct cubin_cache {
-    int64_t n;
-    atune__cubin *cubin;
-    char **error; /* compile error message, or NULL */
-    unsigned char *done;
-} cubin_cache;
-
-static void cache_free(cubin_cache *c)
+/* A compile error as a result: the first line of NVRTC's log that says
+ * "error". */
+static void compile_failed(const char *msg, atune__result *res)
 {
-    for (int64_t i = 0; i < c->n; i++) {
-        atune__cubin_free(&c->cubin[i]);
-        free(c->error[i]);
-    }
-    free(c->cubin);
-    free(c->error);
-    free(c->done);
-    memset(c, 0, sizeof(*c));
-}
+    const char *e = strstr(msg, "error");
+    char *nl;
 
-static int cache_init(cubin_cache *c, int64_t n, atune__err *err)
-{
-    memset(c, 0, sizeof(*c));
-    c->cubin = atune__calloc((size_t)n, sizeof(*c->cubin));
-    c->error = atune__calloc((size_t)n, sizeof(*c->error));
-    c->done = atune__calloc((size_t)n, 1);
-    c->n = n;
-    if (!c->cubin || !c->error || !c->done) {
-        cache_free(c);
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    }
-    return 0;
-}
-
-/* Compiles configuration idx once; afterwards returns the cached result.
- * Returns 0 with *cubin set, or 0 with *cubin NULL and res filled as a
- * compile error, or an error code. */
-static int compile_cached(cubin_cache *cache, const atune__manifest *m,
-                          const char *arch, int64_t idx,
-                          const atune__config *c, const atune__cubin **cubin,
-                          atune__result *res, atune__err *err)
-{
-    const char *names[] = {m->kernel};
-
-    *cubin = NULL;
-    if (!cache->done[idx]) {
-        atune__err cerr;
-        int rc = atune__jit_compile(m, c, arch, names, 1, &cache->cubin[idx],
-                                    &cerr);
-        cache->done[idx] = 1;
-        if (rc == ATUNE__EDATA) {
-            cache->error[idx] = atune__strdup(cerr.msg);
-            if (!cache->error[idx])
-                return atune__fail(err, ATUNE__EOSERR, "out of memory");
-        } else if (rc) {
-            *err = cerr;
-            return rc;
-        }
-    }
-    if (cache->error[idx]) {
-        /* The first line of NVRTC's log that says "error". */
-        const char *e = strstr(cache->error[idx], "error");
-        res->status = ATUNE__ST_COMPILE_ERROR;
-        atune__strlcpy(res->detail, e ? e : cache->error[idx],
-                       sizeof(res->detail));
-        char *nl = strchr(res->detail, '\n');
-        if (nl)
-            *nl = '\0';
-        return 0;
-    }
-    *cubin = &cache->cubin[idx];
-    return 0;
+    res->status = ATUNE__ST_COMPILE_ERROR;
+    atune__strlcpy(res->detail, e ? e : msg, sizeof(res->detail));
+    nl = strchr(res->detail, '\n');
+    if (nl)
+        *nl = '\0';
 }
 
 static void format_eta(double s, char *buf, size_t len)
@@ -136,12 +76,13 @@ static void draw_progress(const atune__tune_opts *o, const atune__outcome *out,
 }
 
 /* Evaluates configuration idx on the problem and records it. */
-static int evaluate(atune__device *d, atune__problem *p, cubin_cache *cache,
+static int evaluate(atune__device *d, atune__problem *p, atune__pool *pool,
                     atune__journal *j, atune__outcome *out, int64_t idx,
                     const atune__tune_opts *o, atune__err *err)
 {
     const atune__manifest *m = out->m;
     const atune__cubin *cubin;
+    const char *cerr;
     atune__kernel *k = NULL;
     atune__config c;
     atune__result res;
@@ -152,8 +93,11 @@ static int evaluate(atune__device *d, atune__problem *p, cubin_cache *cache,
     memset(&res, 0, sizeof(res));
     atune__space_config(m, idx, &c);
     atune__config_str(m, &c, cfg, sizeof(cfg));
-    rc = compile_cached(cache, m, atune__device_info(d)->arch, idx, &c, &cubin,
-                        &res, err);
+    /* Waiting here is the time compilation costs beyond what the pool
+     * overlapped with measuring. */
+    rc = atune__pool_get(pool, idx, &cubin, &cerr, err);
+    if (!rc && cerr)
+        compile_failed(cerr, &res);
     t1 = atune__now();
     out->compile_s += t1 - t0;
     if (!rc && cubin)
@@ -288,7 +232,7 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
 
 /* Searches one template at one size. */
 static int tune_size(atune__device *d, const atune__manifest *m,
-                     const atune__size *size, cubin_cache *cache,
+                     const atune__size *size, atune__pool *pool,
                      atune__journal *j, const atune__tune_opts *o,
                      atune__outcome *out, atune__err *err)
 {
@@ -323,12 +267,61 @@ static int tune_size(atune__device *d, const atune__manifest *m,
             rc = atune__fail(err, ATUNE__EINTR, "interrupted");
             break;
         }
-        rc = evaluate(d, p, cache, j, out, i, o, err);
+        rc = evaluate(d, p, pool, j, out, i, o, err);
         draw_progress(o, out, ++done, out->space, t0);
     }
     out->wall_s = atune__now() - t0;
     atune__problem_close(p);
     free(valid);
+    return rc;
+}
+
+static int size_selected(const atune__tune_opts *o, const atune__size *s)
+{
+    return !o->size || strcmp(o->size, s->name) == 0;
+}
+
+/* Starts compiling every configuration valid at any selected size, in
+ * index order: the order the search evaluates them. */
+static int start_pool(atune__device *d, const atune__manifest *m,
+                      const atune__tune_opts *o, atune__pool **pool,
+                      atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    const char *names[] = {m->kernel};
+    int64_t total = atune__space_size(m), n = 0;
+    int64_t *index = atune__calloc((size_t)total, sizeof(*index));
+    char reason[256];
+    int rc = 0;
+
+    if (!index)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int64_t i = 0; !rc && i < total; i++) {
+        atune__config c;
+        int any = 0;
+        atune__space_config(m, i, &c);
+        for (int s = 0; !rc && !any && s < m->nsizes; s++) {
+            atune__vars vs = {0};
+            if (!size_selected(o, &m->sizes[s]))
+                continue;
+            if (atune__size_vars(&m->sizes[s], &vs) ||
+                atune__devattr_vars(&in->attr, &vs)) {
+                rc = atune__fail(err, ATUNE__ESOFTWARE, "too many variables");
+                break;
+            }
+            rc = atune__space_check(m, &c, &vs, &in->attr, NULL, reason,
+                                    sizeof(reason), err);
+            any = rc == 1;
+            if (rc <= 1)
+                rc = 0;
+        }
+        if (any)
+            index[n++] = i;
+    }
+    if (!rc)
+        rc = atune__pool_start(m, in->arch, names, 1, index, n, o->threads,
+                               pool, err);
+    free(index);
     return rc;
 }
 
@@ -376,21 +369,21 @@ int atune__tune(atune__device *d, const atune__templates *t,
         rc = open_journal(d, o, run, &j, err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
-        cubin_cache cache;
-        if ((rc = cache_init(&cache, atune__space_size(m), err)))
+        atune__pool *pool = NULL;
+        if ((rc = start_pool(d, m, o, &pool, err)))
             break;
         for (int s = 0; !rc && s < m->nsizes; s++) {
             atune__outcome *out;
-            if (o->size && strcmp(o->size, m->sizes[s].name) != 0)
+            if (!size_selected(o, &m->sizes[s]))
                 continue;
             out = &run->o[run->n++];
             out->m = m;
             out->size = &m->sizes[s];
             atune__size_key(out->size, out->size_key, sizeof(out->size_key));
-            rc = tune_size(d, m, out->size, &cache, j, o, out, err);
+            rc = tune_size(d, m, out->size, pool, j, o, out, err);
             summary(o, out);
         }
-        cache_free(&cache);
+        atune__pool_free(pool);
     }
     atune__journal_close(j);
     /* Whatever happened, what was measured goes into the profile. */

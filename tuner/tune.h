@@ -18,6 +18,7 @@ typedef struct atune__tune_opts {
     int progress;            /* redraw a progress line on stderr */
     atune__timing timing;
     uint64_t seed;           /* input data */
+    int threads;             /* compile threads, 0: one per core */
 } atune__tune_opts;
 
 void atune__tune_opts_default(atune__tune_opts *o);

@@ -1,0 +1,188 @@
+/* compile.c -- the compile pool (see compile.h). */
+#include "compile.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "space.h"
+
+#define MAX_THREADS 64
+
+enum { PENDING, RUNNING, DONE };
+
+typedef struct job {
+    int64_t idx;
+    int state;
+    atune__cubin cubin;
+    char *error; /* compile error, or NULL */
+} job;
+
+struct atune__pool {
+    const atune__manifest *m;
+    char arch[16];
+    const char *names[4];
+    int nnames;
+    int64_t n, next;
+    job *jobs;
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    pthread_t th[MAX_THREADS];
+    int nthreads;
+    int stop;
+    int fatal;
+    atune__err fatal_err;
+    double cpu_s;
+};
+
+int atune__pool_default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+static void *worker(void *arg)
+{
+    atune__pool *p = arg;
+
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop && p->next < p->n) {
+        job *jb = &p->jobs[p->next++];
+        atune__config c;
+        atune__err err;
+        double t0;
+        int rc;
+
+        jb->state = RUNNING;
+        pthread_mutex_unlock(&p->lock);
+        t0 = atune__now();
+        atune__space_config(p->m, jb->idx, &c);
+        rc = atune__jit_compile(p->m, &c, p->arch, p->names, p->nnames,
+                                &jb->cubin, &err);
+        if (rc == ATUNE__EDATA)
+            jb->error = atune__strdup(err.msg);
+        pthread_mutex_lock(&p->lock);
+        p->cpu_s += atune__now() - t0;
+        if ((rc && rc != ATUNE__EDATA) || (rc == ATUNE__EDATA && !jb->error)) {
+            if (!p->fatal) {
+                p->fatal = rc == ATUNE__EDATA ? ATUNE__EOSERR : rc;
+                p->fatal_err = err;
+            }
+        }
+        jb->state = DONE;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+int atune__pool_start(const atune__manifest *m, const char *arch,
+                      const char *const *names, int nnames,
+                      const int64_t *index, int64_t n, int threads,
+                      atune__pool **out, atune__err *err)
+{
+    atune__pool *p = atune__calloc(1, sizeof(*p));
+
+    *out = NULL;
+    if (!p || !(p->jobs = atune__calloc((size_t)n, sizeof(*p->jobs)))) {
+        free(p);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    p->m = m;
+    atune__strlcpy(p->arch, arch, sizeof(p->arch));
+    p->nnames = nnames > 4 ? 4 : nnames;
+    memcpy(p->names, names, sizeof(*names) * (size_t)p->nnames);
+    p->n = n;
+    for (int64_t i = 0; i < n; i++)
+        p->jobs[i].idx = index[i];
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->done, NULL);
+    if (threads <= 0)
+        threads = atune__pool_default_threads();
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    for (; p->nthreads < threads; p->nthreads++)
+        if (pthread_create(&p->th[p->nthreads], NULL, worker, p) != 0)
+            break;
+    if (p->nthreads == 0) {
+        atune__pool_free(p);
+        return atune__fail(err, ATUNE__EOSERR, "cannot start compile threads");
+    }
+    *out = p;
+    return 0;
+}
+
+/* Jobs are in submission order, which callers give sorted by index. */
+static job *find(atune__pool *p, int64_t idx)
+{
+    int64_t lo = 0, hi = p->n - 1;
+
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (p->jobs[mid].idx == idx)
+            return &p->jobs[mid];
+        if (p->jobs[mid].idx < idx)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    for (int64_t i = 0; i < p->n; i++) /* unsorted submissions */
+        if (p->jobs[i].idx == idx)
+            return &p->jobs[i];
+    return NULL;
+}
+
+int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
+                    const char **error, atune__err *err)
+{
+    job *jb = find(p, idx);
+    int rc = 0;
+
+    *cubin = NULL;
+    *error = NULL;
+    if (!jb)
+        return atune__fail(err, ATUNE__ESOFTWARE,
+                           "configuration %lld was not submitted",
+                           (long long)idx);
+    pthread_mutex_lock(&p->lock);
+    while (jb->state != DONE && !p->fatal)
+        pthread_cond_wait(&p->done, &p->lock);
+    if (jb->state != DONE) {
+        *err = p->fatal_err;
+        rc = p->fatal;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (rc)
+        return rc;
+    if (jb->error)
+        *error = jb->error;
+    else
+        *cubin = &jb->cubin;
+    return 0;
+}
+
+double atune__pool_cpu_seconds(const atune__pool *p)
+{
+    return p->cpu_s;
+}
+
+void atune__pool_free(atune__pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->th[i], NULL);
+    for (int64_t i = 0; i < p->n; i++) {
+        atune__cubin_free(&p->jobs[i].cubin);
+        free(p->jobs[i].error);
+    }
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->done);
+    free(p->jobs);
+    free(p);
+}
