@@ -42,8 +42,8 @@ if [ $rc -ne 0 ]; then tail -40 "$log"; exit $rc; fi
 
 status=0
 if has test; then
-  say "tests (GPU and CPU)"
-  (cd "$build" && ctest --output-on-failure -j1 --timeout 900) 2>&1 | tee -a "$log" | tail -25
+  say "GPU tests"
+  (cd "$build" && ctest -L gpu --output-on-failure -j1 --timeout 900) 2>&1 | tee -a "$log" | tail -25
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

@@ -15,6 +15,7 @@ typedef struct atune__cli {
     const char *profile_dir;
     const char *templates; /* NULL: built-in */
     const char *journal;
+    const char *simulate;  /* tune --simulate JOURNAL: replay, no GPU */
     const char *arch;      /* check: "sm_90" */
     int json, quiet;
     uint64_t seed;
@@ -26,6 +27,7 @@ int atune__cmd_tune(const atune__cli *o);
 int atune__cmd_list(const atune__cli *o);
 int atune__cmd_check(const atune__cli *o);
 int atune__cmd_show(const atune__cli *o);
+int atune__cmd_simulate(const atune__cli *o);
 
 /* "autotune: error: " + message on stderr; returns code. */
 int atune__cli_error(int code, const char *fmt, ...)

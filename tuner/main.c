@@ -14,7 +14,10 @@
 static const char usage_text[] =
     "usage: autotune [tune] [--device N|all] [--kernel a,b] [--size NAME]\n"
     "                [--profile-dir DIR] [--templates DIR] [--journal FILE]\n"
+    "                [--strategy S] [--budget EVALS] [--time-limit SECONDS]\n"
     "                [--seed N] [--json] [--quiet]\n"
+    "       autotune tune --simulate JOURNAL [--kernel a,b] [--size NAME]\n"
+    "                [--strategy S] [--budget EVALS] [--seed N] [--json]\n"
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
     "       autotune check [--templates DIR] [--kernel a,b] [--arch sm_XX]"
     " [--json]\n"
@@ -42,7 +45,11 @@ static const char help_text[] =
     "  -t, --templates DIR   templates from DIR instead of the built-in set\n"
     "      --journal FILE    results journal (default PROFILE-DIR/<gpu>"
     ".journal)\n"
-    "      --seed N          seed of the input data\n"
+    "      --strategy S      search strategy (autotune --help lists them)\n"
+    "      --budget EVALS    stop after this many evaluations per size\n"
+    "      --time-limit SEC  stop after this many seconds per size\n"
+    "      --simulate FILE   replay a journal's measurements instead of a GPU\n"
+    "      --seed N          seed of the input data and of the search\n"
     "      --arch sm_XX      check: target architecture (default sm_90)\n"
     "      --json            one JSON document on stdout\n"
     "  -q, --quiet           no progress or summaries on stderr\n"
@@ -75,7 +82,16 @@ static int usage_error(const char *fmt, const char *arg)
     return ATUNE__EUSAGE;
 }
 
-enum { OPT_JOURNAL = 256, OPT_SEED, OPT_ARCH, OPT_JSON };
+enum {
+    OPT_JOURNAL = 256,
+    OPT_SEED,
+    OPT_ARCH,
+    OPT_JSON,
+    OPT_STRATEGY,
+    OPT_BUDGET,
+    OPT_TIME_LIMIT,
+    OPT_SIMULATE
+};
 
 static const struct option options[] = {
     {"device", required_argument, NULL, 'd'},
@@ -87,6 +103,10 @@ static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"arch", required_argument, NULL, OPT_ARCH},
     {"json", no_argument, NULL, OPT_JSON},
+    {"strategy", required_argument, NULL, OPT_STRATEGY},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
+    {"simulate", required_argument, NULL, OPT_SIMULATE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -102,6 +122,10 @@ static const char *option_commands(int opt)
     case 'p':
     case OPT_JOURNAL:
     case OPT_SEED:
+    case OPT_STRATEGY:
+    case OPT_BUDGET:
+    case OPT_TIME_LIMIT:
+    case OPT_SIMULATE:
         return "tune";
     case 'k':
     case 't':
@@ -211,6 +235,22 @@ static int parse(int argc, char **argv, atune__cli *o)
                 return usage_error("invalid seed '%s'", optarg);
             break;
         case OPT_JSON: o->json = 1; break;
+        case OPT_STRATEGY: o->strategy = optarg; break;
+        case OPT_SIMULATE: o->simulate = optarg; break;
+        case OPT_BUDGET: {
+            uint64_t v;
+            if (parse_u64(optarg, &v) || v == 0 || v > INT64_MAX)
+                return usage_error("invalid budget '%s'", optarg);
+            o->budget = (int64_t)v;
+            break;
+        }
+        case OPT_TIME_LIMIT: {
+            char *end;
+            o->time_limit = strtod(optarg, &end);
+            if (*end || end == optarg || !(o->time_limit > 0))
+                return usage_error("invalid time limit '%s'", optarg);
+            break;
+        }
         case 'q': o->quiet = 1; break;
         case 'h':
             fputs(usage_text, stdout);
@@ -243,5 +283,7 @@ int main(int argc, char **argv)
         return atune__cmd_check(&o);
     if (strcmp(o.command, "show") == 0)
         return atune__cmd_show(&o);
+    if (o.simulate)
+        return atune__cmd_simulate(&o);
     return atune__cmd_tune(&o);
 }
