@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "strategy.h"
 #include "tune.h"
 
 static void on_signal(int sig)
@@ -66,6 +67,7 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
     if (out->have_best && out->have_default)
         atune__json_num(j, "speedup",
                         out->default_res.time_ns / out->best_res.time_ns);
+    atune__json_str(j, "strategy", out->strategy);
     atune__json_int(j, "evaluations", out->evaluations);
     atune__json_int(j, "space", out->space);
     atune__json_object(j, "statuses");
@@ -75,7 +77,12 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
     atune__json_end(j);
     atune__json_num(j, "wall_s", out->wall_s);
     atune__json_num(j, "compile_s", out->compile_s);
+    atune__json_num(j, "verify_s", out->verify_s);
     atune__json_num(j, "measure_s", out->measure_s);
+    atune__json_num(j, "framework_s", out->wall_s - out->compile_s -
+                                          out->verify_s - out->measure_s);
+    atune__json_num(j, "evaluations_per_s",
+                    out->wall_s > 0 ? out->evaluations / out->wall_s : 0);
     atune__json_end(j);
 }
 
@@ -126,6 +133,9 @@ static int tune_device(int ordinal, const atune__cli *o,
     opts.quiet = o->quiet;
     opts.progress = !o->quiet && isatty(STDERR_FILENO);
     opts.seed = o->seed;
+    opts.strategy = o->strategy;
+    opts.budget = o->budget;
+    opts.time_limit = o->time_limit;
     if (!o->quiet)
         fprintf(stderr, "tuning on GPU %d: %s (%s, %lld SMs)\n", ordinal,
                 atune__device_info(d)->name, atune__device_info(d)->arch,
@@ -160,6 +170,9 @@ int atune__cmd_tune(const atune__cli *o)
     int first = 0, last = 0, count = 0, rc;
 
     atune__err_clear(&err);
+    if (o->strategy && !atune__strategy_known(o->strategy))
+        return atune__cli_error(ATUNE__EUSAGE, "unknown strategy '%s'",
+                                o->strategy);
     rc = atune__templates_load(o->templates, o->kernels, &t, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);

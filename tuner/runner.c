@@ -121,10 +121,13 @@ static int cucheck(CUresult rc, const char *what, atune__err *err)
 
 void atune__timing_default(atune__timing *t)
 {
-    t->warmup = 2;
+    t->warmup = 1;
     t->min_samples = 10;
     t->max_samples = 100;
-    t->target_s = 0.02;
+    t->target_s = 0.05;
+    t->rel_spread = 0.01;
+    t->early_samples = 3;
+    t->cutoff_ns = 0;
     t->flush_l2 = 1;
 }
 
@@ -899,43 +902,54 @@ static int timed_batch(atune__problem *p, atune__kernel *k,
     return 0;
 }
 
+/* Adaptive measurement, after NVBench's stopping rule: batches of timed
+ * launches until the relative interquartile range is under rel_spread (with
+ * at least min_samples), or target_s of GPU time or max_samples is reached.
+ * A configuration whose first early_samples are all slower than cutoff_ns
+ * stops there: it cannot win, and its ranking among losers does not
+ * matter. */
 static int measure(atune__problem *p, atune__kernel *k,
                    const atune__launch *l, void **args,
                    const atune__timing *t, atune__result *res,
                    atune__err *err)
 {
-    double ns[MAX_SAMPLES], first[MAX_SAMPLES];
+    double ns[MAX_SAMPLES], sorted[MAX_SAMPLES], spent = 0;
     atune__summary s;
-    int n = t->min_samples < 1 ? 1 : t->min_samples, more, rc;
     int maxn = t->max_samples > MAX_SAMPLES ? MAX_SAMPLES : t->max_samples;
-    int flush = atune__problem_flushes(p, t);
+    int minn = t->min_samples < 1 ? 1 : t->min_samples;
+    int flush = atune__problem_flushes(p, t), n = 0, rc;
+    int batch = t->early_samples > 0 ? t->early_samples : minn;
 
-    if (n > maxn)
-        n = maxn;
+    if (maxn < 1)
+        maxn = 1;
+    if (minn > maxn)
+        minn = maxn;
     for (int i = 0; i < t->warmup; i++) {
         if ((rc = timed_batch(p, k, l, args, 1, flush, ns, res, err)))
             return rc;
         if (res->status != ATUNE__ST_OK)
             return 0;
     }
-    if ((rc = timed_batch(p, k, l, args, n, flush, ns, res, err)))
-        return rc;
-    if (res->status != ATUNE__ST_OK)
-        return 0;
-    /* More samples until target_s of timed GPU time is reached. */
-    memcpy(first, ns, sizeof(double) * (size_t)n);
-    atune__summarize(first, n, &s);
-    more = (int)(t->target_s * 1e9 / (s.median > 1 ? s.median : 1)) - n;
-    if (more > maxn - n)
-        more = maxn - n;
-    if (more > 0) {
-        if ((rc = timed_batch(p, k, l, args, more, flush, ns + n, res, err)))
+    for (;;) {
+        if (batch > maxn - n)
+            batch = maxn - n;
+        if ((rc = timed_batch(p, k, l, args, batch, flush, ns + n, res, err)))
             return rc;
         if (res->status != ATUNE__ST_OK)
             return 0;
-        n += more;
+        for (int i = n; i < n + batch; i++)
+            spent += ns[i];
+        n += batch;
+        memcpy(sorted, ns, sizeof(double) * (size_t)n);
+        atune__summarize(sorted, n, &s);
+        if (t->cutoff_ns > 0 && n < minn && s.min > t->cutoff_ns)
+            break;
+        if (n >= maxn || (n >= minn && (spent >= t->target_s * 1e9 ||
+                                        s.q3 - s.q1 <= t->rel_spread *
+                                                           s.median)))
+            break;
+        batch = n < minn ? minn - n : minn;
     }
-    atune__summarize(ns, n, &s);
     res->time_ns = s.median;
     res->spread_ns = s.q3 - s.q1;
     res->min_ns = s.min;
@@ -954,6 +968,7 @@ int atune__problem_eval(atune__problem *p, atune__kernel *k,
     union scalar sc[ATUNE__MAX_ARGS];
     void *args[ATUNE__MAX_ARGS];
     int64_t threads;
+    double t0, t1;
     int rc;
 
     memset(res, 0, sizeof(*res));
@@ -997,9 +1012,13 @@ int atune__problem_eval(atune__problem *p, atune__kernel *k,
         return rc;
     if ((rc = make_args(p, &vs, sc, args, err)))
         return rc;
-    if ((rc = verify(p, k, &l, args, res, err)))
+    t0 = atune__now();
+    rc = verify(p, k, &l, args, res, err);
+    t1 = atune__now();
+    res->verify_s = t1 - t0;
+    if (rc || res->status != ATUNE__ST_OK)
         return rc;
-    if (res->status != ATUNE__ST_OK)
-        return 0;
-    return measure(p, k, &l, args, t, res, err);
+    rc = measure(p, k, &l, args, t, res, err);
+    res->measure_s = atune__now() - t1;
+    return rc;
 }

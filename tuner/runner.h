@@ -57,11 +57,15 @@ const atune__devinfo *atune__device_info(const atune__device *d);
 
 /* Timing knobs. */
 typedef struct atune__timing {
-    int warmup;        /* launches before timing */
-    int min_samples;   /* at least this many timed launches */
-    int max_samples;   /* at most this many */
-    double target_s;   /* aim for this much timed GPU time per config */
-    int flush_l2;      /* flush L2 before each timed launch (small sizes) */
+    int warmup;         /* launches before timing */
+    int min_samples;    /* at least this many timed launches... */
+    double rel_spread;  /* ...then stop once (q3 - q1) / median is this small */
+    double target_s;    /* or once this much GPU time was timed */
+    int max_samples;    /* at most this many */
+    int early_samples;  /* first batch; with cutoff_ns, may be the only one */
+    double cutoff_ns;   /* > 0: stop after early_samples when all of them are
+                           slower than this (a clear loser) */
+    int flush_l2;       /* flush L2 before each timed launch (small sizes) */
 } atune__timing;
 
 void atune__timing_default(atune__timing *t);
@@ -98,6 +102,8 @@ typedef struct atune__result {
     int samples;
     double metric;    /* GB/s or GFLOP/s at the median */
     int regs;         /* registers per thread, 0 when unknown */
+    double verify_s;  /* host wall time spent verifying */
+    double measure_s; /* host wall time spent timing */
     char detail[512]; /* why it is not ok, or "" */
 } atune__result;
 

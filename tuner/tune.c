@@ -3,6 +3,7 @@
 #include "tune.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #include <time.h>
 
 #include "compile.h"
+#include "stats.h"
+#include "strategy.h"
 #include "journal.h"
 #include "profile_write.h"
 
@@ -26,6 +29,8 @@ void atune__tune_opts_default(atune__tune_opts *o)
     o->profile_dir = "profiles";
     atune__timing_default(&o->timing);
     o->seed = 0x5eed5eed12345678ULL;
+    o->final_k = 3;
+    o->cutoff = 3.0;
 }
 
 void atune__tune_run_free(atune__tune_run *run)
@@ -87,7 +92,7 @@ static int evaluate(atune__device *d, atune__problem *p, atune__pool *pool,
     atune__config c;
     atune__result res;
     char cfg[512];
-    double t0 = atune__now(), t1;
+    double t0 = atune__now();
     int rc;
 
     memset(&res, 0, sizeof(res));
@@ -98,17 +103,23 @@ static int evaluate(atune__device *d, atune__problem *p, atune__pool *pool,
     rc = atune__pool_get(pool, idx, &cubin, &cerr, err);
     if (!rc && cerr)
         compile_failed(cerr, &res);
-    t1 = atune__now();
-    out->compile_s += t1 - t0;
+    out->compile_s += atune__now() - t0;
     if (!rc && cubin)
         rc = atune__kernel_load(d, m, cubin, &k, &res, err);
-    if (!rc && k)
-        rc = atune__problem_eval(p, k, &c, &o->timing, &res, err);
+    if (!rc && k) {
+        atune__timing t = o->timing;
+        /* 3x slower than the best so far: a few samples say enough. */
+        if (out->have_best && o->cutoff > 0)
+            t.cutoff_ns = o->cutoff * out->best_res.time_ns;
+        rc = atune__problem_eval(p, k, &c, &t, &res, err);
+    }
     atune__kernel_unload(k);
-    out->measure_s += atune__now() - t1;
+    out->verify_s += res.verify_s;
+    out->measure_s += res.measure_s;
     if (res.status != ATUNE__ST_INVALID)
         out->evaluations++;
     out->count[res.status]++;
+    out->last_ns = res.time_ns;
     if (idx == 0 && res.status == ATUNE__ST_OK) {
         out->have_default = 1;
         out->default_res = res;
@@ -155,7 +166,7 @@ static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
         out->have_default ? (int64_t)(out->default_res.time_ns + 0.5) : 0;
     e->evaluated = out->evaluations;
     e->space = out->space;
-    atune__strlcpy(e->strategy, "brute_force", sizeof(e->strategy));
+    atune__strlcpy(e->strategy, out->strategy, sizeof(e->strategy));
     snprintf(e->template_hash, sizeof(e->template_hash), "%016llx",
              (unsigned long long)m->hash);
 }
@@ -231,47 +242,141 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
 }
 
 /* Searches one template at one size. */
+/* What the search callbacks need. */
+typedef struct search_ctx {
+    atune__device *d;
+    atune__problem *p;
+    atune__pool *pool;
+    atune__journal *j;
+    atune__outcome *out;
+    const atune__tune_opts *o;
+    int64_t done;
+    double t0;
+    /* final re-measurement: the winner's new result */
+    int64_t final_idx;
+    atune__result final_res;
+} search_ctx;
+
+static int eval_cb(void *ctx, int64_t idx, double *time_ns, atune__err *err)
+{
+    search_ctx *sc = ctx;
+    int64_t ok_before = sc->out->count[ATUNE__ST_OK];
+    int rc;
+
+    if (interrupted)
+        return atune__fail(err, ATUNE__EINTR, "interrupted");
+    rc = evaluate(sc->d, sc->p, sc->pool, sc->j, sc->out, idx, sc->o, err);
+    *time_ns = sc->out->count[ATUNE__ST_OK] > ok_before ? sc->out->last_ns
+                                                        : INFINITY;
+    draw_progress(sc->o, sc->out, ++sc->done, sc->out->space, sc->t0);
+    return rc;
+}
+
+/* Times one candidate once more (verified again, as every launch). */
+static int retime(search_ctx *sc, int64_t idx, atune__result *res,
+                  atune__err *err)
+{
+    const atune__manifest *m = sc->out->m;
+    const atune__cubin *cubin;
+    const char *cerr;
+    atune__kernel *k = NULL;
+    atune__config c;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    atune__space_config(m, idx, &c);
+    rc = atune__pool_get(sc->pool, idx, &cubin, &cerr, err);
+    if (!rc && cubin)
+        rc = atune__kernel_load(sc->d, m, cubin, &k, res, err);
+    if (!rc && k)
+        rc = atune__problem_eval(sc->p, k, &c, &sc->o->timing, res, err);
+    atune__kernel_unload(k);
+    return rc;
+}
+
+/* The final pick: the best candidates re-timed in interleaved rounds, so a
+ * lucky sample or a clock change during one configuration cannot decide.
+ * Each candidate's time is the median of its rounds' medians. */
+static int remeasure_cb(void *ctx, const int64_t *idx, int k, double *time_ns,
+                        atune__err *err)
+{
+    enum { ROUNDS = 5, MAXK = 8 };
+    search_ctx *sc = ctx;
+    double t[MAXK][ROUNDS];
+    atune__result last[MAXK];
+    int rc = 0;
+
+    if (k > MAXK)
+        k = MAXK;
+    for (int r = 0; r < ROUNDS && !rc; r++)
+        for (int i = 0; i < k && !rc; i++) {
+            rc = retime(sc, idx[i], &last[i], err);
+            t[i][r] = last[i].status == ATUNE__ST_OK ? last[i].time_ns
+                                                     : INFINITY;
+        }
+    if (rc)
+        return rc;
+    for (int i = 0; i < k; i++) {
+        atune__summary s;
+        atune__summarize(t[i], ROUNDS, &s);
+        time_ns[i] = s.median;
+        last[i].time_ns = s.median;
+        last[i].metric = atune__problem_work(sc->p) / s.median;
+        if (i == 0 || s.median < sc->final_res.time_ns) {
+            sc->final_idx = idx[i];
+            sc->final_res = last[i];
+        }
+    }
+    return 0;
+}
+
+/* Searches one template at one size. */
 static int tune_size(atune__device *d, const atune__manifest *m,
                      const atune__size *size, atune__pool *pool,
                      atune__journal *j, const atune__tune_opts *o,
                      atune__outcome *out, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
-    atune__problem *p = NULL;
-    int64_t total = atune__space_size(m), done = 0;
+    int64_t total = atune__space_size(m);
     unsigned char *valid = atune__calloc((size_t)total, 1);
-    double t0 = atune__now();
+    search_ctx sc = {.d = d, .pool = pool, .j = j, .out = out, .o = o,
+                     .t0 = atune__now(), .final_idx = -1};
+    atune__search_spec spec = {.m = m, .strategy = o->strategy,
+                               .budget = o->budget,
+                               .time_limit = o->time_limit, .seed = o->seed,
+                               .final_k = o->final_k};
+    atune__search_result found;
     char reason[256];
     int rc;
 
     if (!valid)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    rc = atune__problem_open(d, m, size, o->seed, &p, err);
+    rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
     /* The space at this size: constraints and device limits, before any
      * compilation. */
     for (int64_t i = 0; !rc && i < total; i++) {
         atune__config c;
         atune__space_config(m, i, &c);
-        rc = atune__space_check(m, &c, atune__problem_vars(p), &in->attr, NULL,
-                                reason, sizeof(reason), err);
+        rc = atune__space_check(m, &c, atune__problem_vars(sc.p), &in->attr,
+                                NULL, reason, sizeof(reason), err);
         if (rc <= 1) {
             valid[i] = (unsigned char)rc;
             out->space += rc;
             rc = 0;
         }
     }
-    for (int64_t i = 0; !rc && i < total; i++) {
-        if (!valid[i])
-            continue;
-        if (interrupted) {
-            rc = atune__fail(err, ATUNE__EINTR, "interrupted");
-            break;
-        }
-        rc = evaluate(d, p, pool, j, out, i, o, err);
-        draw_progress(o, out, ++done, out->space, t0);
+    spec.valid = valid;
+    if (!rc)
+        rc = atune__search(&spec, eval_cb, remeasure_cb, &sc, &found, err);
+    out->stop = found.stop;
+    /* The re-measured winner replaces its first, shorter measurement. */
+    if (!rc && sc.final_idx >= 0 && sc.final_idx == found.best) {
+        atune__space_config(m, sc.final_idx, &out->best);
+        out->best_res = sc.final_res;
+        out->have_best = 1;
     }
-    out->wall_s = atune__now() - t0;
-    atune__problem_close(p);
+    out->wall_s = atune__now() - sc.t0;
+    atune__problem_close(sc.p);
     free(valid);
     return rc;
 }
@@ -379,6 +484,8 @@ int atune__tune(atune__device *d, const atune__templates *t,
             out = &run->o[run->n++];
             out->m = m;
             out->size = &m->sizes[s];
+            out->strategy = o->strategy ? o->strategy
+                                        : atune__strategy_default();
             atune__size_key(out->size, out->size_key, sizeof(out->size_key));
             rc = tune_size(d, m, out->size, pool, j, o, out, err);
             summary(o, out);

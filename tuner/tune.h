@@ -19,6 +19,12 @@ typedef struct atune__tune_opts {
     atune__timing timing;
     uint64_t seed;           /* input data */
     int threads;             /* compile threads, 0: one per core */
+    const char *strategy;    /* NULL: the default strategy */
+    int64_t budget;          /* evaluations per size; 0: no limit */
+    double time_limit;       /* seconds per size; 0: no limit */
+    int final_k;             /* candidates re-timed for the final pick */
+    double cutoff;           /* stop timing configurations this many times
+                                slower than the best so far (0: never) */
 } atune__tune_opts;
 
 void atune__tune_opts_default(atune__tune_opts *o);
@@ -36,7 +42,12 @@ typedef struct atune__outcome {
     int64_t space;       /* configurations valid at this size */
     int64_t evaluations; /* configurations compiled and run */
     int64_t count[ATUNE__ST_COUNT];
-    double wall_s, compile_s, measure_s;
+    /* wall time: waiting for the compiler, verifying, timing; the rest of
+     * wall_s is the framework (loading modules, search, journal) */
+    double wall_s, compile_s, verify_s, measure_s;
+    const char *strategy;
+    const char *stop;  /* why the search ended */
+    double last_ns;    /* the latest evaluation's time (search feedback) */
 } atune__outcome;
 
 typedef struct atune__tune_run {
