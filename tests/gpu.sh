@@ -5,16 +5,18 @@
 # under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
 # the journal of each GPU.
 #
-#   STEPS="test tune bench"   which steps to run (default: all three)
-#   KERNELS=copy,saxpy        templates to tune and benchmark (default all)
-#   TUNE_ARGS="--size large"  extra arguments for autotune
+#   STEPS="test tune bench consumer"  which steps to run (default: all)
+#   KERNELS=copy,saxpy        templates to benchmark (default all)
+#   TUNE_PLAN="copy,saxpy|;matmul|--size large"
+#                             tune runs, ';'-separated, each KERNELS|ARGS
+#                             (default: KERNELS with no extra arguments)
 #   ATUNE_DEBS=.debs          folder of libinih*/libcmocka* .deb files
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$root/out}
-STEPS=${STEPS:-test tune bench}
+STEPS=${STEPS:-test tune bench consumer}
 KERNELS=${KERNELS:-}
-TUNE_ARGS=${TUNE_ARGS:-}
+TUNE_PLAN=${TUNE_PLAN:-$KERNELS|}
 debs=${ATUNE_DEBS:-$root/.debs}
 build=$root/build/gpu
 mkdir -p "$OUT"
@@ -50,15 +52,23 @@ fi
 kargs=()
 [ -n "$KERNELS" ] && kargs=(--kernel "$KERNELS")
 if has tune; then
-  say "tune ${KERNELS:-all} $TUNE_ARGS"
-  start=$(date +%s.%N)
-  # shellcheck disable=SC2086
-  "$build/autotune" --device 0 "${kargs[@]}" $TUNE_ARGS --json \
-    --profile-dir "$root/profiles" >"$OUT/tune.json" 2>>"$log"
-  trc=$?
-  end=$(date +%s.%N)
-  echo "autotune exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
-  [ $trc -eq 0 ] || status=1
+  n=0
+  IFS=';' read -ra plan <<<"$TUNE_PLAN"
+  for step in "${plan[@]}"; do
+    n=$((n + 1))
+    tk=${step%%|*} targs=${step#*|}
+    say "tune ${tk:-all} $targs"
+    pk=()
+    [ -n "$tk" ] && pk=(--kernel "$tk")
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$build/autotune" --device 0 "${pk[@]}" $targs --json \
+      --profile-dir "$root/profiles" >"$OUT/tune-$n.json" 2>>"$log"
+    trc=$?
+    end=$(date +%s.%N)
+    echo "autotune exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+    [ $trc -eq 0 ] || status=1
+  done
   "$build/autotune" show "$root"/profiles/*.ini 2>&1 | tee -a "$log"
   cp "$root"/profiles/*.ini "$root"/profiles/*.journal "$OUT"/ 2>/dev/null
 fi
@@ -67,6 +77,11 @@ if has bench; then
   say "benchmark against the vendor libraries"
   "$build/tests/bench" --device 0 --profile-dir "$root/profiles" "${kargs[@]}" \
     2>&1 | tee "$OUT/bench.txt" | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has consumer; then
+  say "example consumer against installed copies (launches the tuned copy)"
+  ATUNE_CONSUMER_GPU=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"

@@ -32,7 +32,9 @@ typedef int (*atune__eval_fn)(void *ctx, int64_t idx, double *time_ns,
                               atune__err *err);
 
 /* Re-measures k ok candidates with more repetitions, interleaved, and
- * writes their new times into time_ns[]. */
+ * writes their new times into time_ns[] (INFINITY for one that failed).
+ * The search sets every time_ns[i] to NAN before the call: an entry left
+ * NAN (a callback that re-measures fewer than k) cannot win. */
 typedef int (*atune__remeasure_fn)(void *ctx, const int64_t *idx, int k,
                                    double *time_ns, atune__err *err);
 
@@ -48,11 +50,26 @@ typedef struct atune__search_result {
  * always known; it counts towards the budget. No configuration is
  * evaluated twice. With remeasure non-NULL and final_k > 0, the final_k
  * best are re-measured and the winner chosen from those numbers.
- * Unknown strategy: ATUNE__EUSAGE. An error from eval or remeasure ends the
- * search and is returned, with *out describing what was found so far. */
+ * When none was ok, out->best is -1. When no candidate has a finite
+ * re-measured time, the search's own times decide.
+ * Unknown strategy: ATUNE__EUSAGE (the message lists the known ones). An
+ * error from eval or remeasure ends the search and is returned, with *out
+ * describing what was found so far. */
 int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
                   atune__remeasure_fn remeasure, void *ctx,
                   atune__search_result *out, atune__err *err);
+
+/* Strategies (strategy.c says how each works and why the default):
+ *   greedy_ils           iterated first-improvement local search (default)
+ *   brute_force          every valid configuration in index order
+ *   random               uniform sampling without replacement
+ *   simulated_annealing  Metropolis walk over one-step neighbours
+ *   genetic_algorithm    steady-state GA, uniform crossover
+ *   diff_evo             differential evolution, DE/best/1/bin
+ *   auc_bandit           ATF-style AUC bandit over the four above
+ * Each is deterministic for a given seed and the times it is given.
+ * stop in atune__search_result is "exhausted" (every valid configuration
+ * was evaluated), "budget", "time", "interrupted" or "error". */
 
 /* NULL-terminated list of strategy names, the default first. */
 const char *const *atune__strategy_names(void);

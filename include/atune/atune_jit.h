@@ -1,0 +1,193 @@
+/* atune_jit.h -- build a kernel template with a tuned configuration and
+ * launch it (library atune_jit; CMake: autotune::atune_jit, pkg-config:
+ * atune_jit).
+ *
+ * A template is NAME.cu plus its NAME.ini manifest, as the tuner reads
+ * them. The library compiles it with NVRTC for the GPU of the current
+ * CUDA context, with the parameters of a configuration that
+ * atune_profile_lookup() returned (or the template's defaults), computes
+ * grid, block and dynamic shared memory from the manifest's [launch]
+ * expressions for a problem size, and launches it with the application's
+ * arguments. Compiled modules are kept per handle and in a cache on disk
+ * ($ATUNE_CACHE_DIR, else $XDG_CACHE_HOME/autotune, else
+ * $HOME/.cache/autotune; ATUNE_NO_CACHE=1 turns it off).
+ *
+ * The CUDA driver is loaded at run time (libcuda.so.1): an application
+ * linking this library starts on a machine without a driver, and every
+ * call that needs one returns ATUNE_ENODEV there. Statuses are those of
+ * atune.h plus the ATUNE_JIT_STATUS_MAP below; atune_jit_errmsg() holds
+ * the message of the last failure, with file and line where one applies.
+ * No function calls exit() or abort(). A handle is not thread-safe.
+ *
+ *     atune_jit *j;
+ *     atune_jit_kernel *k;
+ *     const atune_config *c = NULL;
+ *     atune_profile_lookup(p, "copy", "n=1000000", &c);   (NULL: defaults)
+ *     if (atune_jit_open(NULL, "copy", &j) == ATUNE_OK &&
+ *         atune_jit_build(j, c, &k) == ATUNE_OK) {
+ *         void *args[] = {&in, &out, &n};
+ *         rc = atune_jit_launch(k, "n=1000000", args, stream);
+ *     }
+ *     if (rc != ATUNE_OK)
+ *         fprintf(stderr, "%s\n", atune_jit_errmsg(j));
+ *     atune_jit_close(j);
+ */
+#ifndef ATUNE_ATUNE_JIT_H
+#define ATUNE_ATUNE_JIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "atune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Statuses of this library beyond atune.h's, numbered apart from them. */
+#define ATUNE_JIT_STATUS_MAP(XX)                                               \
+    XX(ECOMPILE, 32, "template does not compile")                              \
+    XX(ENODEV, 33, "no usable CUDA driver or GPU")                             \
+    XX(ECUDA, 34, "CUDA driver call failed")                                   \
+    XX(ELAUNCH, 35, "configuration cannot launch at this size")
+
+enum {
+#define ATUNE_JIT_XX(code, value, msg) ATUNE_##code = value,
+    ATUNE_JIT_STATUS_MAP(ATUNE_JIT_XX)
+#undef ATUNE_JIT_XX
+};
+
+/* atune_strerror() extended with the statuses above; never NULL. */
+ATUNE_API const char *atune_jit_strerror(int status);
+
+typedef struct atune_jit atune_jit;               /* one template */
+typedef struct atune_jit_kernel atune_jit_kernel; /* owned by its atune_jit */
+
+/* The device attributes that [launch] expressions and launch limits use. */
+typedef struct atune_jit_attr {
+    int64_t sm_count;
+    int64_t max_threads_per_block;
+    int64_t max_block[3];
+    int64_t max_grid[3];
+    int64_t max_shared_per_block; /* opt-in maximum, bytes */
+    int64_t warp_size;
+    int64_t cc; /* 90 for compute capability 9.0 */
+    int64_t l2_bytes;
+} atune_jit_attr;
+
+/* A launch, as cuLaunchKernel takes it. */
+typedef struct atune_jit_dims {
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned shared; /* dynamic shared memory, bytes */
+} atune_jit_dims;
+
+/* Opens template name: dir/NAME.ini and dir/NAME.cu, or, for a NULL dir,
+ * the template of that name built into the library (the set the tuner
+ * ships). Needs no driver and does not compile. *out is set even on
+ * failure (NULL only when memory runs out) so that atune_jit_errmsg() can
+ * tell why; always pair with atune_jit_close(). Returns ATUNE_OK;
+ * ATUNE_EINVAL (NULL argument, name with '/' or ','); ATUNE_ENOTFOUND (no
+ * such template); ATUNE_EIO (cannot read a file); ATUNE_EPARSE (malformed
+ * manifest: "dir/copy.ini:12: ..."); ATUNE_ENOMEM. */
+ATUNE_API int atune_jit_open(const char *dir, const char *name,
+                             atune_jit **out);
+
+/* Unloads every module the handle built (each in its own context) and
+ * frees it. Call it while those contexts still exist. NULL-tolerant. */
+ATUNE_API void atune_jit_close(atune_jit *j);
+
+/* The message of the last failure on j, "" after a success, "out of
+ * memory" for NULL. Never NULL. */
+ATUNE_API const char *atune_jit_errmsg(const atune_jit *j);
+
+/* The template's hash (its .cu then .ini bytes) as 16 hex digits, as the
+ * tuner records it in profiles (atune_config_template_hash). */
+ATUNE_API const char *atune_jit_template_hash(const atune_jit *j);
+
+/* Staleness of a configuration for this template: 0 when it fits (or c
+ * is NULL), else a mask of the reasons: ATUNE_JIT_STALE_HASH, tuned with
+ * another version of the template (its hash differs); ATUNE_JIT_STALE_PARAMS,
+ * c lacks a parameter of the template (its default is used) or has one the
+ * template does not. Reported, never enforced: atune_jit_build() still
+ * takes c. */
+#define ATUNE_JIT_STALE_HASH 1
+#define ATUNE_JIT_STALE_PARAMS 2
+ATUNE_API int atune_jit_stale(const atune_jit *j, const atune_config *c);
+
+/* Uses the disk cache in dir instead of the default one; NULL turns the
+ * disk cache off for this handle. ATUNE_EIO when dir cannot be created
+ * or written (the handle then has no disk cache). When the default
+ * directory cannot be created, the handle silently goes without. */
+ATUNE_API int atune_jit_set_cache_dir(atune_jit *j, const char *dir);
+
+/* Disk cache lookups of this handle that were answered / had to compile. */
+ATUNE_API void atune_jit_cache_stats(const atune_jit *j, long *hits,
+                                     long *misses);
+
+/* Fills out with the attributes of dev through the run-time loaded
+ * driver. ATUNE_ENODEV without a driver or GPU; ATUNE_ECUDA. */
+ATUNE_API int atune_jit_attr_query(atune_jit *j, CUdevice dev,
+                                   atune_jit_attr *out);
+
+/* Computes the launch of configuration c (NULL: the template's defaults)
+ * at size ("n=1000000"; "m=4096,n=4096,k=4096": every size variable of
+ * the template, no other) on a device with attributes attr (NULL: a
+ * generic sm_90 device with 132 SMs). Checks the manifest's constraints
+ * and the device limits. Needs no driver. ATUNE_EINVAL (bad size);
+ * ATUNE_ELAUNCH (a constraint fails, the launch exceeds a limit, or an
+ * expression cannot be evaluated: the message says which, with
+ * "copy.ini:LINE" where a line applies). */
+ATUNE_API int atune_jit_shape(atune_jit *j, const atune_config *c,
+                              const atune_jit_attr *attr, const char *size,
+                              atune_jit_dims *out);
+
+/* Builds configuration c (NULL: the template's defaults; parameters that
+ * c lacks take their defaults, extra ones are ignored) for the device of
+ * the calling thread's current context, and loads it there, as
+ * cuModuleLoadData does. The same (configuration, context) returns the
+ * same kernel without compiling again; a new one is compiled through the
+ * disk cache. *out stays valid until atune_jit_close(). ATUNE_ENODEV
+ * (no driver or GPU); ATUNE_EINVAL (no current context); ATUNE_ECOMPILE
+ * (NVRTC's log in the message); ATUNE_ECUDA; ATUNE_ENOMEM. */
+ATUNE_API int atune_jit_build(atune_jit *j, const atune_config *c,
+                              atune_jit_kernel **out);
+
+/* The kernel's entry point and its module (NULL for NULL). A template
+ * with [constants] expects the application to fill those __constant__
+ * symbols (cuModuleGetGlobal on the module) before launching. */
+ATUNE_API CUfunction atune_jit_kernel_function(const atune_jit_kernel *k);
+ATUNE_API CUmodule atune_jit_kernel_module(const atune_jit_kernel *k);
+
+/* The configuration built: "BLOCK_SIZE=256,VW=4,UNROLL=2,GRID=0", cut
+ * after the last whole item that fits in len bytes. ATUNE_EINVAL for a
+ * NULL argument or len 0. */
+ATUNE_API int atune_jit_kernel_config(const atune_jit_kernel *k, char *buf,
+                                      size_t len);
+
+/* 1 when the kernel's CUBIN came from the disk cache, 0 when compiled. */
+ATUNE_API int atune_jit_kernel_cached(const atune_jit_kernel *k);
+
+/* atune_jit_shape() for k's configuration and device, also checked
+ * against the compiled function's own limits (threads per block its
+ * registers allow, static plus dynamic shared memory). */
+ATUNE_API int atune_jit_kernel_shape(atune_jit_kernel *k, const char *size,
+                                     atune_jit_dims *out);
+
+/* Launches k at size on stream (NULL: the context's default stream) with
+ * args, an array of pointers to the kernel's arguments in [args] order,
+ * as cuLaunchKernel takes them, from a thread where k's context is
+ * current. Opts in to more than 48 KB of dynamic shared memory when the
+ * launch needs it. Does not wait for the kernel. Errors on the handle
+ * that built k: ATUNE_EINVAL, ATUNE_ELAUNCH, ATUNE_ECUDA (the CUDA error
+ * by name in the message). */
+ATUNE_API int atune_jit_launch(atune_jit_kernel *k, const char *size,
+                               void **args, CUstream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

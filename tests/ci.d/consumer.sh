@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The example consumer against installed copies of autotune: builds and
+# installs autotune into a temporary prefix, static and shared; checks that
+# the shared libraries export only the public API; builds tests/consumer
+# against each installed copy with CMake (find_package) and with
+# pkg-config; runs the consumer's CPU part (on a machine with a GPU it also
+# launches the tuned copy and checks its output).
+#
+#   ATUNE_CONSUMER_KEEP=1   keep the temporary directory (printed)
+#   ATUNE_CONSUMER_GPU=1    require the launch (GPU machines: tests/gpu.sh)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+export PATH=/usr/local/cuda/bin:$PATH
+work=$(mktemp -d "${TMPDIR:-/tmp}/atune-consumer-XXXXXX")
+if [ "${ATUNE_CONSUMER_KEEP:-0}" = 1 ]; then
+  echo "keeping $work"
+else
+  trap 'rm -rf "$work"' EXIT
+fi
+export ATUNE_CACHE_DIR=$work/cache
+cuda_lib=$(dirname "$(readlink -f /usr/local/cuda/lib64/libcudart_static.a)")
+h100=(--profiles "$root/tests/data/profiles_good"
+      --name "NVIDIA H100 80GB HBM3" --cc 90 --sms 132)
+
+fail() { echo "consumer.sh: $*" >&2; exit 1; }
+
+# Every symbol a shared library defines must be public API (atune_x...,
+# never the internal atune__x...).
+check_exports() {
+  local lib=$1 bad
+  bad=$(nm -D --defined-only "$lib" | awk '{print $3}' |
+        grep -v -E '^atune_[a-z0-9]' || true)
+  [ -z "$bad" ] || fail "$lib exports non-API symbols: $bad"
+  echo "$(basename "$lib"): $(nm -D --defined-only "$lib" | wc -l) symbols, all public"
+}
+
+# Runs a consumer binary: the H100 test profile at a size never tuned, then
+# the repository's profiles for the first GPU found there.
+run_consumer() {
+  local bin=$1 out
+  out=$("$bin" "${h100[@]}") || fail "$bin failed: $out"
+  echo "$out"
+  grep -q "copy n=1000000: using tuned size n=1048576 (nearest)" <<<"$out" ||
+    fail "$bin: unexpected match"
+  if [ "${ATUNE_CONSUMER_GPU:-0}" = 1 ]; then
+    grep -q "output matches input" <<<"$out" || fail "$bin: no verified launch"
+  else
+    grep -q -E "skipped the launch|output matches input" <<<"$out" ||
+      fail "$bin: neither launched nor skipped"
+  fi
+  if compgen -G "$root/profiles/*.ini" >/dev/null; then
+    out=$("$bin" --profiles "$root/profiles") || fail "$bin failed: $out"
+    echo "$out"
+  fi
+}
+
+for kind in static shared; do
+  shared=OFF
+  [ $kind = shared ] && shared=ON
+  prefix=$work/$kind/prefix
+  echo "== $kind: build and install autotune into $prefix"
+  cmake -S . -B "$work/$kind/build" -DCMAKE_BUILD_TYPE=Release \
+    -DBUILD_SHARED_LIBS=$shared -DATUNE_BUILD_TESTS=OFF \
+    -DCMAKE_INSTALL_PREFIX="$prefix" >"$work/$kind.log" 2>&1 ||
+    { cat "$work/$kind.log"; fail "configure failed"; }
+  cmake --build "$work/$kind/build" >>"$work/$kind.log" 2>&1 ||
+    { tail -40 "$work/$kind.log"; fail "build failed"; }
+  cmake --install "$work/$kind/build" >>"$work/$kind.log" 2>&1 ||
+    { tail -40 "$work/$kind.log"; fail "install failed"; }
+  libdir=$(dirname "$(find "$prefix" -name 'libatune_jit.*' | head -1)")
+  for h in atune.h atune_cuda.h atune_jit.h; do
+    [ -f "$prefix/include/atune/$h" ] || fail "$h not installed"
+  done
+  if [ $kind = shared ]; then
+    check_exports "$libdir/libatune.so"
+    check_exports "$libdir/libatune_jit.so"
+  fi
+
+  echo "== $kind: consumer through find_package(autotune)"
+  cmake -S tests/consumer -B "$work/$kind/consumer" \
+    -DCMAKE_PREFIX_PATH="$prefix" >>"$work/$kind.log" 2>&1 ||
+    { tail -40 "$work/$kind.log"; fail "consumer configure failed"; }
+  cmake --build "$work/$kind/consumer" >>"$work/$kind.log" 2>&1 ||
+    { tail -40 "$work/$kind.log"; fail "consumer build failed"; }
+  if readelf -d "$work/$kind/consumer/consumer" | grep -q 'libcuda\.so'; then
+    fail "the consumer NEEDs libcuda: it would not start without a driver"
+  fi
+  run_consumer "$work/$kind/consumer/consumer"
+
+  echo "== $kind: consumer through pkg-config atune_jit"
+  static=""
+  [ $kind = static ] && static=--static
+  flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config $static \
+          --cflags --libs atune_jit) || fail "pkg-config atune_jit failed"
+  # shellcheck disable=SC2086
+  cc -std=c17 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
+    -DCONSUMER_PROFILES="\"$root/profiles\"" tests/consumer/main.c \
+    -o "$work/$kind/consumer-pc" $flags -Wl,-rpath,"$libdir" \
+    -L"$cuda_lib" -lcudart_static -lrt -lpthread -ldl ||
+    fail "pkg-config build failed"
+  run_consumer "$work/$kind/consumer-pc"
+done
+echo "== consumer: static and shared installs work"

@@ -1,0 +1,380 @@
+/* gpu_appjit.c -- on a GPU: the JIT helper for applications builds copy
+ * with the template defaults, with the configuration a profile gives for a
+ * size that was not tuned, and with several extreme configurations,
+ * launches each on random data and checks the output against the input;
+ * modules come back from memory and from the disk cache; bad launches are
+ * refused before the driver sees them. Exits 77 (skip) without a driver
+ * or a GPU. */
+#include <dirent.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <atune/atune.h>
+#include <atune/atune_jit.h>
+
+#include "cudrv.h"
+
+static const atune__cudrv *cu;
+static CUdevice dev;
+static CUcontext ctx;
+static CUstream stream;
+static char tmp[] = "/tmp/atune-gpu-appjit-XXXXXX";
+
+#define CHECK_CU(call)                                                         \
+    do {                                                                       \
+        CUresult r_ = (call);                                                  \
+        if (r_ != CUDA_SUCCESS) {                                              \
+            char b_[256];                                                      \
+            fail_msg("%s: %s", #call,                                          \
+                     atune__cudrv_errstr(r_, b_, sizeof(b_)));                 \
+        }                                                                      \
+    } while (0)
+
+static const char *source_dir(void)
+{
+    const char *dir = getenv("ATUNE_SOURCE_DIR");
+
+    if (!dir || !*dir)
+        fail_msg("ATUNE_SOURCE_DIR is not set (run through ctest)");
+    return dir;
+}
+
+static atune_jit *open_copy(void)
+{
+    atune_jit *j = NULL;
+    int rc = atune_jit_open(NULL, "copy", &j);
+
+    if (rc != ATUNE_OK)
+        fail_msg("%s", atune_jit_errmsg(j));
+    return j;
+}
+
+static atune_jit_kernel *build(atune_jit *j, const atune_config *c)
+{
+    atune_jit_kernel *k = NULL;
+    int rc = atune_jit_build(j, c, &k);
+
+    if (rc != ATUNE_OK)
+        fail_msg("build: %s: %s", atune_jit_strerror(rc), atune_jit_errmsg(j));
+    assert_non_null(k);
+    assert_non_null(atune_jit_kernel_function(k));
+    assert_non_null(atune_jit_kernel_module(k));
+    return k;
+}
+
+/* Launches k (copy) on n random ints and checks out == in. */
+static void run_copy(atune_jit *j, atune_jit_kernel *k, long n)
+{
+    size_t bytes = (size_t)n * sizeof(int);
+    int *in = malloc(bytes ? bytes : 1), *out = malloc(bytes ? bytes : 1);
+    CUdeviceptr din, dout;
+    uint32_t x = 12345u + (uint32_t)n;
+    char size[64], cfg[256];
+    void *args[] = {&din, &dout, &n};
+    int rc;
+
+    assert_non_null(in);
+    assert_non_null(out);
+    for (long i = 0; i < n; i++) {
+        x = x * 1664525u + 1013904223u;
+        in[i] = (int)(x >> 1) | 1; /* never zero, never the poison */
+    }
+    CHECK_CU(cu->cuMemAlloc(&din, bytes));
+    CHECK_CU(cu->cuMemAlloc(&dout, bytes));
+    CHECK_CU(cu->cuMemcpyHtoD(din, in, bytes));
+    CHECK_CU(cu->cuMemsetD8Async(dout, 0xA5, bytes, stream));
+    snprintf(size, sizeof(size), "n=%ld", n);
+    atune_jit_kernel_config(k, cfg, sizeof(cfg));
+    rc = atune_jit_launch(k, size, args, stream);
+    if (rc != ATUNE_OK)
+        fail_msg("%s at %s: %s", cfg, size, atune_jit_errmsg(j));
+    CHECK_CU(cu->cuStreamSynchronize(stream));
+    CHECK_CU(cu->cuMemcpyDtoH(out, dout, bytes));
+    for (long i = 0; i < n; i++) {
+        if (out[i] != in[i])
+            fail_msg("%s at %s: out[%ld] = %d, expected %d", cfg, size, i,
+                     out[i], in[i]);
+    }
+    CHECK_CU(cu->cuMemFree(din));
+    CHECK_CU(cu->cuMemFree(dout));
+    free(in);
+    free(out);
+}
+
+static void test_defaults(void **state)
+{
+    atune_jit *j = open_copy();
+    atune_jit_kernel *k = build(j, NULL);
+    char cfg[256];
+
+    (void)state;
+    atune_jit_kernel_config(k, cfg, sizeof(cfg));
+    assert_string_equal(cfg, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0");
+    run_copy(j, k, 1000003);
+    run_copy(j, k, 1);
+    atune_jit_close(j);
+}
+
+/* The identity of the GPU, as atune_device_from_cu fills it. */
+static void identity(atune_device *d)
+{
+    int major = 0, minor = 0, sms = 0;
+
+    memset(d, 0, sizeof(*d));
+    CHECK_CU(cu->cuDeviceGetName(d->name, (int)sizeof(d->name), dev));
+    CHECK_CU(cu->cuDeviceGetAttribute(
+        &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+    CHECK_CU(cu->cuDeviceGetAttribute(
+        &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+    CHECK_CU(cu->cuDeviceGetAttribute(
+        &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    d->cc = 10 * major + minor;
+    d->sm_count = sms;
+}
+
+/* copy at a size that was not tuned, from the committed profile of this
+ * GPU (or the H100 test profile when none fits). */
+static void test_profile_config(void **state)
+{
+    atune_profile *p = NULL;
+    const atune_config *c = NULL;
+    atune_device d;
+    atune_jit *j = open_copy();
+    atune_jit_kernel *k;
+    char dir[4096], line[512];
+    int rc;
+
+    (void)state;
+    identity(&d);
+    snprintf(dir, sizeof(dir), "%s/profiles", source_dir());
+    rc = atune_profile_open_for(dir, &d, &p);
+    if (rc == ATUNE_ENOTFOUND) {
+        atune_profile_close(p);
+        snprintf(dir, sizeof(dir), "%s/tests/data/profiles_good/h100.ini",
+                 source_dir());
+        rc = atune_profile_open(dir, &p);
+    }
+    if (rc != ATUNE_OK)
+        fail_msg("%s", atune_profile_errmsg(p));
+    if (atune_profile_lookup(p, "copy", "n=1000000", &c) != ATUNE_OK)
+        fail_msg("%s", atune_profile_errmsg(p));
+    atune_config_describe(p, c, line, sizeof(line));
+    printf("%s (stale: %d)\n", line, atune_jit_stale(j, c));
+    k = build(j, c);
+    run_copy(j, k, 1000000);
+    run_copy(j, k, 999999);
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
+/* Extreme configurations, from a profile written here: each at an odd
+ * size, a tiny one, and one that is a multiple of every vector. */
+static void test_several_configs(void **state)
+{
+    static const char *const cfgs[] = {
+        "BLOCK_SIZE = 1024\nVW = 4\nUNROLL = 4\nGRID = 0\n",
+        "BLOCK_SIZE = 64\nVW = 4\nUNROLL = 1\nGRID = 1\n",
+        "BLOCK_SIZE = 256\nVW = 2\nUNROLL = 4\nGRID = 32\n",
+        "BLOCK_SIZE = 512\nVW = 1\nUNROLL = 2\nGRID = 8\n",
+        "BLOCK_SIZE = 128\nVW = 4\nUNROLL = 2\nGRID = 2\n",
+    };
+    const size_t n = sizeof(cfgs) / sizeof(cfgs[0]);
+    char file[4200], size[32];
+    atune_profile *p = NULL;
+    atune_jit *j = open_copy();
+    FILE *f;
+
+    (void)state;
+    snprintf(file, sizeof(file), "%s/configs.ini", tmp);
+    f = fopen(file, "w");
+    assert_non_null(f);
+    fprintf(f, "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "[copy n=%zu]\n%s", i + 1, cfgs[i]);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(atune_profile_open(file, &p), ATUNE_OK);
+    for (size_t i = 0; i < n; i++) {
+        const atune_config *c = NULL;
+        atune_jit_kernel *k;
+
+        snprintf(size, sizeof(size), "n=%zu", i + 1);
+        assert_int_equal(atune_profile_lookup(p, "copy", size, &c), ATUNE_OK);
+        assert_int_equal(atune_config_size_match(c), ATUNE_SIZE_EXACT);
+        k = build(j, c);
+        run_copy(j, k, 1000003);
+        run_copy(j, k, 3);
+        run_copy(j, k, 1 << 20);
+    }
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
+static void test_memory_and_disk_cache(void **state)
+{
+    atune_jit *a = open_copy(), *b = open_copy(), *c = open_copy();
+    atune_jit_kernel *k1, *k2, *k3;
+    long hits, misses;
+
+    (void)state;
+    /* The first build of the default configuration in this run may have
+     * hit the cache already (test_defaults); this one is compiled or
+     * read, the second comes from memory. */
+    k1 = build(a, NULL);
+    k2 = build(a, NULL);
+    assert_ptr_equal(k1, k2);
+    atune_jit_cache_stats(a, &hits, &misses);
+    assert_int_equal(hits + misses, 1);
+    /* Another handle on the same cache directory: read from disk. */
+    k3 = build(b, NULL);
+    assert_int_equal(atune_jit_kernel_cached(k3), 1);
+    atune_jit_cache_stats(b, &hits, &misses);
+    assert_int_equal(hits, 1);
+    assert_int_equal(misses, 0);
+    run_copy(b, k3, 4099);
+    /* Without a disk cache: compiled. */
+    assert_int_equal(atune_jit_set_cache_dir(c, NULL), ATUNE_OK);
+    k3 = build(c, NULL);
+    assert_int_equal(atune_jit_kernel_cached(k3), 0);
+    run_copy(c, k3, 4099);
+    atune_jit_close(a);
+    atune_jit_close(b);
+    atune_jit_close(c);
+}
+
+static void test_refused_launches(void **state)
+{
+    atune_jit *j = open_copy();
+    atune_jit_kernel *k = build(j, NULL);
+    atune_jit_attr attr;
+    atune_jit_dims d;
+    int sms = 0;
+
+    (void)state;
+    /* 2^40 elements of 128 threads: a grid beyond 2^31 - 1. */
+    assert_int_equal(atune_jit_launch(k, "n=1099511627776", NULL, stream),
+                     ATUNE_EINVAL); /* no arguments */
+    {
+        CUdeviceptr p = 0;
+        long n = 1099511627776L;
+        void *args[] = {&p, &p, &n};
+        assert_int_equal(atune_jit_launch(k, "n=1099511627776", args, stream),
+                         ATUNE_ELAUNCH);
+        assert_non_null(strstr(atune_jit_errmsg(j), "grid x of"));
+        assert_int_equal(atune_jit_launch(k, "m=5", args, stream),
+                         ATUNE_EINVAL);
+    }
+    assert_int_equal(atune_jit_kernel_shape(k, "n=1000000", &d), ATUNE_OK);
+    assert_int_equal(d.grid[0], 7813);
+    assert_int_equal(d.block[0], 128);
+    /* The attributes the kernel was built with are the device's. */
+    assert_int_equal(atune_jit_attr_query(j, dev, &attr), ATUNE_OK);
+    CHECK_CU(cu->cuDeviceGetAttribute(
+        &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    assert_int_equal(attr.sm_count, sms);
+    assert_int_equal(attr.max_threads_per_block, 1024);
+    assert_true(attr.cc >= 50);
+    atune_jit_close(j);
+}
+
+/* A thread without a current context is told so. */
+static void *build_elsewhere(void *arg)
+{
+    atune_jit_kernel *k = NULL;
+
+    return (void *)(intptr_t)atune_jit_build(arg, NULL, &k);
+}
+
+static void test_no_current_context(void **state)
+{
+    atune_jit *j = open_copy();
+    pthread_t t;
+    void *rc;
+
+    (void)state;
+    assert_int_equal(pthread_create(&t, NULL, build_elsewhere, j), 0);
+    assert_int_equal(pthread_join(t, &rc), 0);
+    assert_int_equal((int)(intptr_t)rc, ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "no current CUDA context"));
+    atune_jit_close(j);
+}
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *de;
+
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        char sub[4200];
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+        rm_rf(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+/* The driver, device 0's primary context made current, a stream, and a
+ * private cache directory. 77 when there is no driver or GPU. */
+static int open_gpu(void)
+{
+    atune__err err = {0};
+    char dir[4200];
+    int count = 0;
+
+    cu = atune__cudrv_load(&err);
+    if (!cu) {
+        printf("skipped: %s\n", err.msg);
+        return 77;
+    }
+    if (cu->cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+        printf("skipped: no CUDA-capable GPU\n");
+        return 77;
+    }
+    if (cu->cuDeviceGet(&dev, 0) || cu->cuDevicePrimaryCtxRetain(&ctx, dev) ||
+        cu->cuCtxSetCurrent(ctx) ||
+        cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING)) {
+        fprintf(stderr, "cannot set up GPU 0\n");
+        return 1;
+    }
+    if (!mkdtemp(tmp))
+        return 1;
+    snprintf(dir, sizeof(dir), "%s/cache", tmp);
+    setenv("ATUNE_CACHE_DIR", dir, 1);
+    unsetenv("ATUNE_NO_CACHE");
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_profile_config),
+        cmocka_unit_test(test_several_configs),
+        cmocka_unit_test(test_memory_and_disk_cache),
+        cmocka_unit_test(test_refused_launches),
+        cmocka_unit_test(test_no_current_context),
+    };
+    int rc = open_gpu();
+
+    if (rc)
+        return rc;
+    rc = cmocka_run_group_tests_name("gpu_appjit", tests, NULL, NULL);
+    cu->cuStreamDestroy(stream);
+    cu->cuDevicePrimaryCtxRelease(dev);
+    rm_rf(tmp);
+    return rc;
+}

@@ -1,0 +1,586 @@
+/* test_appjit.c -- the JIT helper for applications, without a GPU:
+ * opening templates, errors with file:line, launch shapes computed from
+ * the manifest for a configuration of a profile, staleness, and the
+ * answers of build without a driver or without a context. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <atune/atune.h>
+#include <atune/atune_jit.h>
+
+#include "cudrv.h"
+#include "manifest.h"
+
+static char tmp[] = "/tmp/atune-test-appjit-XXXXXX";
+
+static const char *source_dir(void)
+{
+    const char *dir = getenv("ATUNE_SOURCE_DIR");
+
+    if (!dir || !*dir)
+        fail_msg("ATUNE_SOURCE_DIR is not set: run this test through ctest "
+                 "or set it to the repository root");
+    return dir;
+}
+
+static void path_in(char *buf, size_t len, const char *base, const char *rel)
+{
+    snprintf(buf, len, "%s/%s", base, rel);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static char *read_text(const char *path)
+{
+    char *text = NULL;
+    atune__err err = {0};
+
+    if (atune__read_file(path, &text, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    return text;
+}
+
+static atune_jit *open_ok(const char *dir, const char *name)
+{
+    atune_jit *j = NULL;
+    int rc = atune_jit_open(dir, name, &j);
+
+    if (rc != ATUNE_OK)
+        fail_msg("%s: %s", atune_jit_strerror(rc), atune_jit_errmsg(j));
+    assert_string_equal(atune_jit_errmsg(j), "");
+    return j;
+}
+
+static atune_jit *open_repo_copy(void)
+{
+    char dir[4096];
+
+    path_in(dir, sizeof(dir), source_dir(), "templates");
+    return open_ok(dir, "copy");
+}
+
+/* The configuration of kernel at size in a profile file. */
+static const atune_config *lookup(atune_profile **p, const char *file,
+                                  const char *kernel, const char *size)
+{
+    const atune_config *c = NULL;
+    int rc = atune_profile_open(file, p);
+
+    if (rc != ATUNE_OK)
+        fail_msg("%s: %s", file, atune_profile_errmsg(*p));
+    rc = atune_profile_lookup(*p, kernel, size, &c);
+    if (rc != ATUNE_OK)
+        fail_msg("%s %s: %s", kernel, size, atune_profile_errmsg(*p));
+    return c;
+}
+
+static void assert_dims(const atune_jit_dims *d, unsigned gx, unsigned bx,
+                        unsigned shared)
+{
+    assert_int_equal(d->grid[0], gx);
+    assert_int_equal(d->grid[1], 1);
+    assert_int_equal(d->grid[2], 1);
+    assert_int_equal(d->block[0], bx);
+    assert_int_equal(d->block[1], 1);
+    assert_int_equal(d->block[2], 1);
+    assert_int_equal(d->shared, shared);
+}
+
+/* --- opening -------------------------------------------------------------- */
+
+static void test_open_builtin_and_dir(void **state)
+{
+    static const char *const names[] = {"copy", "saxpy", "reduce", "matmul"};
+    atune_jit *a = open_ok(NULL, "copy");
+    atune_jit *b = open_repo_copy();
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    char dir[4096], hash[17];
+
+    (void)state;
+    /* The built-in copy is the repository's, byte for byte. */
+    assert_int_equal(strlen(atune_jit_template_hash(a)), 16);
+    assert_string_equal(atune_jit_template_hash(a), atune_jit_template_hash(b));
+    path_in(dir, sizeof(dir), source_dir(), "templates");
+    if (atune__manifest_load(dir, "copy", &m, &err) != 0)
+        fail_msg("%s", err.msg);
+    snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
+    assert_string_equal(atune_jit_template_hash(b), hash);
+    atune__manifest_free(m);
+    atune_jit_close(a);
+    atune_jit_close(b);
+
+    /* Every built-in template opens. */
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char file[4200];
+        snprintf(file, sizeof(file), "%s/templates/%s.ini", source_dir(),
+                 names[i]);
+        if (access(file, F_OK) != 0)
+            continue;
+        atune_jit_close(open_ok(NULL, names[i]));
+    }
+}
+
+static void test_open_errors(void **state)
+{
+    atune_jit *j = NULL;
+    char dir[4200], file[4300];
+    int rc;
+
+    (void)state;
+    assert_int_equal(atune_jit_open(NULL, "copy", NULL), ATUNE_EINVAL);
+
+    rc = atune_jit_open(NULL, "no_such_kernel", &j);
+    assert_int_equal(rc, ATUNE_ENOTFOUND);
+    assert_non_null(strstr(atune_jit_errmsg(j), "'no_such_kernel'"));
+    assert_non_null(strstr(atune_jit_errmsg(j), "copy"));
+    assert_string_equal(atune_jit_template_hash(j), "");
+    atune_jit_close(j);
+
+    rc = atune_jit_open(NULL, "../copy", &j);
+    assert_int_equal(rc, ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "'../copy'"));
+    atune_jit_close(j);
+    assert_int_equal(atune_jit_open(NULL, "a,b", &j), ATUNE_EINVAL);
+    atune_jit_close(j);
+    assert_int_equal(atune_jit_open(NULL, "", &j), ATUNE_EINVAL);
+    atune_jit_close(j);
+    assert_int_equal(atune_jit_open(NULL, NULL, &j), ATUNE_EINVAL);
+    atune_jit_close(j);
+
+    path_in(dir, sizeof(dir), tmp, "missing-dir");
+    assert_int_equal(atune_jit_open(dir, "copy", &j), ATUNE_EIO);
+    assert_non_null(strstr(atune_jit_errmsg(j), dir));
+    atune_jit_close(j);
+
+    /* NAME.ini without NAME.cu. */
+    path_in(dir, sizeof(dir), tmp, "no-cu");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    path_in(file, sizeof(file), dir, "k.ini");
+    write_text(file, "[template]\nkernel = k\n");
+    assert_int_equal(atune_jit_open(dir, "k", &j), ATUNE_EIO);
+    assert_non_null(strstr(atune_jit_errmsg(j), "k.cu"));
+    atune_jit_close(j);
+
+    /* Functions on a handle that did not open answer, never crash. */
+    assert_int_equal(atune_jit_open(NULL, "no_such_kernel", &j),
+                     ATUNE_ENOTFOUND);
+    {
+        atune_jit_dims d;
+        atune_jit_kernel *k = NULL;
+        assert_int_equal(atune_jit_shape(j, NULL, NULL, "n=1", &d),
+                         ATUNE_EINVAL);
+        assert_int_equal(atune_jit_build(j, NULL, &k), ATUNE_EINVAL);
+        assert_null(k);
+        assert_int_equal(atune_jit_stale(j, NULL), 0);
+    }
+    atune_jit_close(j);
+}
+
+/* A malformed manifest: status EPARSE and "file:line" in the message. */
+static void test_malformed_manifest(void **state)
+{
+    char dir[4200], ini[4300], cu[4300], want[4400];
+    char *text, *bad, *at;
+    atune_jit *j = NULL;
+    int line = 1;
+
+    (void)state;
+    path_in(dir, sizeof(dir), tmp, "bad");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    /* copy.ini with the block expression broken. */
+    snprintf(ini, sizeof(ini), "%s/templates/copy.ini", source_dir());
+    text = read_text(ini);
+    at = strstr(text, "block = BLOCK_SIZE");
+    assert_non_null(at);
+    bad = malloc(strlen(text) + 8);
+    assert_non_null(bad);
+    memcpy(bad, text, (size_t)(at - text));
+    strcpy(bad + (at - text), "block = (BLOCK_SIZE");
+    strcat(bad, at + strlen("block = BLOCK_SIZE"));
+    for (const char *p = text; p < at; p++)
+        line += *p == '\n';
+    path_in(ini, sizeof(ini), dir, "copy.ini");
+    write_text(ini, bad);
+    snprintf(cu, sizeof(cu), "%s/templates/copy.cu", source_dir());
+    free(text);
+    text = read_text(cu);
+    path_in(cu, sizeof(cu), dir, "copy.cu");
+    write_text(cu, text);
+    free(text);
+    free(bad);
+
+    assert_int_equal(atune_jit_open(dir, "copy", &j), ATUNE_EPARSE);
+    snprintf(want, sizeof(want), "%s:%d:", ini, line);
+    if (!strstr(atune_jit_errmsg(j), want))
+        fail_msg("expected '%s' in '%s'", want, atune_jit_errmsg(j));
+    atune_jit_close(j);
+}
+
+/* --- launch shapes ------------------------------------------------------- */
+
+static void test_shape_defaults(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_jit_dims d;
+
+    (void)state;
+    /* BLOCK_SIZE=128, VW=1, UNROLL=1, GRID=0: cover n once. */
+    assert_int_equal(atune_jit_shape(j, NULL, NULL, "n=1000000", &d), ATUNE_OK);
+    assert_dims(&d, 7813, 128, 0);
+    assert_int_equal(atune_jit_shape(j, NULL, NULL, " n = 128 ", &d), ATUNE_OK);
+    assert_dims(&d, 1, 128, 0);
+    atune_jit_close(j);
+}
+
+/* copy at a size that was not tuned: the nearest tuned size's
+ * configuration, with the device's SM count in the grid expression. */
+static void test_shape_from_profile(void **state)
+{
+    char file[4200];
+    atune_profile *p = NULL;
+    const atune_config *c;
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_jit_attr attr;
+    atune_jit_dims d;
+
+    (void)state;
+    path_in(file, sizeof(file), source_dir(),
+            "tests/data/profiles_good/h100.ini");
+    c = lookup(&p, file, "copy", "n=1000000");
+    assert_string_equal(atune_config_size(c), "n=1048576");
+    assert_int_equal(atune_config_size_match(c), ATUNE_SIZE_NEAREST);
+    /* BLOCK_SIZE=128, VW=2, UNROLL=1, GRID=264 blocks per SM. */
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=1000000", &d), ATUNE_OK);
+    assert_dims(&d, 264 * 132, 128, 0);
+    memset(&attr, 0, sizeof(attr));
+    attr.sm_count = 108;
+    attr.max_threads_per_block = 1024;
+    attr.max_block[0] = attr.max_block[1] = 1024;
+    attr.max_block[2] = 64;
+    attr.max_grid[0] = 2147483647;
+    attr.max_grid[1] = attr.max_grid[2] = 65535;
+    attr.max_shared_per_block = 166912;
+    attr.warp_size = 32;
+    attr.cc = 80;
+    attr.l2_bytes = 41943040;
+    assert_int_equal(atune_jit_shape(j, c, &attr, "n=1000000", &d), ATUNE_OK);
+    assert_dims(&d, 264 * 108, 128, 0);
+
+    /* The large size: BLOCK_SIZE=256, VW=4, UNROLL=2, GRID=0. */
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=268435456", &c),
+                     ATUNE_OK);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=268435456", &d), ATUNE_OK);
+    assert_dims(&d, 268435456 / (4 * 2 * 256), 256, 0);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=1000001", &d), ATUNE_OK);
+    assert_dims(&d, (1000001 + 2047) / 2048, 256, 0);
+
+    /* Limits of the device: a block too large, a grid too large. */
+    attr.max_threads_per_block = 128;
+    assert_int_equal(atune_jit_shape(j, c, &attr, "n=1000", &d), ATUNE_ELAUNCH);
+    assert_non_null(
+        strstr(atune_jit_errmsg(j), "block of 256 threads exceeds 128"));
+    assert_non_null(strstr(atune_jit_errmsg(j), "copy.ini"));
+    assert_non_null(strstr(atune_jit_errmsg(j), "BLOCK_SIZE=256,VW=4"));
+    attr.max_threads_per_block = 1024;
+    attr.max_grid[0] = 100;
+    assert_int_equal(atune_jit_shape(j, c, &attr, "n=1000000", &d),
+                     ATUNE_ELAUNCH);
+    assert_non_null(strstr(atune_jit_errmsg(j), "grid x of 489 exceeds 100"));
+    /* n = 0 covers nothing: no grid. */
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=0", &d), ATUNE_ELAUNCH);
+    assert_non_null(strstr(atune_jit_errmsg(j), "below 1"));
+    /* A success clears the message. */
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=5", &d), ATUNE_OK);
+    assert_string_equal(atune_jit_errmsg(j), "");
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
+static void test_shape_bad_sizes(void **state)
+{
+    static const struct {
+        const char *size, *msg;
+    } bad[] = {
+        {"", "expected NAME=VALUE"},
+        {"n", "expected NAME=VALUE"},
+        {"n=", "bad value"},
+        {"n=abc", "bad value 'abc'"},
+        {"n=12x", "bad value '12x'"},
+        {"n=-1", "bad value '-1'"},
+        {"n=99999999999999999999", "bad value"},
+        {"=5", "bad value"},
+        {"m=5", "no size variable 'm'"},
+        {"n=5,m=5", "no size variable 'm'"},
+        {"n=5,n=6", "'n' given twice"},
+        {"n=5,", "expected NAME=VALUE"},
+    };
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_jit_dims d;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int rc = atune_jit_shape(j, NULL, NULL, bad[i].size, &d);
+        if (rc != ATUNE_EINVAL || !strstr(atune_jit_errmsg(j), bad[i].msg))
+            fail_msg("size '%s': %s: '%s'", bad[i].size, atune_jit_strerror(rc),
+                     atune_jit_errmsg(j));
+    }
+    assert_int_equal(atune_jit_shape(j, NULL, NULL, NULL, &d), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_shape(j, NULL, NULL, "n=5", NULL), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_shape(NULL, NULL, NULL, "n=5", &d),
+                     ATUNE_EINVAL);
+    atune_jit_close(j);
+}
+
+/* A constraint of the manifest, and an expression that cannot be
+ * evaluated: ELAUNCH, naming the constraint or the file and line. */
+static void test_shape_constraints(void **state)
+{
+    static const char ini[] =
+        "[template]\nkernel = k\nreference = k\nreference_block = 32\n"
+        "reference_grid = 1\nmetric = GB/s\nwork = n\n"
+        "[sizes]\ns = n=32\n[params]\nP = 1, 0, 64\n"
+        "[constraints]\nsmall = P < 64\n"
+        "[launch]\nblock = 32\ngrid = n / P\n[args]\nout = int[n] output\n"
+        "n = long n\n";
+    char dir[4200], file[4300], profile[4300];
+    atune_profile *p = NULL;
+    const atune_config *c;
+    atune_jit *j;
+    atune_jit_dims d;
+
+    (void)state;
+    path_in(dir, sizeof(dir), tmp, "constraints");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    path_in(file, sizeof(file), dir, "k.ini");
+    write_text(file, ini);
+    path_in(file, sizeof(file), dir, "k.cu");
+    write_text(file, "extern \"C\" __global__ void k(int *o, long n) {}\n");
+    path_in(profile, sizeof(profile), dir, "p.ini");
+    write_text(profile, "[device]\nformat = 1\nname = X\ncc = 90\n"
+                        "sm_count = 132\n"
+                        "[k n=1]\nP = 0\n[k n=2]\nP = 64\n");
+    j = open_ok(dir, "k");
+    assert_int_equal(atune_jit_shape(j, NULL, NULL, "n=64", &d), ATUNE_OK);
+    assert_dims(&d, 64, 32, 0);
+    c = lookup(&p, profile, "k", "n=1");
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=64", &d), ATUNE_ELAUNCH);
+    if (!strstr(atune_jit_errmsg(j), "k.ini:16:") ||
+        !strstr(atune_jit_errmsg(j), "division by zero"))
+        fail_msg("%s", atune_jit_errmsg(j));
+    assert_int_equal(atune_profile_lookup(p, "k", "n=2", &c), ATUNE_OK);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=64", &d), ATUNE_ELAUNCH);
+    assert_non_null(strstr(atune_jit_errmsg(j), "constraint 'small'"));
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
+/* --- staleness ------------------------------------------------------------ */
+
+static void test_staleness(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    char file[4200], text[2048];
+    atune_profile *p = NULL;
+    const atune_config *c;
+
+    (void)state;
+    /* The test profile records a hash of some other copy. */
+    path_in(file, sizeof(file), source_dir(),
+            "tests/data/profiles_good/h100.ini");
+    c = lookup(&p, file, "copy", "n=1000000");
+    assert_string_equal(atune_config_template_hash(c), "0123456789abcdef");
+    assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_HASH);
+    atune_profile_close(p);
+    assert_int_equal(atune_jit_stale(j, NULL), 0);
+    assert_int_equal(atune_jit_stale(NULL, NULL), 0);
+
+    /* This copy's hash: fresh; a missing or extra parameter: stale. */
+    path_in(file, sizeof(file), tmp, "stale.ini");
+    snprintf(text, sizeof(text),
+             "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n"
+             "[copy n=1]\nBLOCK_SIZE = 256\nVW = 4\nUNROLL = 2\nGRID = 0\n"
+             "template_hash = %s\n"
+             "[copy n=2]\nBLOCK_SIZE = 256\nVW = 4\nGRID = 0\n"
+             "template_hash = %s\n"
+             "[copy n=3]\nBLOCK_SIZE = 256\nVW = 4\nUNROLL = 2\nGRID = 0\n"
+             "EXTRA = 1\n"
+             "[copy n=4]\nBLOCK_SIZE = 64\nVW = 1\nUNROLL = 1\nGRID = 0\n",
+             atune_jit_template_hash(j), atune_jit_template_hash(j));
+    write_text(file, text);
+    c = lookup(&p, file, "copy", "n=1");
+    assert_int_equal(atune_jit_stale(j, c), 0);
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=2", &c), ATUNE_OK);
+    assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_PARAMS);
+    {
+        /* The missing UNROLL takes its default, 1. */
+        atune_jit_dims d;
+        assert_int_equal(atune_jit_shape(j, c, NULL, "n=4096", &d), ATUNE_OK);
+        assert_dims(&d, 4, 256, 0);
+    }
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=3", &c), ATUNE_OK);
+    assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_PARAMS);
+    /* No hash recorded: nothing to compare, not stale. */
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=4", &c), ATUNE_OK);
+    assert_int_equal(atune_jit_stale(j, c), 0);
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
+/* --- build and launch without a GPU -------------------------------------- */
+
+static void test_build_without_gpu(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_jit_kernel *k = (atune_jit_kernel *)&k;
+    atune_jit_attr attr;
+    atune__err err = {0};
+    int rc;
+
+    (void)state;
+    rc = atune_jit_build(j, NULL, &k);
+    assert_null(k);
+    if (!atune__cudrv_load(&err)) {
+        /* No driver: the reason, as the tuner words it. */
+        assert_int_equal(rc, ATUNE_ENODEV);
+        assert_string_equal(atune_jit_errmsg(j), err.msg);
+        assert_int_equal(atune_jit_attr_query(j, 0, &attr), ATUNE_ENODEV);
+    } else {
+        /* A driver, but this process never made a context current. */
+        assert_int_equal(rc, ATUNE_EINVAL);
+        assert_non_null(strstr(atune_jit_errmsg(j), "no current CUDA context"));
+    }
+    assert_int_equal(atune_jit_build(j, NULL, NULL), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_build(NULL, NULL, &k), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_launch(NULL, "n=1", NULL, NULL), ATUNE_EINVAL);
+    assert_null(atune_jit_kernel_function(NULL));
+    assert_null(atune_jit_kernel_module(NULL));
+    assert_int_equal(atune_jit_kernel_cached(NULL), 0);
+    assert_int_equal(atune_jit_kernel_config(NULL, NULL, 0), ATUNE_EINVAL);
+    atune_jit_close(j);
+}
+
+static void test_cache_settings(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    char dir[4400], file[4300];
+    long hits = -1, misses = -1;
+
+    (void)state;
+    atune_jit_cache_stats(j, &hits, &misses);
+    assert_int_equal(hits, 0);
+    assert_int_equal(misses, 0);
+    assert_int_equal(atune_jit_set_cache_dir(j, NULL), ATUNE_OK);
+    path_in(dir, sizeof(dir), tmp, "jitcache/a/b");
+    assert_int_equal(atune_jit_set_cache_dir(j, dir), ATUNE_OK);
+    assert_int_equal(access(dir, W_OK), 0);
+    path_in(file, sizeof(file), tmp, "plainfile");
+    write_text(file, "x");
+    path_in(dir, sizeof(dir), file, "sub");
+    assert_int_equal(atune_jit_set_cache_dir(j, dir), ATUNE_EIO);
+    assert_non_null(strstr(atune_jit_errmsg(j), "cannot create"));
+    assert_int_equal(atune_jit_set_cache_dir(NULL, dir), ATUNE_EINVAL);
+    atune_jit_cache_stats(NULL, &hits, &misses);
+    assert_int_equal(hits + misses, 0);
+    atune_jit_close(j);
+}
+
+static void test_strings(void **state)
+{
+    (void)state;
+    assert_string_equal(atune_jit_strerror(ATUNE_ECOMPILE),
+                        "template does not compile");
+    assert_string_equal(atune_jit_strerror(ATUNE_ENODEV),
+                        "no usable CUDA driver or GPU");
+    assert_string_equal(atune_jit_strerror(ATUNE_ECUDA),
+                        "CUDA driver call failed");
+    assert_string_equal(atune_jit_strerror(ATUNE_ELAUNCH),
+                        "configuration cannot launch at this size");
+    assert_string_equal(atune_jit_strerror(ATUNE_OK), atune_strerror(ATUNE_OK));
+    assert_string_equal(atune_jit_strerror(ATUNE_EPARSE),
+                        atune_strerror(ATUNE_EPARSE));
+    assert_string_equal(atune_jit_strerror(12345), "unknown status");
+    /* The new statuses do not collide with atune.h's. */
+    assert_string_equal(atune_strerror(ATUNE_ECOMPILE), "unknown status");
+    assert_string_equal(atune_jit_errmsg(NULL), "out of memory");
+    assert_string_equal(atune_jit_template_hash(NULL), "");
+    atune_jit_close(NULL);
+}
+
+/* --- fixture -------------------------------------------------------------- */
+
+static void rm_rf(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *de;
+
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        char sub[4200];
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+        rm_rf(sub);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+static int setup(void **state)
+{
+    char dir[4200];
+
+    (void)state;
+    if (!mkdtemp(tmp))
+        return -1;
+    /* Nothing here may write to the user's cache. */
+    snprintf(dir, sizeof(dir), "%s/cache", tmp);
+    setenv("ATUNE_CACHE_DIR", dir, 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rm_rf(tmp);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_builtin_and_dir),
+        cmocka_unit_test(test_open_errors),
+        cmocka_unit_test(test_malformed_manifest),
+        cmocka_unit_test(test_shape_defaults),
+        cmocka_unit_test(test_shape_from_profile),
+        cmocka_unit_test(test_shape_bad_sizes),
+        cmocka_unit_test(test_shape_constraints),
+        cmocka_unit_test(test_staleness),
+        cmocka_unit_test(test_build_without_gpu),
+        cmocka_unit_test(test_cache_settings),
+        cmocka_unit_test(test_strings),
+    };
+
+    return cmocka_run_group_tests_name("appjit", tests, setup, teardown);
+}
