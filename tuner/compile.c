@@ -43,6 +43,8 @@ int atune__pool_default_threads(void)
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
+static void compile_job(atune__pool *p, job *jb);
+
 static void *worker(void *arg)
 {
     atune__pool *p = arg;
@@ -50,32 +52,41 @@ static void *worker(void *arg)
     pthread_mutex_lock(&p->lock);
     while (!p->stop && p->next < p->n) {
         job *jb = &p->jobs[p->next++];
-        atune__config c;
-        atune__err err;
-        double t0;
-        int rc;
 
-        jb->state = RUNNING;
-        pthread_mutex_unlock(&p->lock);
-        t0 = atune__now();
-        atune__space_config(p->m, jb->idx, &c);
-        rc = atune__jit_compile(p->m, &c, p->arch, p->names, p->nnames,
-                                &jb->cubin, &err);
-        if (rc == ATUNE__EDATA)
-            jb->error = atune__strdup(err.msg);
-        pthread_mutex_lock(&p->lock);
-        p->cpu_s += atune__now() - t0;
-        if ((rc && rc != ATUNE__EDATA) || (rc == ATUNE__EDATA && !jb->error)) {
-            if (!p->fatal) {
-                p->fatal = rc == ATUNE__EDATA ? ATUNE__EOSERR : rc;
-                p->fatal_err = err;
-            }
-        }
-        jb->state = DONE;
-        pthread_cond_broadcast(&p->done);
+        if (jb->state != PENDING) /* taken by pool_get */
+            continue;
+        compile_job(p, jb);
     }
     pthread_mutex_unlock(&p->lock);
     return NULL;
+}
+
+/* Compiles one job; called and returns with the lock held. */
+static void compile_job(atune__pool *p, job *jb)
+{
+    atune__config c;
+    atune__err err;
+    double t0;
+    int rc;
+
+    jb->state = RUNNING;
+    pthread_mutex_unlock(&p->lock);
+    t0 = atune__now();
+    atune__space_config(p->m, jb->idx, &c);
+    rc = atune__jit_compile(p->m, &c, p->arch, p->names, p->nnames, &jb->cubin,
+                            &err);
+    if (rc == ATUNE__EDATA)
+        jb->error = atune__strdup(err.msg);
+    pthread_mutex_lock(&p->lock);
+    p->cpu_s += atune__now() - t0;
+    if ((rc && rc != ATUNE__EDATA) || (rc == ATUNE__EDATA && !jb->error)) {
+        if (!p->fatal) {
+            p->fatal = rc == ATUNE__EDATA ? ATUNE__EOSERR : rc;
+            p->fatal_err = err;
+        }
+    }
+    jb->state = DONE;
+    pthread_cond_broadcast(&p->done);
 }
 
 int atune__pool_start(const atune__manifest *m, const char *arch,
@@ -147,6 +158,10 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
                            "configuration %lld was not submitted",
                            (long long)idx);
     pthread_mutex_lock(&p->lock);
+    /* A search that jumps around the space should not wait for the
+     * workers to reach its configuration in index order. */
+    if (jb->state == PENDING)
+        compile_job(p, jb);
     while (jb->state != DONE && !p->fatal)
         pthread_cond_wait(&p->done, &p->lock);
     if (jb->state != DONE) {

@@ -707,14 +707,16 @@ static const technique *find_technique(const char *name);
 
 static int bandit_init(void *st, search *s)
 {
-    static const char *const names[AUC_ARMS] = {
+    static const char *const arms[AUC_ARMS] = {
         "greedy_ils", "simulated_annealing", "genetic_algorithm", "diff_evo"};
     bandit *b = st;
 
     for (int i = 0; i < AUC_ARMS; i++) {
         arm *a = &b->arm[i];
         int rc;
-        a->t = find_technique(names[i]);
+        if (!(a->t = find_technique(arms[i])))
+            return atune__fail(s->err, ATUNE__ESOFTWARE,
+                               "auc_bandit: no technique '%s'", arms[i]);
         a->st = atune__calloc(1, a->t->state_size);
         if (!a->st)
             return atune__fail(s->err, ATUNE__EOSERR, "out of memory");

@@ -176,7 +176,8 @@ static double vendor(atune__problem *p, const atune__manifest *m,
         rc = vb_saxpy((long)count, scalar_float(m), x, y, REPS, flush, &t);
     } else if (strcmp(m->name, "reduce") == 0) {
         uint64_t in = buffer(p, m, ATUNE__INPUT, 0, &count);
-        uint64_t out = buffer(p, m, ATUNE__ACCUM, 0, NULL);
+        size_t one;
+        uint64_t out = buffer(p, m, ATUNE__ACCUM, 0, &one);
         int expect = 0;
         r->vendor_name = "CUB DeviceReduce::Sum";
         /* After the verified tuned launches, out holds the true sum. */

@@ -1,0 +1,556 @@
+/* eval_strategies.c -- evaluates the search strategies offline, on
+ * recorded brute-force journals (the .journal files of tests/data/journals).
+ *
+ * For every journal, every (kernel, size) in it, every strategy, SEEDS
+ * seeds and budgets of 5, 10, 20 and 50% of the valid space, it replays the
+ * search (simulate.h) and prints a markdown table: the median and 10th
+ * percentile over seeds of the fraction of the optimum reached (optimum
+ * time / best time found), and the score against random search of
+ * Willemsen et al.'s methodology (FGCS 2024, and Kernel Tuner's
+ * autotuning_methodology package):
+ *     score = (f_strategy - f_random) / (f_optimum - f_random)
+ * with f the best time found (f_strategy: its mean over seeds) and
+ * f_random the exact expected best of random sampling without replacement
+ * at the same budget. 0 is as good as random search, 1 is the optimum
+ * every time, negative is worse than random.
+ *
+ * With --check it asserts the acceptance of the default strategy instead
+ * (issue 5): on every (kernel, size) with at least 200 valid
+ * configurations, the median fraction of the optimum at a 10% budget is at
+ * least 0.98 and the score against random is positive at 10% and 20%; and
+ * every strategy runs on every space without breaking the search contract.
+ * Exit status: 0 passed, 1 failed, 77 skipped (no journal to check), 2
+ * usage or data error.
+ *
+ *   eval_strategies [--check] [--seeds N] [--strategies a,b]
+ *                   [--budgets 5,10,20,50] [--templates DIR]
+ *                   [JOURNAL|DIR]...
+ * Without paths it reads $ATUNE_SOURCE_DIR/tests/data/journals. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "journal.h"
+#include "simulate.h"
+#include "space.h"
+#include "strategy.h"
+#include "templates.h"
+
+enum { MAX_BUDGETS = 8, MAX_STRATEGIES = 16, MAX_PATHS = 64 };
+
+#define CHECK_MIN_SPACE 200
+#define CHECK_FRACTION 0.98
+
+typedef struct opts {
+    int check;
+    int seeds;
+    int nbudgets;
+    double budget[MAX_BUDGETS]; /* percent of the valid space */
+    int nstrategies;
+    const char *strategy[MAX_STRATEGIES];
+    const char *templates;
+    int npaths;
+    char *path[MAX_PATHS];
+} opts;
+
+/* One cell of the table: a strategy at one budget on one space. */
+typedef struct cell {
+    int64_t budget;
+    double median, p10; /* fraction of the optimum */
+    double score;       /* NAN when random search cannot be beaten */
+    double mean_evals;
+} cell;
+
+static int failures;
+
+/* Per strategy and budget, over every space: for the summary. */
+typedef struct total {
+    double score_sum, score_min, median_sum;
+    int n, nscore, reached; /* reached: median >= CHECK_FRACTION */
+} total;
+
+static total totals[MAX_STRATEGIES][MAX_BUDGETS];
+
+static void account(total *t, const cell *c)
+{
+    if (t->n++ == 0)
+        t->score_min = INFINITY;
+    t->median_sum += c->median;
+    t->reached += c->median >= CHECK_FRACTION;
+    if (!isnan(c->score)) {
+        t->nscore++;
+        t->score_sum += c->score;
+        if (c->score < t->score_min)
+            t->score_min = c->score;
+    }
+}
+
+/* The table's last rows: every strategy averaged over the spaces. */
+static void summary(const opts *o, int spaces)
+{
+    printf("\nSummary over %d space(s); cells: mean of the median fraction "
+           "of the optimum (%%) / spaces where the median reached >= "
+           "%.0f%% / mean score / worst score.\n\n",
+           spaces, 100 * CHECK_FRACTION);
+    printf("| strategy |");
+    for (int b = 0; b < o->nbudgets; b++)
+        printf(" %g%% |", o->budget[b]);
+    printf("\n|---|");
+    for (int b = 0; b < o->nbudgets; b++)
+        printf("---|");
+    printf("\n");
+    for (int s = 0; s < o->nstrategies; s++) {
+        printf("| %s |", o->strategy[s]);
+        for (int b = 0; b < o->nbudgets; b++) {
+            const total *t = &totals[s][b];
+            printf(" %.1f / %d/%d / %+.2f / %+.2f |",
+                   t->n ? 100 * t->median_sum / t->n : 0, t->reached, t->n,
+                   t->nscore ? t->score_sum / t->nscore : 0,
+                   t->nscore ? t->score_min : 0);
+        }
+        printf("\n");
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double quantile(double *x, int n, double q)
+{
+    double pos = q * (n - 1);
+    int lo = (int)pos;
+
+    qsort(x, (size_t)n, sizeof(*x), cmp_double);
+    return lo + 1 < n ? x[lo] + (pos - lo) * (x[lo + 1] - x[lo]) : x[lo];
+}
+
+/* The exact expected best time of m draws without replacement from the
+ * sorted times x[0..n): P(min = x[i]) = C(n-1-i, m-1) / C(n, m). Failed
+ * configurations count as the slowest ok one (a random search that draws
+ * only failures has found nothing better than that). */
+static double random_best(const double *x, int64_t n, int64_t m)
+{
+    double p = (double)m / (double)n, e = 0;
+
+    for (int64_t i = 0; i < n && p > 0; i++) {
+        e += p * x[i];
+        /* p_{i+1} = p_i (n-1-i - (m-1)) / (n-1-i) */
+        if (n - 1 - i > 0)
+            p *= (double)(n - 1 - i - (m - 1)) / (double)(n - 1 - i);
+        if (p < 0)
+            p = 0;
+    }
+    return e;
+}
+
+/* Sorted times of the valid configurations; failures as the worst ok. */
+static double *sorted_times(const atune__sim *s)
+{
+    double *x = calloc((size_t)s->space, sizeof(*x)), worst = 0;
+    int64_t n = 0;
+
+    if (!x)
+        return NULL;
+    for (int64_t i = 0; i < s->total; i++)
+        if (s->valid[i] && isfinite(s->time_ns[i]) && s->time_ns[i] > worst)
+            worst = s->time_ns[i];
+    for (int64_t i = 0; i < s->total; i++)
+        if (s->valid[i])
+            x[n++] = isfinite(s->time_ns[i]) ? s->time_ns[i] : worst;
+    qsort(x, (size_t)n, sizeof(*x), cmp_double);
+    return x;
+}
+
+static uint64_t seed_of(int i)
+{
+    return 0x5eed5eed12345678ULL + (uint64_t)i * 0x9e3779b97f4a7c15ULL;
+}
+
+/* Runs one strategy over every seed at one budget. */
+static int run_cell(atune__sim *sim, const char *strategy, int64_t budget,
+                    int seeds, const double *sorted, cell *c)
+{
+    double *frac = calloc((size_t)seeds, sizeof(*frac)), sum = 0;
+    double worst = sorted[sim->space - 1], evals = 0;
+    int rc = 0;
+
+    if (!frac)
+        return ATUNE__EOSERR;
+    c->budget = budget;
+    for (int i = 0; i < seeds && !rc; i++) {
+        atune__search_spec spec = {.m = sim->m,
+                                   .valid = sim->valid,
+                                   .strategy = strategy,
+                                   .budget = budget,
+                                   .seed = seed_of(i),
+                                   .final_k = 3};
+        atune__search_result res;
+        atune__err err = {0};
+        double t;
+        atune__sim_reset(sim);
+        rc = atune__search(&spec, atune__sim_eval, atune__sim_remeasure, sim,
+                           &res, &err);
+        if (!rc &&
+            (res.evaluations > budget || res.evaluations != sim->evaluations))
+            rc = atune__fail(&err, ATUNE__ESOFTWARE,
+                             "%lld evaluations reported, %lld made, "
+                             "budget %lld",
+                             (long long)res.evaluations,
+                             (long long)sim->evaluations, (long long)budget);
+        if (rc) {
+            fprintf(stderr, "eval_strategies: %s on %s %s, seed %d: %s\n",
+                    strategy, sim->m->name, sim->size_key, i, err.msg);
+            break;
+        }
+        t = res.best >= 0 ? sim->time_ns[res.best] : INFINITY;
+        frac[i] = isfinite(t) ? sim->optimum_ns / t : 0;
+        sum += isfinite(t) ? t : worst;
+        evals += (double)res.evaluations;
+    }
+    if (!rc) {
+        double fr = random_best(sorted, sim->space, budget);
+        double mean = sum / seeds;
+        c->mean_evals = evals / seeds;
+        c->median = quantile(frac, seeds, 0.5);
+        c->p10 = quantile(frac, seeds, 0.1);
+        c->score = fr - sim->optimum_ns > 1e-9 * sim->optimum_ns
+                       ? (fr - mean) / (fr - sim->optimum_ns)
+                       : NAN;
+    }
+    free(frac);
+    return rc;
+}
+
+static int64_t budget_of(const opts *o, int b, int64_t space)
+{
+    int64_t n = (int64_t)floor(o->budget[b] * (double)space / 100.0);
+
+    return n < 1 ? 1 : n;
+}
+
+static void print_cell(const cell *c)
+{
+    if (isnan(c->score))
+        printf(" %5.1f / %5.1f / n/a |", 100 * c->median, 100 * c->p10);
+    else
+        printf(" %5.1f / %5.1f / %+.2f |", 100 * c->median, 100 * c->p10,
+               c->score);
+}
+
+/* The acceptance of the default strategy on one space. */
+static void check_space(const char *jname, const atune__sim *sim, const opts *o,
+                        const cell *cells)
+{
+    for (int b = 0; b < o->nbudgets; b++) {
+        const cell *c = &cells[b];
+        int ten = o->budget[b] == 10, twenty = o->budget[b] == 20;
+        if (ten && c->median < CHECK_FRACTION) {
+            printf("FAIL: %s %s %s: %s reaches %.1f%% of the optimum "
+                   "(median) with %lld evaluations, want >= %.0f%%\n",
+                   jname, sim->m->name, sim->size_key, o->strategy[0],
+                   100 * c->median, (long long)c->budget, 100 * CHECK_FRACTION);
+            failures++;
+        }
+        if ((ten || twenty) && !(c->score > 0) && !isnan(c->score)) {
+            printf("FAIL: %s %s %s: %s scores %+.3f against random search "
+                   "at %.0f%%, want > 0\n",
+                   jname, sim->m->name, sim->size_key, o->strategy[0], c->score,
+                   o->budget[b]);
+            failures++;
+        }
+    }
+}
+
+/* Every strategy, a few seeds, 10% budget: no contract violation. */
+static int smoke_all(atune__sim *sim, const double *sorted)
+{
+    const char *const *names = atune__strategy_names();
+    int64_t budget = sim->space / 10 > 0 ? sim->space / 10 : 1;
+    cell c;
+    int rc = 0;
+
+    for (int i = 0; names[i] && !rc; i++)
+        rc = run_cell(sim, names[i], budget, 5, sorted, &c);
+    return rc;
+}
+
+static void header(const opts *o);
+
+static int eval_space(const char *jname, atune__sim *sim, const opts *o)
+{
+    static int started;
+    double *sorted = sorted_times(sim);
+    cell cells[MAX_BUDGETS];
+    int rc = 0;
+
+    if (!sorted)
+        return ATUNE__EOSERR;
+    if (!started++)
+        header(o);
+    if (o->check && (rc = smoke_all(sim, sorted)))
+        goto done;
+    for (int s = 0; s < o->nstrategies && !rc; s++) {
+        printf("| %s | %s %s | %lld | %s |", jname, sim->m->name, sim->size_key,
+               (long long)sim->space, o->strategy[s]);
+        for (int b = 0; b < o->nbudgets && !rc; b++) {
+            rc = run_cell(sim, o->strategy[s], budget_of(o, b, sim->space),
+                          o->seeds, sorted, &cells[b]);
+            if (!rc) {
+                print_cell(&cells[b]);
+                account(&totals[s][b], &cells[b]);
+            }
+        }
+        printf("\n");
+        if (!rc && o->check && s == 0)
+            check_space(jname, sim, o, cells);
+    }
+done:
+    free(sorted);
+    return rc;
+}
+
+static const atune__manifest *find_template(const atune__templates *t,
+                                            const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->m[i]->name, name) == 0)
+            return t->m[i];
+    return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+
+    return s ? s + 1 : path;
+}
+
+static int eval_journal(const char *path, const atune__templates *t,
+                        const opts *o, int *spaces)
+{
+    atune__record *recs = NULL;
+    atune__sim_pair *pairs = NULL;
+    atune__err err = {0};
+    int n = 0, np = 0, rc;
+
+    if ((rc = atune__journal_read(path, &recs, &n, &err)) ||
+        (rc = atune__sim_pairs(recs, n, &pairs, &np, &err)))
+        goto done;
+    for (int i = 0; i < np && !rc; i++) {
+        const atune__manifest *m = find_template(t, pairs[i].kernel);
+        atune__sim sim;
+        if (!m) {
+            rc = atune__fail(&err, ATUNE__EDATA, "%s:%d: no template '%s'",
+                             path, pairs[i].line, pairs[i].kernel);
+            break;
+        }
+        if ((rc = atune__sim_open(&sim, m, pairs[i].size_key, recs, n, path,
+                                  &err)))
+            break;
+        if (sim.ok > 0 && (!o->check || sim.space >= CHECK_MIN_SPACE)) {
+            rc = eval_space(base_name(path), &sim, o);
+            (*spaces)++;
+        }
+        atune__sim_close(&sim);
+    }
+done:
+    if (rc && err.msg[0])
+        fprintf(stderr, "eval_strategies: %s\n", err.msg);
+    free(pairs);
+    free(recs);
+    return rc;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds path, or every *.journal in it when it is a directory. */
+static int add_path(opts *o, const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int first = o->npaths;
+
+    if (!d) {
+        if (o->npaths == MAX_PATHS || !(o->path[o->npaths] = strdup(path)))
+            return -1;
+        o->npaths++;
+        return 0;
+    }
+    while ((e = readdir(d))) {
+        char buf[4096];
+        if (!has_suffix(e->d_name, ".journal"))
+            continue;
+        snprintf(buf, sizeof(buf), "%s/%s", path, e->d_name);
+        if (o->npaths == MAX_PATHS || !(o->path[o->npaths] = strdup(buf))) {
+            closedir(d);
+            return -1;
+        }
+        o->npaths++;
+    }
+    closedir(d);
+    qsort(o->path + first, (size_t)(o->npaths - first), sizeof(char *),
+          cmp_str);
+    return 0;
+}
+
+static int parse_list(char *s, opts *o, int budgets)
+{
+    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+        if (budgets) {
+            char *end;
+            double v = strtod(tok, &end);
+            if (*end || !(v > 0 && v <= 100) || o->nbudgets == MAX_BUDGETS)
+                return -1;
+            o->budget[o->nbudgets++] = v;
+        } else {
+            if (!atune__strategy_known(tok) || o->nstrategies == MAX_STRATEGIES)
+                return -1;
+            o->strategy[o->nstrategies++] = tok;
+        }
+    }
+    return 0;
+}
+
+static int usage(void)
+{
+    fputs("usage: eval_strategies [--check] [--seeds N] [--strategies a,b]\n"
+          "                       [--budgets 5,10,20,50] [--templates DIR]\n"
+          "                       [JOURNAL|DIR]...\n",
+          stderr);
+    return 2;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->seeds = 50;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int last = i + 1 == argc;
+        if (strcmp(a, "--check") == 0) {
+            o->check = 1;
+        } else if (strcmp(a, "--seeds") == 0 && !last) {
+            o->seeds = atoi(argv[++i]);
+            if (o->seeds < 1 || o->seeds > 100000)
+                return usage();
+        } else if (strcmp(a, "--strategies") == 0 && !last) {
+            if (parse_list(argv[++i], o, 0))
+                return usage();
+        } else if (strcmp(a, "--budgets") == 0 && !last) {
+            if (parse_list(argv[++i], o, 1))
+                return usage();
+        } else if (strcmp(a, "--templates") == 0 && !last) {
+            o->templates = argv[++i];
+        } else if (a[0] == '-') {
+            return usage();
+        } else if (add_path(o, a)) {
+            return usage();
+        }
+    }
+    return 0;
+}
+
+/* Defaults that depend on the mode. */
+static int finish_opts(opts *o)
+{
+    const char *const *names = atune__strategy_names();
+    static const double all[] = {5, 10, 20, 50}, check[] = {10, 20};
+
+    if (o->check) {
+        /* The acceptance is about the default strategy (or the first of
+         * --strategies, to see what the check says of another one). */
+        if (!o->nstrategies)
+            o->strategy[0] = atune__strategy_default();
+        o->nstrategies = 1;
+    }
+    for (int i = 0; !o->nstrategies && names[i]; i++) {
+        o->strategy[i] = names[i];
+        if (!names[i + 1])
+            o->nstrategies = i + 1;
+    }
+    if (!o->nbudgets) {
+        const double *b = o->check ? check : all;
+        o->nbudgets = o->check ? 2 : 4;
+        memcpy(o->budget, b, sizeof(*b) * (size_t)o->nbudgets);
+    }
+    if (!o->npaths) {
+        /* No journal recorded yet is a skip, not an error. */
+        const char *src = getenv("ATUNE_SOURCE_DIR");
+        char dir[4096];
+        DIR *d;
+        snprintf(dir, sizeof(dir), "%s/tests/data/journals",
+                 src && *src ? src : ".");
+        if ((d = opendir(dir))) {
+            closedir(d);
+            if (add_path(o, dir))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static void header(const opts *o)
+{
+    printf("Strategies against random search, %d seeds; cells: fraction "
+           "of the optimum reached (%%, median and 10th percentile over "
+           "seeds) / score vs random search.\n\n",
+           o->seeds);
+    printf("| journal | kernel size | valid | strategy |");
+    for (int b = 0; b < o->nbudgets; b++)
+        printf(" %g%%: median / p10 / score |", o->budget[b]);
+    printf("\n|---|---|---|---|");
+    for (int b = 0; b < o->nbudgets; b++)
+        printf("---|");
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    atune__templates t = {0};
+    atune__err err = {0};
+    opts o;
+    int rc = parse(argc, argv, &o), spaces = 0;
+
+    if (!rc && finish_opts(&o))
+        rc = usage();
+    if (!rc && atune__templates_load(o.templates, NULL, &t, &err)) {
+        fprintf(stderr, "eval_strategies: %s\n", err.msg);
+        rc = 2;
+    }
+    for (int i = 0; i < o.npaths && !rc; i++)
+        if (eval_journal(o.path[i], &t, &o, &spaces))
+            rc = 2;
+    if (!rc && spaces == 0) {
+        printf("SKIPPED: no recorded journal with a space of %s to "
+               "evaluate (looked in %d file(s))\n",
+               o.check ? "at least 200 valid configurations" : "any size",
+               o.npaths);
+        rc = 77;
+    } else if (!rc) {
+        summary(&o, spaces);
+        if (o.check)
+            printf("\n%s: %d failure(s) on %d space(s)\n",
+                   failures ? "FAILED" : "PASSED", failures, spaces);
+        rc = failures ? 1 : 0;
+    }
+    for (int i = 0; i < o.npaths; i++)
+        free(o.path[i]);
+    atune__templates_free(&t);
+    return rc;
+}

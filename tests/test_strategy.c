@@ -1,0 +1,661 @@
+/* test_strategy.c -- the search strategies' contract on synthetic spaces,
+ * and the replay of journals that the simulation is built on.
+ *
+ * Every strategy runs on: a separable bowl whose default is not first in
+ * rank order, the same bowl with 80% of its configurations failing, a
+ * one-configuration space, a space with holes where the default is
+ * invalid, and a space where everything fails. The eval callback asserts
+ * what the contract promises (only valid configurations, none twice), the
+ * tests assert budgets, stop reasons, the default first, determinism per
+ * seed and a final pick that follows the re-measured numbers. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "journal.h"
+#include "simulate.h"
+#include "space.h"
+#include "strategy.h"
+#include "templates.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char cu[] =
+    "extern \"C\" __global__ void k(int *out, long n) {}\n"
+    "extern \"C\" __global__ void r(int *out, long n) {}\n";
+
+/* A template whose [params] section is params. */
+static atune__manifest *manifest(const char *params)
+{
+    static const char head[] =
+        "[template]\nkernel = k\nreference = r\nreference_block = 1\n"
+        "reference_grid = 1\nmetric = GB/s\nwork = n\ntolerance = 0\n"
+        "[sizes]\ns = n=1024\n[params]\n";
+    static const char tail[] = "[launch]\nblock = 32\ngrid = 1\nshared = 0\n"
+                               "[args]\nout = int[n] output\nn = long n\n";
+    char ini[2048];
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+
+    snprintf(ini, sizeof(ini), "%s%s%s", head, params, tail);
+    if (atune__manifest_parse("t", "t.ini", ini, "t.cu", cu, &m, &err))
+        fail_msg("%s", err.msg);
+    return m;
+}
+
+/* A synthetic space: which configurations are valid and their times. */
+typedef struct space {
+    atune__manifest *m;
+    int64_t total, nvalid;
+    unsigned char *valid;
+    double *t;
+    const char *name;
+} space;
+
+/* The ranks of configuration i (value order, not manifest order). */
+static void ranks(const atune__manifest *m, int64_t i, int *r)
+{
+    atune__config c;
+
+    atune__space_config(m, i, &c);
+    for (int p = 0; p < m->nparams; p++) {
+        r[p] = 0;
+        for (int j = 0; j < m->params[p].nvalues; j++)
+            r[p] += m->params[p].values[j] < c.v[p];
+    }
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 29;
+    return x;
+}
+
+enum { BOWL, FAILING, SINGLE, HOLES, ALL_FAIL, NSPACES };
+
+/* The bowl's default (A=5) sits mid-list: its rank is 5, not 0. */
+static const char bowl_params[] = "A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
+                                  "B = 16, 1, 2, 4, 8, 32, 64, 128\n"
+                                  "C = 3, 1, 2, 4\n";
+
+static void make_space(int kind, space *s)
+{
+    static const char *const names[] = {"bowl", "failing", "single", "holes",
+                                        "all_fail"};
+
+    memset(s, 0, sizeof(*s));
+    s->m = manifest(kind == SINGLE ? "A = 7\nB = 1\n" : bowl_params);
+    s->total = atune__space_size(s->m);
+    s->valid = calloc((size_t)s->total, 1);
+    s->t = calloc((size_t)s->total, sizeof(*s->t));
+    assert_non_null(s->valid);
+    assert_non_null(s->t);
+    for (int64_t i = 0; i < s->total; i++) {
+        int r[ATUNE__MAX_PARAMS] = {0};
+        ranks(s->m, i, r);
+        /* Holes: a third of the space, the default among them. */
+        s->valid[i] = kind != HOLES || (r[0] + r[1]) % 3 != 0;
+        s->t[i] = 1000 + 7 * (r[0] - 2) * (r[0] - 2) +
+                  3 * (r[1] - 6) * (r[1] - 6) + 11 * (r[2] - 1) * (r[2] - 1);
+        if ((kind == FAILING && mix((uint64_t)i) % 5 != 0) || kind == ALL_FAIL)
+            s->t[i] = INFINITY;
+        s->nvalid += s->valid[i];
+    }
+    s->name = names[kind];
+}
+
+static void free_space(space *s)
+{
+    atune__manifest_free(s->m);
+    free(s->valid);
+    free(s->t);
+}
+
+/* The eval side: asserts the contract and records the order. */
+typedef struct ctx {
+    const space *s;
+    unsigned char *seen;
+    int64_t *order;
+    int64_t n;
+    int64_t fail_after; /* return ATUNE__EINTR at this evaluation, -1 */
+    double sleep_s;     /* per evaluation */
+    /* remeasure */
+    int calls, k;
+    int64_t idx[64];
+    int reverse; /* re-measured times reverse the order */
+    int all_fail;
+} ctx;
+
+static int eval_cb(void *p, int64_t idx, double *time_ns, atune__err *err)
+{
+    ctx *c = p;
+
+    assert_true(idx >= 0 && idx < c->s->total);
+    if (!c->s->valid[idx])
+        fail_msg("%s: invalid configuration %lld proposed", c->s->name,
+                 (long long)idx);
+    if (c->seen[idx])
+        fail_msg("%s: configuration %lld evaluated twice", c->s->name,
+                 (long long)idx);
+    if (c->n == c->fail_after)
+        return atune__fail(err, ATUNE__EINTR, "interrupted");
+    if (c->sleep_s > 0) {
+        struct timespec ts = {0, (long)(c->sleep_s * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    c->seen[idx] = 1;
+    c->order[c->n++] = idx;
+    *time_ns = c->s->t[idx];
+    return 0;
+}
+
+static int remeasure_cb(void *p, const int64_t *idx, int k, double *time_ns,
+                        atune__err *err)
+{
+    ctx *c = p;
+
+    (void)err;
+    c->calls++;
+    c->k = k;
+    assert_true(k <= (int)ARRAY_LEN(c->idx));
+    for (int i = 0; i < k; i++) {
+        assert_true(c->seen[idx[i]]);
+        assert_true(isnan(time_ns[i]));
+        c->idx[i] = idx[i];
+        /* Reversed: the worst candidate becomes the fastest. */
+        time_ns[i] = c->all_fail  ? INFINITY
+                     : c->reverse ? 500.0 - i
+                                  : c->s->t[idx[i]];
+    }
+    return 0;
+}
+
+static void ctx_init(ctx *c, const space *s)
+{
+    memset(c, 0, sizeof(*c));
+    c->s = s;
+    c->fail_after = -1;
+    c->seen = calloc((size_t)s->total, 1);
+    c->order = calloc((size_t)s->total + 1, sizeof(*c->order));
+    assert_non_null(c->seen);
+    assert_non_null(c->order);
+}
+
+static void ctx_free(ctx *c)
+{
+    free(c->seen);
+    free(c->order);
+}
+
+static int run(const space *s, const char *strategy, int64_t budget,
+               uint64_t seed, int final_k, ctx *c, atune__search_result *out,
+               atune__err *err)
+{
+    atune__search_spec spec = {.m = s->m,
+                               .valid = s->valid,
+                               .strategy = strategy,
+                               .budget = budget,
+                               .seed = seed,
+                               .final_k = final_k};
+
+    return atune__search(&spec, eval_cb, final_k ? remeasure_cb : NULL, c, out,
+                         err);
+}
+
+/* What every search must satisfy, whatever the strategy. */
+static void check_result(const space *s, const ctx *c, int64_t budget,
+                         const atune__search_result *out)
+{
+    int64_t want = budget > 0 && budget < s->nvalid ? budget : s->nvalid;
+    double best = INFINITY;
+    int64_t besti = -1;
+
+    assert_int_equal(out->evaluations, c->n);
+    assert_int_equal(out->evaluations, want);
+    assert_string_equal(out->stop, want == s->nvalid ? "exhausted" : "budget");
+    if (s->valid[0] && c->n > 0)
+        assert_int_equal(c->order[0], 0);
+    for (int64_t i = 0; i < c->n; i++)
+        if (s->t[c->order[i]] < best) {
+            best = s->t[c->order[i]];
+            besti = c->order[i];
+        }
+    if (besti < 0) {
+        assert_int_equal(out->best, -1);
+        assert_true(isinf(out->best_time_ns));
+    } else {
+        assert_true(out->best_time_ns == best);
+        assert_true(s->t[out->best] == best);
+    }
+}
+
+static void test_contract(void **state)
+{
+    const char *const *names = atune__strategy_names();
+    static const int64_t budgets[] = {1, 2, 5, 37, 0, 100000};
+
+    (void)state;
+    for (int k = 0; k < NSPACES; k++) {
+        space s;
+        make_space(k, &s);
+        for (int i = 0; names[i]; i++)
+            for (size_t b = 0; b < ARRAY_LEN(budgets); b++)
+                for (uint64_t seed = 1; seed <= 3; seed++) {
+                    atune__search_result out;
+                    atune__err err = {0};
+                    ctx c;
+                    ctx_init(&c, &s);
+                    if (run(&s, names[i], budgets[b], seed, 0, &c, &out, &err))
+                        fail_msg("%s on %s: %s", names[i], s.name, err.msg);
+                    check_result(&s, &c, budgets[b], &out);
+                    ctx_free(&c);
+                }
+        free_space(&s);
+    }
+}
+
+static void test_deterministic(void **state)
+{
+    const char *const *names = atune__strategy_names();
+    space s;
+
+    (void)state;
+    make_space(HOLES, &s);
+    for (int i = 0; names[i]; i++) {
+        ctx a, b, d;
+        atune__search_result ra, rb, rd;
+        atune__err err = {0};
+        ctx_init(&a, &s);
+        ctx_init(&b, &s);
+        ctx_init(&d, &s);
+        assert_int_equal(run(&s, names[i], 60, 42, 0, &a, &ra, &err), 0);
+        assert_int_equal(run(&s, names[i], 60, 42, 0, &b, &rb, &err), 0);
+        assert_int_equal(run(&s, names[i], 60, 43, 0, &d, &rd, &err), 0);
+        assert_int_equal(a.n, b.n);
+        assert_memory_equal(a.order, b.order, sizeof(*a.order) * a.n);
+        /* Another seed takes another path (brute force has no choice). */
+        if (strcmp(names[i], "brute_force") != 0)
+            assert_true(memcmp(a.order, d.order, sizeof(*a.order) * a.n));
+        ctx_free(&a);
+        ctx_free(&b);
+        ctx_free(&d);
+    }
+    free_space(&s);
+}
+
+static void test_final_pick(void **state)
+{
+    const char *const *names = atune__strategy_names();
+    space s;
+
+    (void)state;
+    make_space(BOWL, &s);
+    for (int i = 0; names[i]; i++) {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+
+        /* Reversed numbers: the last of the k best candidates wins. */
+        ctx_init(&c, &s);
+        c.reverse = 1;
+        assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
+        assert_int_equal(c.calls, 1);
+        assert_int_equal(c.k, 3);
+        /* The candidates are the three fastest evaluated, fastest first. */
+        assert_true(s.t[c.idx[0]] <= s.t[c.idx[1]]);
+        assert_true(s.t[c.idx[1]] <= s.t[c.idx[2]]);
+        for (int64_t j = 0; j < c.n; j++)
+            if (c.order[j] != c.idx[0] && c.order[j] != c.idx[1] &&
+                c.order[j] != c.idx[2])
+                assert_true(s.t[c.order[j]] >= s.t[c.idx[2]]);
+        assert_int_equal(out.best, c.idx[2]);
+        assert_true(out.best_time_ns == 498.0);
+        ctx_free(&c);
+
+        /* No usable new number: the search's own numbers decide. */
+        ctx_init(&c, &s);
+        c.all_fail = 1;
+        assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
+        assert_int_equal(out.best, c.idx[0]);
+        assert_true(out.best_time_ns == s.t[c.idx[0]]);
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
+static void test_final_pick_few_ok(void **state)
+{
+    space s;
+    atune__search_result out;
+    atune__err err = {0};
+    ctx c;
+
+    (void)state;
+    /* One configuration: one candidate, however many are asked for. */
+    make_space(SINGLE, &s);
+    ctx_init(&c, &s);
+    assert_int_equal(run(&s, NULL, 0, 1, 5, &c, &out, &err), 0);
+    assert_int_equal(c.k, 1);
+    assert_int_equal(out.best, 0);
+    ctx_free(&c);
+    free_space(&s);
+    /* Nothing ok: nothing to re-measure. */
+    make_space(ALL_FAIL, &s);
+    ctx_init(&c, &s);
+    assert_int_equal(run(&s, NULL, 10, 1, 5, &c, &out, &err), 0);
+    assert_int_equal(c.calls, 0);
+    assert_int_equal(out.best, -1);
+    ctx_free(&c);
+    free_space(&s);
+}
+
+/* No valid configuration at all: nothing is proposed. */
+static void test_empty(void **state)
+{
+    const char *const *names = atune__strategy_names();
+    space s;
+
+    (void)state;
+    make_space(BOWL, &s);
+    memset(s.valid, 0, (size_t)s.total);
+    s.nvalid = 0;
+    for (int i = 0; names[i]; i++) {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, names[i], 10, 1, 3, &c, &out, &err), 0);
+        assert_int_equal(out.evaluations, 0);
+        assert_int_equal(out.best, -1);
+        assert_string_equal(out.stop, "exhausted");
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
+static void test_unknown(void **state)
+{
+    space s;
+    atune__search_result out;
+    atune__err err = {0};
+    ctx c;
+
+    (void)state;
+    make_space(BOWL, &s);
+    ctx_init(&c, &s);
+    assert_int_equal(run(&s, "nelder_mead", 10, 1, 0, &c, &out, &err),
+                     ATUNE__EUSAGE);
+    assert_non_null(strstr(err.msg, "nelder_mead"));
+    assert_non_null(strstr(err.msg, atune__strategy_default()));
+    assert_int_equal(c.n, 0);
+    assert_int_equal(out.best, -1);
+    ctx_free(&c);
+    free_space(&s);
+    assert_false(atune__strategy_known("nelder_mead"));
+    assert_false(atune__strategy_known(NULL));
+}
+
+static void test_names(void **state)
+{
+    const char *const *names = atune__strategy_names();
+    int n = 0;
+
+    (void)state;
+    assert_string_equal(names[0], atune__strategy_default());
+    for (; names[n]; n++)
+        assert_true(atune__strategy_known(names[n]));
+    /* brute force, random and at least three proven techniques. */
+    assert_true(n >= 5);
+    assert_true(atune__strategy_known("brute_force"));
+    assert_true(atune__strategy_known("random"));
+}
+
+/* An error from eval ends the search; out says what was found. */
+static void test_eval_error(void **state)
+{
+    const char *const *names = atune__strategy_names();
+    space s;
+
+    (void)state;
+    make_space(BOWL, &s);
+    for (int i = 0; names[i]; i++) {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        c.fail_after = 5;
+        assert_int_equal(run(&s, names[i], 0, 3, 3, &c, &out, &err),
+                         ATUNE__EINTR);
+        assert_int_equal(out.evaluations, 5);
+        assert_string_equal(out.stop, "interrupted");
+        assert_int_equal(c.calls, 0);
+        assert_true(out.best >= 0 && c.seen[out.best]);
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
+static void test_time_limit(void **state)
+{
+    space s;
+    atune__search_spec spec;
+    atune__search_result out;
+    atune__err err = {0};
+    ctx c;
+
+    (void)state;
+    make_space(BOWL, &s);
+    ctx_init(&c, &s);
+    c.sleep_s = 0.002;
+    spec = (atune__search_spec){
+        .m = s.m, .valid = s.valid, .time_limit = 0.05, .seed = 1};
+    assert_int_equal(atune__search(&spec, eval_cb, NULL, &c, &out, &err), 0);
+    assert_string_equal(out.stop, "time");
+    assert_true(out.evaluations >= 1 && out.evaluations < s.nvalid);
+    ctx_free(&c);
+    free_space(&s);
+}
+
+/* Not a benchmark (tests/eval_strategies.c is), but the default must
+ * find the bowl's optimum far sooner than brute force would. */
+static void test_default_finds_bowl(void **state)
+{
+    space s;
+    double opt = INFINITY;
+
+    (void)state;
+    make_space(BOWL, &s);
+    for (int64_t i = 0; i < s.total; i++)
+        opt = fmin(opt, s.t[i]);
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, NULL, 60, seed, 0, &c, &out, &err), 0);
+        assert_true(out.best_time_ns == opt);
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
+/* ---- simulate.c --------------------------------------------------------- */
+
+static atune__manifest *copy_template(void)
+{
+    atune__templates t = {0};
+    atune__err err = {0};
+    atune__manifest *m;
+
+    if (atune__templates_load(NULL, "copy", &t, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.n, 1);
+    m = t.m[0];
+    t.m[0] = NULL;
+    t.n = 0;
+    atune__templates_free(&t);
+    return m;
+}
+
+static atune__record record(const atune__manifest *m, const char *config,
+                            atune__status st, double t, int line)
+{
+    atune__record r;
+
+    memset(&r, 0, sizeof(r));
+    strcpy(r.kernel, "copy");
+    strcpy(r.size_key, "n=1048576");
+    snprintf(r.config, sizeof(r.config), "%s", config);
+    r.status = st;
+    r.time_ns = t;
+    snprintf(r.hash, sizeof(r.hash), "%016llx", (unsigned long long)m->hash);
+    r.line = line;
+    return r;
+}
+
+static void test_simulate(void **state)
+{
+    atune__manifest *m = copy_template();
+    atune__record recs[6];
+    atune__sim_pair *pairs;
+    atune__sim sim;
+    atune__err err = {0};
+    atune__config c;
+    int64_t i0, i1, i2, i3;
+    double t;
+    int np;
+
+    (void)state;
+    recs[0] =
+        record(m, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 900, 3);
+    recs[1] =
+        record(m, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 500, 4);
+    recs[2] = record(m, "BLOCK_SIZE=256,VW=1,UNROLL=1,GRID=0",
+                     ATUNE__ST_WRONG_OUTPUT, 100, 5);
+    recs[3] = record(m, "BLOCK_SIZE=512,VW=1,UNROLL=1,GRID=0",
+                     ATUNE__ST_INVALID, 0, 6);
+    /* The last record of a configuration wins. */
+    recs[4] =
+        record(m, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 700, 7);
+    recs[5] =
+        record(m, "BLOCK_SIZE=128,VW=2,UNROLL=1,GRID=0", ATUNE__ST_OK, 600, 8);
+    strcpy(recs[5].size_key, "n=268435456");
+
+    assert_int_equal(atune__sim_pairs(recs, 6, &pairs, &np, &err), 0);
+    assert_int_equal(np, 2);
+    assert_string_equal(pairs[0].size_key, "n=1048576");
+    assert_int_equal(pairs[1].line, 8);
+    free(pairs);
+
+    if (atune__sim_open(&sim, m, "n=1048576", recs, 6, "j.journal", &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(sim.space, 3);
+    assert_int_equal(sim.ok, 2);
+    atune__config_parse(m, recs[0].config, &c, &err);
+    i0 = atune__space_index(m, &c);
+    atune__config_parse(m, recs[1].config, &c, &err);
+    i1 = atune__space_index(m, &c);
+    atune__config_parse(m, recs[2].config, &c, &err);
+    i2 = atune__space_index(m, &c);
+    atune__config_parse(m, recs[3].config, &c, &err);
+    i3 = atune__space_index(m, &c);
+    assert_int_equal(i0, 0);
+    assert_int_equal(sim.optimum, i1);
+    assert_true(sim.optimum_ns == 700);
+    assert_false(sim.valid[i3]);
+    assert_int_equal(atune__sim_eval(&sim, i2, &t, &err), 0);
+    assert_true(isinf(t));
+    assert_int_equal(atune__sim_eval(&sim, i1, &t, &err), 0);
+    assert_true(t == 700);
+    /* A strategy bug is reported, not hidden. */
+    assert_int_equal(atune__sim_eval(&sim, i1, &t, &err), ATUNE__ESOFTWARE);
+    assert_int_equal(atune__sim_eval(&sim, i3, &t, &err), ATUNE__ESOFTWARE);
+    assert_int_equal(atune__sim_remeasure(&sim, &i1, 1, &t, &err), 0);
+    assert_true(t == 700);
+    atune__sim_reset(&sim);
+    assert_int_equal(sim.evaluations, 0);
+    assert_int_equal(atune__sim_eval(&sim, i1, &t, &err), 0);
+    atune__sim_close(&sim);
+
+    /* Another template version: refused with the record's line. */
+    recs[4].hash[0] = recs[4].hash[0] == '0' ? '1' : '0';
+    assert_int_equal(
+        atune__sim_open(&sim, m, "n=1048576", recs, 6, "j.journal", &err),
+        ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "j.journal:7:"));
+    assert_non_null(strstr(err.msg, "different version of template 'copy'"));
+    /* A configuration that is not in the space. */
+    recs[4] =
+        record(m, "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 700, 7);
+    assert_int_equal(
+        atune__sim_open(&sim, m, "n=1048576", recs, 6, "j.journal", &err),
+        ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "j.journal:7:"));
+    atune__manifest_free(m);
+}
+
+/* A search replayed end to end: brute force on a replay finds the
+ * recorded optimum. */
+static void test_simulated_search(void **state)
+{
+    atune__manifest *m = copy_template();
+    int64_t total = atune__space_size(m);
+    atune__record *recs = calloc((size_t)total, sizeof(*recs));
+    atune__search_spec spec = {.m = m, .strategy = "brute_force", .final_k = 3};
+    atune__search_result out;
+    atune__sim sim;
+    atune__err err = {0};
+
+    (void)state;
+    assert_non_null(recs);
+    for (int64_t i = 0; i < total; i++) {
+        atune__config c;
+        char text[256];
+        atune__space_config(m, i, &c);
+        atune__config_str(m, &c, text, sizeof(text));
+        recs[i] = record(m, text, ATUNE__ST_OK,
+                         1000 + (double)(mix((uint64_t)i) % 1000), 3 + (int)i);
+    }
+    assert_int_equal(atune__sim_open(&sim, m, "n=1048576", recs, (int)total,
+                                     "j.journal", &err),
+                     0);
+    spec.valid = sim.valid;
+    assert_int_equal(atune__search(&spec, atune__sim_eval, atune__sim_remeasure,
+                                   &sim, &out, &err),
+                     0);
+    assert_int_equal(out.evaluations, total);
+    assert_int_equal(out.best, sim.optimum);
+    atune__sim_close(&sim);
+    free(recs);
+    atune__manifest_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_contract),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_final_pick),
+        cmocka_unit_test(test_final_pick_few_ok),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_eval_error),
+        cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_default_finds_bowl),
+        cmocka_unit_test(test_simulate),
+        cmocka_unit_test(test_simulated_search),
+    };
+
+    return cmocka_run_group_tests_name("strategy", tests, NULL, NULL);
+}
