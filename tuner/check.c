@@ -60,7 +60,7 @@ static void report_failure(atune__json *j, const char *cfg, const char *msg)
 /* Compiles one template on every core; reports each failure; adds the
  * number of failures to *failed. */
 static int check_one(const atune__manifest *m, const atune__cli *o,
-                     atune__json *j, int64_t *failed)
+                     atune__cache *cache, atune__json *j, int64_t *failed)
 {
     const char *names[] = {m->kernel, m->reference};
     int64_t *index = atune__calloc((size_t)atune__space_size(m),
@@ -75,7 +75,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         return atune__cli_error(ATUNE__EOSERR, "out of memory");
     rc = valid_configs(m, index, &n, &err);
     if (!rc)
-        rc = atune__pool_start(m, o->arch, names, 2, index, n, 0, &pool, &err);
+        rc = atune__pool_start(m, o->arch, names, 2, index, n, 0, cache,
+                               &pool, &err);
     if (!rc && j) {
         atune__json_object(j, NULL);
         atune__json_str(j, "name", m->name);
@@ -119,6 +120,7 @@ int atune__cmd_check(const atune__cli *o)
 {
     atune__templates t = {0};
     atune__json json, *j = NULL;
+    atune__cache *cache;
     atune__err err;
     int64_t failed = 0;
     int rc;
@@ -127,6 +129,7 @@ int atune__cmd_check(const atune__cli *o)
     rc = atune__templates_load(o->templates, o->kernels, &t, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
+    cache = atune__cli_cache(o);
     if (o->json) {
         j = &json;
         atune__json_init(j, stdout);
@@ -135,14 +138,17 @@ int atune__cmd_check(const atune__cli *o)
         atune__json_str(j, "arch", o->arch);
         atune__json_array(j, "templates");
     }
-    for (int i = 0; !rc && i < t.n; i++) {
-        rc = check_one(t.m[i], o, j, &failed);
-    }
+    for (int i = 0; !rc && i < t.n; i++)
+        rc = check_one(t.m[i], o, cache, j, &failed);
     if (j) {
         atune__json_end(j);
         atune__json_int(j, "failed", failed);
+        atune__cli_cache_report(o, cache, j);
         atune__json_end(j);
+    } else {
+        atune__cli_cache_report(o, cache, NULL);
     }
+    atune__cache_close(cache);
     atune__templates_free(&t);
     if (!rc && failed)
         rc = ATUNE__EDATA;

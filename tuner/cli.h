@@ -18,6 +18,7 @@ typedef struct atune__cli {
     const char *simulate;  /* tune --simulate JOURNAL: replay, no GPU */
     const char *arch;      /* check: "sm_90" */
     int json, quiet;
+    int no_cache;          /* --no-cache: compile everything afresh */
     uint64_t seed;
     int nfiles;
     char **files;          /* show: profile paths */
@@ -28,6 +29,16 @@ int atune__cmd_list(const atune__cli *o);
 int atune__cmd_check(const atune__cli *o);
 int atune__cmd_show(const atune__cli *o);
 int atune__cmd_simulate(const atune__cli *o);
+
+/* The on-disk module cache for this run: NULL with --no-cache or
+ * ATUNE_NO_CACHE, or (after a warning) when it cannot be opened. */
+struct atune__cache *atune__cli_cache(const atune__cli *o);
+
+/* Reports the cache's hits and misses: to j when non-NULL, else to stderr
+ * unless quiet. */
+struct atune__json;
+void atune__cli_cache_report(const atune__cli *o, struct atune__cache *c,
+                             struct atune__json *j);
 
 /* "autotune: error: " + message on stderr; returns code. */
 int atune__cli_error(int code, const char *fmt, ...)

@@ -113,7 +113,8 @@ static void print_table(const atune__tune_run *run)
 
 /* Tunes one device; reports into j (when --json) or as a table. */
 static int tune_device(int ordinal, const atune__cli *o,
-                       const atune__templates *t, atune__json *j)
+                       const atune__templates *t, atune__cache *cache,
+                       atune__json *j)
 {
     atune__device *d = NULL;
     atune__tune_opts opts;
@@ -134,6 +135,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     opts.progress = !o->quiet && isatty(STDERR_FILENO);
     opts.seed = o->seed;
     opts.strategy = o->strategy;
+    opts.cache = cache;
     opts.budget = o->budget;
     opts.time_limit = o->time_limit;
     if (!o->quiet)
@@ -166,6 +168,7 @@ int atune__cmd_tune(const atune__cli *o)
 {
     atune__templates t = {0};
     atune__json json, *j = NULL;
+    atune__cache *cache = NULL;
     atune__err err;
     int first = 0, last = 0, count = 0, rc;
 
@@ -196,15 +199,20 @@ int atune__cmd_tune(const atune__cli *o)
         atune__json_str(j, "tuner", ATUNE_VERSION_STRING);
         atune__json_array(j, "results");
     }
+    cache = atune__cli_cache(o);
     for (int dev = first; dev <= last && !rc; dev++)
-        rc = tune_device(dev, o, &t, j);
+        rc = tune_device(dev, o, &t, cache, j);
     if (j) {
         atune__json_end(j);
+        atune__cli_cache_report(o, cache, j);
         atune__json_str(j, "status", rc == 0 ? "ok"
                                      : rc == ATUNE__EINTR ? "interrupted"
                                                           : "error");
         atune__json_end(j);
     }
+    if (!j)
+        atune__cli_cache_report(o, cache, NULL);
+    atune__cache_close(cache);
     atune__templates_free(&t);
     return rc;
 }

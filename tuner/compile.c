@@ -30,6 +30,7 @@ struct atune__pool {
     pthread_cond_t done;
     pthread_t th[MAX_THREADS];
     int nthreads;
+    atune__cache *cache;
     int stop;
     int fatal;
     atune__err fatal_err;
@@ -67,14 +68,15 @@ static void compile_job(atune__pool *p, job *jb)
     atune__config c;
     atune__err err;
     double t0;
-    int rc;
+    int rc, hit = 0;
 
     jb->state = RUNNING;
     pthread_mutex_unlock(&p->lock);
     t0 = atune__now();
     atune__space_config(p->m, jb->idx, &c);
-    rc = atune__jit_compile(p->m, &c, p->arch, p->names, p->nnames, &jb->cubin,
-                            &err);
+    /* The disk cache answers configurations compiled by an earlier run. */
+    rc = atune__jit_compile_cached(p->cache, p->m, &c, p->arch, p->names,
+                                   p->nnames, &jb->cubin, &hit, &err);
     if (rc == ATUNE__EDATA)
         jb->error = atune__strdup(err.msg);
     pthread_mutex_lock(&p->lock);
@@ -92,7 +94,8 @@ static void compile_job(atune__pool *p, job *jb)
 int atune__pool_start(const atune__manifest *m, const char *arch,
                       const char *const *names, int nnames,
                       const int64_t *index, int64_t n, int threads,
-                      atune__pool **out, atune__err *err)
+                      atune__cache *cache, atune__pool **out,
+                      atune__err *err)
 {
     atune__pool *p = atune__calloc(1, sizeof(*p));
 
@@ -102,6 +105,7 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     }
     p->m = m;
+    p->cache = cache;
     atune__strlcpy(p->arch, arch, sizeof(p->arch));
     p->nnames = nnames > 4 ? 4 : nnames;
     memcpy(p->names, names, sizeof(*names) * (size_t)p->nnames);

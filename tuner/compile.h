@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "cache.h"
 #include "jit.h"
 #include "manifest.h"
 
@@ -14,11 +15,14 @@ typedef struct atune__pool atune__pool;
 
 /* Starts compiling configurations index[0..n) of m (in that order) for
  * arch on `threads` workers (0: one per core). names are the entry points
- * every compile checks. The pool keeps every result until it is freed. */
+ * every compile checks. cache, when non-NULL, is the on-disk module cache
+ * consulted first (thread-safe). The pool keeps every result until it is
+ * freed. */
 int atune__pool_start(const atune__manifest *m, const char *arch,
                       const char *const *names, int nnames,
                       const int64_t *index, int64_t n, int threads,
-                      atune__pool **out, atune__err *err);
+                      atune__cache *cache, atune__pool **out,
+                      atune__err *err);
 
 /* Waits for the configuration with space index idx (which must be among
  * those submitted). Returns 0 and sets *cubin (owned by the pool) when it

@@ -7,8 +7,10 @@
 
 #include <cuda.h>
 
+#include "cache.h"
 #include "cli.h"
 #include "jit.h"
+#include "json.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -51,6 +53,8 @@ static const char help_text[] =
     "      --simulate FILE   replay a journal's measurements instead of a GPU\n"
     "      --seed N          seed of the input data and of the search\n"
     "      --arch sm_XX      check: target architecture (default sm_90)\n"
+    "      --no-cache        compile everything afresh (the module cache is\n"
+    "                        $ATUNE_CACHE_DIR, else $XDG_CACHE_HOME/autotune)\n"
     "      --json            one JSON document on stdout\n"
     "  -q, --quiet           no progress or summaries on stderr\n"
     "  -h, --help            this help\n"
@@ -73,6 +77,46 @@ int atune__cli_error(int code, const char *fmt, ...)
     return code;
 }
 
+atune__cache *atune__cli_cache(const atune__cli *o)
+{
+    atune__cache *c = NULL;
+    atune__err err;
+
+    if (o->no_cache)
+        return NULL;
+    if (atune__cache_open(NULL, &c, &err)) {
+        if (!o->quiet)
+            fprintf(stderr, "autotune: warning: module cache off: %s\n",
+                    err.msg);
+        return NULL;
+    }
+    return c;
+}
+
+void atune__cli_cache_report(const atune__cli *o, atune__cache *c,
+                             atune__json *j)
+{
+    atune__cache_stats s = {0};
+
+    if (c)
+        atune__cache_stats_get(c, &s);
+    if (j) {
+        atune__json_object(j, "cache");
+        if (c)
+            atune__json_str(j, "dir", atune__cache_dir(c));
+        else
+            atune__json_null(j, "dir");
+        atune__json_int(j, "hits", s.hits);
+        atune__json_int(j, "misses", s.misses);
+        atune__json_int(j, "corrupt", s.corrupt);
+        atune__json_end(j);
+    } else if (!o->quiet && c && s.hits + s.misses > 0) {
+        fprintf(stderr, "module cache %s: %ld hits, %ld misses%s\n",
+                atune__cache_dir(c), s.hits, s.misses,
+                s.corrupt ? " (damaged entries rebuilt)" : "");
+    }
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("autotune: error: ", stderr);
@@ -90,7 +134,8 @@ enum {
     OPT_STRATEGY,
     OPT_BUDGET,
     OPT_TIME_LIMIT,
-    OPT_SIMULATE
+    OPT_SIMULATE,
+    OPT_NO_CACHE
 };
 
 static const struct option options[] = {
@@ -107,6 +152,7 @@ static const struct option options[] = {
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
     {"simulate", required_argument, NULL, OPT_SIMULATE},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -132,6 +178,8 @@ static const char *option_commands(int opt)
         return "tune list check";
     case OPT_ARCH:
         return "check";
+    case OPT_NO_CACHE:
+        return "tune check";
     case OPT_JSON:
         return "tune list check";
     default:
@@ -237,6 +285,7 @@ static int parse(int argc, char **argv, atune__cli *o)
         case OPT_JSON: o->json = 1; break;
         case OPT_STRATEGY: o->strategy = optarg; break;
         case OPT_SIMULATE: o->simulate = optarg; break;
+        case OPT_NO_CACHE: o->no_cache = 1; break;
         case OPT_BUDGET: {
             uint64_t v;
             if (parse_u64(optarg, &v) || v == 0 || v > INT64_MAX)

@@ -425,7 +425,7 @@ static int start_pool(atune__device *d, const atune__manifest *m,
     }
     if (!rc)
         rc = atune__pool_start(m, in->arch, names, 1, index, n, o->threads,
-                               pool, err);
+                               o->cache, pool, err);
     free(index);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "cache.h"
 #include "runner.h"
 #include "templates.h"
 
@@ -19,6 +20,7 @@ typedef struct atune__tune_opts {
     atune__timing timing;
     uint64_t seed;           /* input data */
     int threads;             /* compile threads, 0: one per core */
+    atune__cache *cache;     /* on-disk module cache, or NULL */
     const char *strategy;    /* NULL: the default strategy */
     int64_t budget;          /* evaluations per size; 0: no limit */
     double time_limit;       /* seconds per size; 0: no limit */
