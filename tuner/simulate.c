@@ -39,6 +39,7 @@ void atune__sim_close(atune__sim *s)
 {
     free(s->valid);
     free(s->time_ns);
+    free(s->spread_ns);
     free(s->seen);
     memset(s, 0, sizeof(*s));
     s->optimum = -1;
@@ -77,6 +78,7 @@ static int apply(atune__sim *s, const atune__record *r, const char *hash,
     s->valid[idx] = r->status != ATUNE__ST_INVALID;
     s->time_ns[idx] =
         r->status == ATUNE__ST_OK && r->time_ns > 0 ? r->time_ns : INFINITY;
+    s->spread_ns[idx] = r->spread_ns;
     return 0;
 }
 
@@ -93,6 +95,7 @@ static void summarize(atune__sim *s)
         if (s->optimum < 0 || s->time_ns[i] < s->optimum_ns) {
             s->optimum = i;
             s->optimum_ns = s->time_ns[i];
+            s->optimum_spread_ns = s->spread_ns[i];
         }
     }
 }
@@ -114,8 +117,9 @@ int atune__sim_open(atune__sim *s, const atune__manifest *m,
                            size_key);
     s->valid = atune__calloc((size_t)s->total, 1);
     s->time_ns = atune__calloc((size_t)s->total, sizeof(*s->time_ns));
+    s->spread_ns = atune__calloc((size_t)s->total, sizeof(*s->spread_ns));
     s->seen = atune__calloc((size_t)s->total, 1);
-    if (!s->valid || !s->time_ns || !s->seen) {
+    if (!s->valid || !s->time_ns || !s->spread_ns || !s->seen) {
         rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
         goto fail;
     }

@@ -23,6 +23,8 @@ typedef struct atune__sim {
     int64_t ok;           /* of them with status ok */
     int64_t optimum;      /* index of the best ok record; -1 when none */
     double optimum_ns;    /* its time; INFINITY when none */
+    double optimum_spread_ns; /* its recorded interquartile range */
+    double *spread_ns;    /* total entries: recorded interquartile range */
     int64_t evaluations;  /* eval calls since open or reset */
 } atune__sim;
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# autotune tune --simulate: replays a recorded journal (no GPU), follows the
+# design's JSON contract, and reports bad usage and bad input properly.
+set -u
+bin=${ATUNE_BINARY:?run through ctest}
+src=${ATUNE_SOURCE_DIR:?run through ctest}
+journal=$src/tests/data/journals/h200.journal
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+"$bin" tune --simulate "$journal" --kernel copy --size large --budget 31 \
+  --seed 7 --json >"$tmp/a.json" 2>"$tmp/err"
+[ $? -eq 0 ] && ok || { ko "simulate exit"; cat "$tmp/err"; }
+python3 - "$tmp/a.json" <<'PY' && ok || ko "simulate JSON contract"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["results"]
+assert len(r) == 1, r
+r = r[0]
+for k in ("kernel", "size", "best", "default_time_ns", "evaluations", "space", "optimum"):
+    assert k in r, k
+assert r["kernel"] == "copy" and r["size"] == "n=268435456"
+assert r["evaluations"] <= 31 and r["space"] == 315
+assert r["best"]["time_ns"] >= r["optimum"]["time_ns"] > 0
+assert set(r["best"]["params"]) == {"BLOCK_SIZE", "VW", "UNROLL", "GRID"}
+print("fraction of optimum", r["optimum"]["time_ns"] / r["best"]["time_ns"])
+PY
+# Same seed, same result; the whole space with brute force finds the optimum.
+"$bin" tune --simulate "$journal" --kernel copy --size large --budget 31 \
+  --seed 7 --json >"$tmp/b.json" 2>/dev/null
+cmp -s "$tmp/a.json" "$tmp/b.json" && ok || ko "simulation is not deterministic"
+"$bin" tune --simulate "$journal" --kernel copy --size large \
+  --strategy brute_force --json >"$tmp/c.json" 2>/dev/null
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["best"]["time_ns"]==r["optimum"]["time_ns"], r' "$tmp/c.json" && ok || ko "brute force misses the optimum"
+
+"$bin" tune --simulate "$journal" --strategy nosuch >/dev/null 2>&1
+[ $? -eq 64 ] && ok || ko "unknown strategy is not 64"
+"$bin" tune --simulate "$tmp/none.journal" >/dev/null 2>&1
+[ $? -eq 66 ] && ok || ko "missing journal is not 66"
+printf 'copy\tn=1\tBLOCK_SIZE=128\tok\n' >"$tmp/bad.journal"
+"$bin" tune --simulate "$tmp/bad.journal" 2>"$tmp/err" >/dev/null
+[ $? -eq 65 ] && ok || ko "malformed journal is not 65"
+grep -q "bad.journal:1:" "$tmp/err" && ok || ko "malformed journal message has no file:line"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
