@@ -3,10 +3,8 @@
  * GPU, its launch computed from the manifest, and the launch itself. */
 #include <atune/atune_jit.h>
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,41 +42,6 @@ struct atune_jit {
     char msg[4096];
     atune_jit_kernel *kernels;
 };
-
-/* --- the two context calls cudrv's table lacks --------------------------- */
-
-/* cuCtxGetCurrent and cuCtxGetDevice, resolved like cudrv.c resolves its
- * table, from the libcuda.so.1 that cudrv already loaded. */
-static __typeof__(&cuCtxGetCurrent) ctx_get_current;
-static __typeof__(&cuCtxGetDevice) ctx_get_device;
-static int ctx_loaded;
-static pthread_once_t ctx_once = PTHREAD_ONCE_INIT;
-
-typedef CUresult (*getproc_fn)(const char *, void **, int, cuuint64_t,
-                               CUdriverProcAddressQueryResult *);
-
-static int ctx_resolve(getproc_fn getproc, const char *name, void **fn)
-{
-    CUdriverProcAddressQueryResult found;
-
-    return getproc(name, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT,
-                   &found) == CUDA_SUCCESS &&
-           found == CU_GET_PROC_ADDRESS_SUCCESS && *fn;
-}
-
-static void ctx_load(void)
-{
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    void *sym = lib ? dlsym(lib, "cuGetProcAddress_v2") : NULL;
-    getproc_fn getproc;
-
-    if (!sym)
-        return;
-    memcpy(&getproc, &sym, sizeof(getproc));
-    ctx_loaded =
-        ctx_resolve(getproc, "cuCtxGetCurrent", (void **)&ctx_get_current) &&
-        ctx_resolve(getproc, "cuCtxGetDevice", (void **)&ctx_get_device);
-}
 
 /* --- errors --------------------------------------------------------------- */
 
@@ -182,7 +145,7 @@ static void kernel_free(const atune__cudrv *cu, atune_jit_kernel *k)
 {
     CUcontext prev = NULL;
 
-    if (k->mod && cu && ctx_loaded && ctx_get_current(&prev) == CUDA_SUCCESS) {
+    if (k->mod && cu && cu->cuCtxGetCurrent(&prev) == CUDA_SUCCESS) {
         if (prev != k->ctx)
             cu->cuCtxSetCurrent(k->ctx);
         cu->cuModuleUnload(k->mod);
@@ -345,12 +308,6 @@ static int driver(atune_jit *j)
     j->cu = atune__cudrv_load(&err);
     if (!j->cu)
         return fail(j, ATUNE_ENODEV, "%s", err.msg);
-    pthread_once(&ctx_once, ctx_load);
-    if (!ctx_loaded) {
-        j->cu = NULL;
-        return fail(j, ATUNE_ENODEV,
-                    "CUDA driver too old: no cuCtxGetCurrent/cuCtxGetDevice");
-    }
     return ATUNE_OK;
 }
 
@@ -597,7 +554,7 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
 static int current_context(atune_jit *j, CUcontext *ctx, CUdevice *dev)
 {
     char buf[256];
-    CUresult r = ctx_get_current(ctx);
+    CUresult r = j->cu->cuCtxGetCurrent(ctx);
 
     if (r == CUDA_SUCCESS && !*ctx)
         return fail(j, ATUNE_EINVAL,
@@ -605,7 +562,7 @@ static int current_context(atune_jit *j, CUcontext *ctx, CUdevice *dev)
                     "(cuDevicePrimaryCtxRetain and cuCtxSetCurrent, or any "
                     "CUDA runtime call)");
     if (r == CUDA_SUCCESS)
-        r = ctx_get_device(dev);
+        r = j->cu->cuCtxGetDevice(dev);
     if (r != CUDA_SUCCESS)
         return fail(j, ATUNE_ECUDA, "current context: %s",
                     atune__cudrv_errstr(r, buf, sizeof(buf)));

@@ -28,6 +28,8 @@
     X(cuDevicePrimaryCtxRetain)                                                \
     X(cuDevicePrimaryCtxRelease)                                               \
     X(cuCtxSetCurrent)                                                         \
+    X(cuCtxGetCurrent)                                                         \
+    X(cuCtxGetDevice)                                                          \
     X(cuCtxSynchronize)                                                        \
     X(cuModuleLoadData)                                                        \
     X(cuModuleUnload)                                                          \
