@@ -34,7 +34,6 @@
 #define KIND_ERROR 1
 #define MAX_DATA (256u << 20) /* a CUBIN is KBs; refuse absurd lengths */
 #define MAX_LOG (16u << 20)
-#define OPT_MAX (ATUNE__MAX_PARAMS + 2)
 
 struct atune__cache {
     char *dir;
@@ -443,30 +442,6 @@ int atune__cache_put_error(atune__cache *c, uint64_t key, const char *msg,
 
 /* --- cached compilation --------------------------------------------------- */
 
-/* The option list of atune__jit_compile, built the same way (jit.c keeps
- * its own copy private): the architecture, the language standard, then
- * -DNAME=VALUE per parameter in manifest order. */
-struct jit_opts {
-    char arch[64];
-    char defs[ATUNE__MAX_PARAMS][ATUNE__NAME_MAX + 32];
-    const char *v[OPT_MAX];
-    int n;
-};
-
-static void jit_opts(const atune__manifest *m, const atune__config *c,
-                     const char *arch, struct jit_opts *o)
-{
-    o->n = 0;
-    snprintf(o->arch, sizeof(o->arch), "--gpu-architecture=%s", arch);
-    o->v[o->n++] = o->arch;
-    o->v[o->n++] = "-std=c++17";
-    for (int i = 0; i < m->nparams; i++) {
-        snprintf(o->defs[i], sizeof(o->defs[i]), "-D%s=%lld", m->params[i].name,
-                 (long long)c->v[i]);
-        o->v[o->n++] = o->defs[i];
-    }
-}
-
 /* The part of a compile error after "<cu_path>", when the error is the
  * configuration's own (NVRTC rejected the source, or an entry point is
  * missing) and so will recur with the same inputs; NULL for failures that
@@ -491,7 +466,7 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
                               const char *const *names, int nnames,
                               atune__cubin *out, int *hit, atune__err *err)
 {
-    struct jit_opts o;
+    atune__jit_opts o;
     atune__config dflt;
     const char *tail;
     uint64_t key;
@@ -505,7 +480,7 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    jit_opts(m, c, arch, &o);
+    atune__jit_options(m, c, arch, &o);
     key = atune__cache_key(m->source, m->source_len, o.v, o.n, names, nnames,
                            atune__jit_version());
     found = atune__cache_get(cache, key, out);

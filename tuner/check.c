@@ -14,33 +14,22 @@
 static int valid_configs(const atune__manifest *m, int64_t *index,
                          int64_t *n, atune__err *err)
 {
-    atune__devattr dev;
-    char reason[256];
     int64_t total = atune__space_size(m);
+    unsigned char *valid = atune__calloc((size_t)total, 1);
+    atune__devattr dev;
+    int rc = 0;
 
+    if (!valid)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
     atune__devattr_default(&dev);
+    for (int s = 0; !rc && s < m->nsizes; s++)
+        rc = atune__space_mark_valid(m, &m->sizes[s], &dev, valid, NULL, err);
     *n = 0;
-    for (int64_t i = 0; i < total; i++) {
-        atune__config c;
-        int any = 0;
-        atune__space_config(m, i, &c);
-        for (int s = 0; !any && s < m->nsizes; s++) {
-            atune__vars vs = {0};
-            int rc;
-            if (atune__size_vars(&m->sizes[s], &vs) ||
-                atune__devattr_vars(&dev, &vs))
-                return atune__fail(err, ATUNE__ESOFTWARE,
-                                   "too many variables");
-            rc = atune__space_check(m, &c, &vs, &dev, NULL, reason,
-                                    sizeof(reason), err);
-            if (rc > 1)
-                return rc;
-            any = rc;
-        }
-        if (any)
+    for (int64_t i = 0; !rc && i < total; i++)
+        if (valid[i])
             index[(*n)++] = i;
-    }
-    return 0;
+    free(valid);
+    return rc;
 }
 
 /* Compiles one template; reports; returns the number of failures, or a

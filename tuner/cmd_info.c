@@ -2,6 +2,7 @@
  * profiles hold. Neither needs a GPU. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <atune/atune.h>
@@ -17,25 +18,15 @@ static int count_valid(const atune__manifest *m, const atune__size *s,
                        int64_t *valid, atune__err *err)
 {
     atune__devattr dev;
-    atune__vars vs = {0};
-    char reason[256];
-    int64_t total = atune__space_size(m);
+    unsigned char *mark = atune__calloc((size_t)atune__space_size(m), 1);
     int rc;
 
+    if (!mark)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
     atune__devattr_default(&dev);
-    if ((rc = atune__size_vars(s, &vs)) || (rc = atune__devattr_vars(&dev, &vs)))
-        return atune__fail(err, ATUNE__ESOFTWARE, "too many variables");
-    *valid = 0;
-    for (int64_t i = 0; i < total; i++) {
-        atune__config c;
-        atune__space_config(m, i, &c);
-        rc = atune__space_check(m, &c, &vs, &dev, NULL, reason, sizeof(reason),
-                                err);
-        if (rc > 1)
-            return rc;
-        *valid += rc;
-    }
-    return 0;
+    rc = atune__space_mark_valid(m, s, &dev, mark, valid, err);
+    free(mark);
+    return rc;
 }
 
 static void list_text(const atune__manifest *m, const int64_t *valid)

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OPT_MAX (ATUNE__MAX_PARAMS + 4)
 
 static char *program_log(nvrtcProgram prog)
 {
@@ -96,31 +95,42 @@ out:
     return ret;
 }
 
-int atune__jit_compile(const atune__manifest *m, const atune__config *c,
-                       const char *arch, const char *const *names,
-                       int nnames, atune__cubin *out, atune__err *err)
+void atune__jit_options(const atune__manifest *m, const atune__config *c,
+                        const char *arch, atune__jit_opts *o)
 {
-    char defs[ATUNE__MAX_PARAMS][ATUNE__NAME_MAX + 32];
-    char archopt[64], what[1024];
-    const char *opts[OPT_MAX];
     atune__config dflt;
-    int n = 0;
 
     if (!c) {
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    snprintf(archopt, sizeof(archopt), "--gpu-architecture=%s", arch);
-    opts[n++] = archopt;
-    opts[n++] = "-std=c++17";
+    o->n = 0;
+    snprintf(o->arch, sizeof(o->arch), "--gpu-architecture=%s", arch);
+    o->v[o->n++] = o->arch;
+    o->v[o->n++] = "-std=c++17";
     for (int i = 0; i < m->nparams; i++) {
-        snprintf(defs[i], sizeof(defs[i]), "-D%s=%lld", m->params[i].name,
-                 (long long)c->v[i]);
-        opts[n++] = defs[i];
+        snprintf(o->defs[i], sizeof(o->defs[i]), "-D%s=%lld",
+                 m->params[i].name, (long long)c->v[i]);
+        o->v[o->n++] = o->defs[i];
     }
+}
+
+int atune__jit_compile(const atune__manifest *m, const atune__config *c,
+                       const char *arch, const char *const *names,
+                       int nnames, atune__cubin *out, atune__err *err)
+{
+    atune__jit_opts o;
+    atune__config dflt;
+    char what[1024];
+
+    if (!c) {
+        atune__space_config(m, 0, &dflt);
+        c = &dflt;
+    }
+    atune__jit_options(m, c, arch, &o);
     memcpy(what, "configuration ", 15);
     atune__config_str(m, c, what + 14, sizeof(what) - 14);
-    return compile(m->source, m->cu_path, opts, n, names, nnames, what, out,
+    return compile(m->source, m->cu_path, o.v, o.n, names, nnames, what, out,
                    err);
 }
 

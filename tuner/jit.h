@@ -17,6 +17,20 @@ typedef struct atune__cubin {
     char *log; /* NVRTC's log (warnings), NUL-terminated; may be "" */
 } atune__cubin;
 
+/* NVRTC's options for one configuration: the architecture, the language
+ * standard, then -DNAME=VALUE per parameter in manifest order. The compile
+ * and the module cache's key both come from here, so they cannot drift. */
+typedef struct atune__jit_opts {
+    char arch[64];
+    char defs[ATUNE__MAX_PARAMS][ATUNE__NAME_MAX + 32];
+    const char *v[ATUNE__MAX_PARAMS + 2];
+    int n;
+} atune__jit_opts;
+
+/* Fills o for configuration c of m (the default when c is NULL). */
+void atune__jit_options(const atune__manifest *m, const atune__config *c,
+                        const char *arch, atune__jit_opts *o);
+
 /* Compiles m's source with -DNAME=VALUE for every parameter of c (or the
  * default configuration when c is NULL) for arch ("sm_90"), and checks
  * through name expressions that every name in names[] (the kernel and the

@@ -291,3 +291,31 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
         *launch = l;
     return 1;
 }
+
+int atune__space_mark_valid(const atune__manifest *m, const atune__size *size,
+                            const atune__devattr *dev, unsigned char *valid,
+                            int64_t *count, atune__err *err)
+{
+    atune__vars vs = {0};
+    char reason[256];
+    int64_t total = atune__space_size(m), n = 0;
+
+    if (atune__size_vars(size, &vs) || atune__devattr_vars(dev, &vs))
+        return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                           m->ini_path);
+    for (int64_t i = 0; i < total; i++) {
+        atune__config c;
+        int rc;
+
+        atune__space_config(m, i, &c);
+        rc = atune__space_check(m, &c, &vs, dev, NULL, reason, sizeof(reason),
+                                err);
+        if (rc > 1)
+            return rc;
+        n += rc;
+        valid[i] |= (unsigned char)rc;
+    }
+    if (count)
+        *count = n;
+    return 0;
+}

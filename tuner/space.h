@@ -79,6 +79,14 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
                        atune__launch *launch, char *reason, size_t len,
                        atune__err *err);
 
+/* Sets valid[i] = 1 for every configuration that passes atune__space_check
+ * at size on dev; entries already set stay set, so calls for several sizes
+ * give "valid at any of them". *count (when non-NULL) is the number valid
+ * at this size. valid has atune__space_size(m) entries. */
+int atune__space_mark_valid(const atune__manifest *m, const atune__size *size,
+                            const atune__devattr *dev, unsigned char *valid,
+                            int64_t *count, atune__err *err);
+
 /* Evaluates a dim3 of the manifest. */
 int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
                      const atune__vars *vs, int64_t out[3], atune__err *err);

@@ -346,7 +346,6 @@ static int tune_size(atune__device *d, const atune__manifest *m,
                                .time_limit = o->time_limit, .seed = o->seed,
                                .final_k = o->final_k};
     atune__search_result found;
-    char reason[256];
     int rc;
 
     if (!valid)
@@ -354,17 +353,9 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
     /* The space at this size: constraints and device limits, before any
      * compilation. */
-    for (int64_t i = 0; !rc && i < total; i++) {
-        atune__config c;
-        atune__space_config(m, i, &c);
-        rc = atune__space_check(m, &c, atune__problem_vars(sc.p), &in->attr,
-                                NULL, reason, sizeof(reason), err);
-        if (rc <= 1) {
-            valid[i] = (unsigned char)rc;
-            out->space += rc;
-            rc = 0;
-        }
-    }
+    if (!rc)
+        rc = atune__space_mark_valid(m, size, &in->attr, valid, &out->space,
+                                     err);
     spec.valid = valid;
     if (!rc)
         rc = atune__search(&spec, eval_cb, remeasure_cb, &sc, &found, err);
@@ -396,36 +387,22 @@ static int start_pool(atune__device *d, const atune__manifest *m,
     const char *names[] = {m->kernel};
     int64_t total = atune__space_size(m), n = 0;
     int64_t *index = atune__calloc((size_t)total, sizeof(*index));
-    char reason[256];
+    unsigned char *valid = atune__calloc((size_t)total, 1);
     int rc = 0;
 
-    if (!index)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    for (int64_t i = 0; !rc && i < total; i++) {
-        atune__config c;
-        int any = 0;
-        atune__space_config(m, i, &c);
-        for (int s = 0; !rc && !any && s < m->nsizes; s++) {
-            atune__vars vs = {0};
-            if (!size_selected(o, &m->sizes[s]))
-                continue;
-            if (atune__size_vars(&m->sizes[s], &vs) ||
-                atune__devattr_vars(&in->attr, &vs)) {
-                rc = atune__fail(err, ATUNE__ESOFTWARE, "too many variables");
-                break;
-            }
-            rc = atune__space_check(m, &c, &vs, &in->attr, NULL, reason,
-                                    sizeof(reason), err);
-            any = rc == 1;
-            if (rc <= 1)
-                rc = 0;
-        }
-        if (any)
+    if (!index || !valid)
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int s = 0; !rc && s < m->nsizes; s++)
+        if (size_selected(o, &m->sizes[s]))
+            rc = atune__space_mark_valid(m, &m->sizes[s], &in->attr, valid,
+                                         NULL, err);
+    for (int64_t i = 0; !rc && i < total; i++)
+        if (valid[i])
             index[n++] = i;
-    }
     if (!rc)
         rc = atune__pool_start(m, in->arch, names, 1, index, n, o->threads,
                                o->cache, pool, err);
+    free(valid);
     free(index);
     return rc;
 }
