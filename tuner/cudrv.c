@@ -14,17 +14,26 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 typedef CUresult (*getproc_fn)(const char *, void **, int, cuuint64_t,
                                CUdriverProcAddressQueryResult *);
 
-static int resolve(getproc_fn getproc, const char *name, void **fn)
+/* A table entry whose version does not give cuda.h's prototype fails
+ * to compile here, instead of crashing at run time. */
+#define ATUNE__CUDRV_ABI(name, version)                                        \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name),            \
+                                                PFN_##name##_v##version),     \
+                   #name " is not the ABI of version " #version);
+ATUNE__CUDRV_FUNCS(ATUNE__CUDRV_ABI)
+#undef ATUNE__CUDRV_ABI
+
+static int resolve(getproc_fn getproc, const char *name, int version,
+                   void **fn)
 {
     CUdriverProcAddressQueryResult found;
-    CUresult rc = getproc(name, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT,
+    CUresult rc = getproc(name, fn, version, CU_GET_PROC_ADDRESS_DEFAULT,
                           &found);
 
     if (rc != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !*fn)
         return atune__fail(&load_err, ATUNE__EUNAVAIL,
-                           "CUDA driver too old: no '%s' for CUDA %d.%d",
-                           name, CUDA_VERSION / 1000,
-                           CUDA_VERSION % 1000 / 10);
+                           "CUDA driver too old: no '%s' of CUDA %d.%d",
+                           name, version / 1000, version % 1000 / 10);
     return 0;
 }
 
@@ -51,8 +60,8 @@ static void load(void)
         return;
     }
     memcpy(&getproc, &sym, sizeof(getproc));
-#define ATUNE__CUDRV_RESOLVE(name)                                             \
-    if (resolve(getproc, #name, (void **)&drv.name))                           \
+#define ATUNE__CUDRV_RESOLVE(name, version)                                    \
+    if (resolve(getproc, #name, version, (void **)&drv.name))                  \
         return;
     ATUNE__CUDRV_FUNCS(ATUNE__CUDRV_RESOLVE)
 #undef ATUNE__CUDRV_RESOLVE

@@ -2,64 +2,72 @@
  *
  * autotune must start (and run --help, list, check) on machines without a
  * CUDA driver, so it never links libcuda: cudrv dlopen()s libcuda.so.1 and
- * resolves every entry point through cuGetProcAddress for the CUDA version
- * the tuner was built against, which returns the ABI that cuda.h's macros
- * name (cuMemAlloc -> cuMemAlloc_v2 and so on). */
+ * resolves every entry point through cuGetProcAddress.
+ *
+ * Each entry names the CUDA version whose ABI matches the prototype that
+ * cuda.h gives the plain name: asking for "the version we were built
+ * against" is wrong, because CUDA 13 added cuCtxGetDevice_v2(dev, ctx) and
+ * cuCtxSynchronize_v2(ctx) without remapping the plain names, so
+ * cuGetProcAddress(13000) hands back a function with one more argument
+ * than the caller passes. cudrv.c checks every pair against cudaTypedefs.h
+ * at compile time. */
 #ifndef ATUNE_CUDRV_H
 #define ATUNE_CUDRV_H
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include "util.h"
 
-/* One X-macro list generates the table and its loader. The member type is
- * taken from cuda.h's own prototype, so a signature can never drift. */
+/* One X-macro list generates the table and its loader: X(name, version).
+ * The member type is cuda.h's own prototype of name; version is the one
+ * whose PFN_name_vVERSION typedef has that type. */
 #define ATUNE__CUDRV_FUNCS(X)                                                  \
-    X(cuInit)                                                                  \
-    X(cuDriverGetVersion)                                                      \
-    X(cuGetErrorName)                                                          \
-    X(cuGetErrorString)                                                        \
-    X(cuDeviceGetCount)                                                        \
-    X(cuDeviceGet)                                                             \
-    X(cuDeviceGetName)                                                         \
-    X(cuDeviceGetAttribute)                                                    \
-    X(cuDeviceTotalMem)                                                        \
-    X(cuDeviceGetUuid)                                                         \
-    X(cuDevicePrimaryCtxRetain)                                                \
-    X(cuDevicePrimaryCtxRelease)                                               \
-    X(cuCtxSetCurrent)                                                         \
-    X(cuCtxGetCurrent)                                                         \
-    X(cuCtxGetDevice)                                                          \
-    X(cuCtxSynchronize)                                                        \
-    X(cuModuleLoadData)                                                        \
-    X(cuModuleUnload)                                                          \
-    X(cuModuleGetFunction)                                                     \
-    X(cuModuleGetGlobal)                                                       \
-    X(cuFuncGetAttribute)                                                      \
-    X(cuFuncSetAttribute)                                                      \
-    X(cuOccupancyMaxPotentialBlockSize)                                        \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                             \
-    X(cuLaunchKernel)                                                          \
-    X(cuMemAlloc)                                                              \
-    X(cuMemFree)                                                               \
-    X(cuMemGetInfo)                                                            \
-    X(cuMemcpyHtoD)                                                            \
-    X(cuMemcpyDtoH)                                                            \
-    X(cuMemcpyDtoD)                                                            \
-    X(cuMemcpyDtoDAsync)                                                       \
-    X(cuMemsetD8Async)                                                         \
-    X(cuMemsetD32Async)                                                        \
-    X(cuStreamCreate)                                                          \
-    X(cuStreamDestroy)                                                         \
-    X(cuStreamSynchronize)                                                     \
-    X(cuEventCreate)                                                           \
-    X(cuEventDestroy)                                                          \
-    X(cuEventRecord)                                                           \
-    X(cuEventSynchronize)                                                      \
-    X(cuEventElapsedTime)
+    X(cuInit, 2000)                                                            \
+    X(cuDriverGetVersion, 2020)                                                \
+    X(cuGetErrorName, 6000)                                                    \
+    X(cuGetErrorString, 6000)                                                  \
+    X(cuDeviceGetCount, 2000)                                                  \
+    X(cuDeviceGet, 2000)                                                       \
+    X(cuDeviceGetName, 2000)                                                   \
+    X(cuDeviceGetAttribute, 2000)                                              \
+    X(cuDeviceTotalMem, 3020)                                                  \
+    X(cuDeviceGetUuid, 11040)                                                  \
+    X(cuDevicePrimaryCtxRetain, 7000)                                          \
+    X(cuDevicePrimaryCtxRelease, 11000)                                        \
+    X(cuCtxSetCurrent, 4000)                                                   \
+    X(cuCtxGetCurrent, 4000)                                                   \
+    X(cuCtxGetDevice, 2000)                                                    \
+    X(cuCtxSynchronize, 2000)                                                  \
+    X(cuModuleLoadData, 2000)                                                  \
+    X(cuModuleUnload, 2000)                                                    \
+    X(cuModuleGetFunction, 2000)                                               \
+    X(cuModuleGetGlobal, 3020)                                                 \
+    X(cuFuncGetAttribute, 2020)                                                \
+    X(cuFuncSetAttribute, 9000)                                                \
+    X(cuOccupancyMaxPotentialBlockSize, 6050)                                  \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)                       \
+    X(cuLaunchKernel, 4000)                                                    \
+    X(cuMemAlloc, 3020)                                                        \
+    X(cuMemFree, 3020)                                                         \
+    X(cuMemGetInfo, 3020)                                                      \
+    X(cuMemcpyHtoD, 3020)                                                      \
+    X(cuMemcpyDtoH, 3020)                                                      \
+    X(cuMemcpyDtoD, 3020)                                                      \
+    X(cuMemcpyDtoDAsync, 3020)                                                 \
+    X(cuMemsetD8Async, 3020)                                                   \
+    X(cuMemsetD32Async, 3020)                                                  \
+    X(cuStreamCreate, 2000)                                                    \
+    X(cuStreamDestroy, 4000)                                                   \
+    X(cuStreamSynchronize, 2000)                                               \
+    X(cuEventCreate, 2000)                                                     \
+    X(cuEventDestroy, 4000)                                                    \
+    X(cuEventRecord, 2000)                                                     \
+    X(cuEventSynchronize, 2000)                                                \
+    X(cuEventElapsedTime, 12080)
 
 typedef struct atune__cudrv {
-#define ATUNE__CUDRV_MEMBER(name) __typeof__(&name) name;
+#define ATUNE__CUDRV_MEMBER(name, version) __typeof__(&name) name;
     ATUNE__CUDRV_FUNCS(ATUNE__CUDRV_MEMBER)
 #undef ATUNE__CUDRV_MEMBER
 } atune__cudrv;
