@@ -280,6 +280,9 @@ static const struct defect defects[] = {
      "metric 'GB' is neither GB/s nor GFLOP/s"},
     {{{7, 7, "work = 8 * nn"}}, "dir/t.ini:7: ",
      "unknown variable 'nn' in work '8 * nn'"},
+    {{{7, 7, "work = 8 * n * VW"}}, "dir/t.ini:7: ",
+     "work '8 * n * VW' uses parameter 'VW': the runner computes it once "
+     "per size"},
     {{{8, 8, "tolerance = -0.5"}}, "dir/t.ini:8: ",
      "tolerance '-0.5' is negative"},
     {{{8, 8, "tolerance = 1e-3x"}}, "dir/t.ini:8: ",
@@ -293,7 +296,9 @@ static const struct defect defects[] = {
     {{{11, 11, "large = n=0, m=16"}}, "dir/t.ini:11: ",
      "size variable 'n' must be >= 1, not 0"},
     {{{11, 11, "large = n=N, m=16"}}, "dir/t.ini:11: ",
-     "'N' must be constant, not use 'N'"},
+     "size variable 'n': 'N' must be constant, not use 'N'"},
+    {{{11, 11, "large = n=1.5, m=16"}}, "dir/t.ini:11: ",
+     "size variable 'n': '1.5' is not an integer expression"},
     {{{11, 11, "large = n=1, m=2, k=3, j=4, i=5"}}, "dir/t.ini:11: ",
      "must be 1 to 4 comma-separated VAR=EXPR"},
     {{{12, 12, "small = n=1000"}}, "dir/t.ini:12: ",
@@ -311,6 +316,10 @@ static const struct defect defects[] = {
      "parameter 'Vw' is not upper case"},
     {{{16, 16, "vw = 1, 2"}}, "dir/t.ini:16: ",
      "parameter 'vw' is not upper case"},
+    {{{16, 16, "V-W = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'V-W' is not a C identifier"},
+    {{{16, 16, "2VW = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter '2VW' is not a C identifier"},
     {{{16, 16, "VW ="}}, "dir/t.ini:16: ", "parameter 'VW' has no values"},
     {{{16, 16, "VW = 1, , 2"}}, "dir/t.ini:16: ",
      "parameter 'VW' needs 1 to 64 values, none empty"},
@@ -321,11 +330,16 @@ static const struct defect defects[] = {
     {{{16, 16, "BLOCK = 1"}}, "dir/t.ini:16: ",
      "duplicate key 'BLOCK' in [params] (first at line 15)"},
     {{{17, 17, "NEG = 2.5"}}, "dir/t.ini:17: ",
-     "column 2: unexpected character '.' in '2.5'"},
+     "parameter 'NEG': '2.5' is not an integer expression: column 2: "
+     "unexpected character '.' in '2.5'"},
     {{{17, 17, "NEG = 1 / 0"}}, "dir/t.ini:17: ",
-     "division by zero in '1 / 0'"},
+     "parameter 'NEG': division by zero in '1 / 0'"},
     {{{17, 17, "NEG = BLOCK"}}, "dir/t.ini:17: ",
-     "'BLOCK' must be constant, not use 'BLOCK'"},
+     "parameter 'NEG': 'BLOCK' must be constant, not use 'BLOCK'"},
+    {{{17, 17, "NEG = 1 << 63"}}, "dir/t.ini:17: ",
+     "parameter 'NEG': bad shift count 63"},
+    {{{17, 17, "NEG = 9223372036854775807 + 1"}}, "dir/t.ini:17: ",
+     "parameter 'NEG': overflow in '9223372036854775807 + 1'"},
     {{{11, 12, "large = N=4"}, {17, 17, "N = 1"}}, "dir/t.ini:17: ",
      "parameter 'N' has the name of a size variable"},
     {{{20, 20, "fits = BLOCKS * VW <= 512"}}, "dir/t.ini:20: ",
@@ -353,6 +367,8 @@ static const struct defect defects[] = {
      "unknown role 'result' of 'out'"},
     {{{29, 29, "out = float[n * m] scalar"}}, "dir/t.ini:29: ",
      "unknown role 'scalar' of 'out'"},
+    {{{29, 29, "out = float[n * m]"}}, "dir/t.ini:29: ",
+     "buffer 'out' has no role (input, output, inout, accum)"},
     {{{29, 29, "out = float[n * m output"}}, "dir/t.ini:29: ",
      "missing ']' in 'float[n * m output'"},
     {{{29, 29, "out = float[] output"}}, "dir/t.ini:29: ",
@@ -369,6 +385,16 @@ static const struct defect defects[] = {
      "bad literal '1e999'"},
     {{{31, 31, "n = long nn"}}, "dir/t.ini:31: ",
      "unknown variable 'nn' in value 'nn'"},
+    {{{31, 31, "n = long n input"}}, "dir/t.ini:31: ",
+     "scalar 'n' cannot have role 'input': only buffers (TYPE[COUNT] ROLE) "
+     "have roles"},
+    {{{31, 31, "n = long (n + 1) accum"}}, "dir/t.ini:31: ",
+     "scalar 'n' cannot have role 'accum'"},
+    {{{31, 31, "n = long output"}}, "dir/t.ini:31: ",
+     "scalar 'n' has role 'output' but no value: a buffer is TYPE[COUNT] "
+     "ROLE"},
+    {{{31, 31, "n = long n +"}}, "dir/t.ini:31: ",
+     "column 4: expected an operand in 'n +'"},
     {{{35, 35, "table = int[m] output"}}, "dir/t.ini:35: ",
      "constant 'table' must be TYPE[COUNT] input"},
     {{{35, 35, "table = int 4"}}, "dir/t.ini:35: ",
@@ -514,6 +540,66 @@ static void test_copy(void **state)
     free(ini);
     free(cu);
     atune__manifest_free(m);
+}
+
+/* Entry points and constants must be named in the code itself: a name
+ * only in a comment or a string is reported by the manifest (with its
+ * line), not by NVRTC (without one). */
+static void test_names_in_comments(void **state)
+{
+    static const char ini[] =
+        "[template]\nkernel = k_tuned\nreference = k_ref\n"
+        "reference_block = 1\nreference_grid = 1\nmetric = GB/s\n"
+        "work = 1\n[sizes]\ns = n=1\n[params]\nP = 1\n[launch]\n"
+        "block = 1\ngrid = 1\n[args]\no = int[1] output\n"
+        "[constants]\ntable = int[4] input\n";
+    static const struct {
+        const char *cu;
+        const char *msg; /* NULL: loads */
+    } cases[] = {
+        {"__constant__ int table[4];\n"
+         "extern \"C\" __global__ void k_tuned(int *o) {}\n"
+         "extern \"C\" __global__ void k_ref(int *o) {}\n",
+         NULL},
+        {"__constant__ int table[4]; /* k_tuned was here */\n"
+         "extern \"C\" __global__ void k_ref(int *o) {}\n",
+         "dir/t.ini:2: kernel 'k_tuned' not found in t.cu (only in a comment "
+         "or string)"},
+        {"__constant__ int table[4];\n"
+         "extern \"C\" __global__ void k_tuned(int *o) {}\n"
+         "// extern \"C\" __global__ void k_ref(int *o) {}\n",
+         "dir/t.ini:3: reference 'k_ref' not found in t.cu (only in a "
+         "comment or string)"},
+        {"const char *s = \"table\", c = '\\'';\n"
+         "extern \"C\" __global__ void k_tuned(int *o) {}\n"
+         "extern \"C\" __global__ void k_ref(int *o) {}\n",
+         "dir/t.ini:18: constant 'table' not found in t.cu"},
+        /* An unterminated comment or literal ends the search, no more. */
+        {"extern \"C\" __global__ void k_tuned(int *o) {}\n"
+         "extern \"C\" __global__ void k_ref(int *o) {} /* table",
+         "dir/t.ini:18: constant 'table' not found in t.cu"},
+        {"extern \"C\" __global__ void k_tuned(int *o) {}\n"
+         "extern \"C\" __global__ void k_ref(int *o) {} \"table\n"
+         "__constant__ int table[4];\n",
+         NULL},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        int rc = atune__manifest_parse("t", "dir/t.ini", ini, "dir/t.cu",
+                                       cases[i].cu, &m, &err);
+        if (!cases[i].msg) {
+            if (rc != ATUNE__OK)
+                fail_msg("case %zu: %s", i, err.msg);
+            atune__manifest_free(m);
+            continue;
+        }
+        assert_int_equal(rc, ATUNE__EDATA);
+        assert_null(m);
+        assert_string_equal(err.msg, cases[i].msg);
+    }
 }
 
 static void test_types(void **state)
@@ -694,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_template_name),
         cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_names_in_comments),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_template_dirs),
         cmocka_unit_test(test_manifest_load_errors),

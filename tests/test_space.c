@@ -404,6 +404,239 @@ static void test_check_errors(void **state)
     atune__manifest_free(m);
 }
 
+/* ---- validation: what check and tune evaluate before any GPU work ---- */
+
+static const char valid_cu[] = "k r table";
+
+/* A manifest whose lines the cases below replace; messages refer to these
+ * line numbers. */
+static const char *const valid_lines[] = {
+    /*  1 */ "[template]",
+    /*  2 */ "kernel = k",
+    /*  3 */ "reference = r",
+    /*  4 */ "reference_block = 256",
+    /*  5 */ "reference_grid = cdiv(n, 256)",
+    /*  6 */ "metric = GB/s",
+    /*  7 */ "work = 8 * n",
+    /*  8 */ "[sizes]",
+    /*  9 */ "big = n=1048576",
+    /* 10 */ "one = n=1",
+    /* 11 */ "[params]",
+    /* 12 */ "B = 128, 256",
+    /* 13 */ "V = 1, 2",
+    /* 14 */ "[constraints]",
+    /* 15 */ "fits = B * V < 512",
+    /* 16 */ "[launch]",
+    /* 17 */ "block = B",
+    /* 18 */ "grid = cdiv(n, V * B)",
+    /* 19 */ "shared = 0",
+    /* 20 */ "[args]",
+    /* 21 */ "in = int[n] input",
+    /* 22 */ "out = int[n] output",
+    /* 23 */ "n = long n",
+    /* 24 */ "[constants]",
+    /* 25 */ "table = char[16] input",
+};
+
+/* The manifest above with lines a and b replaced by their texts (line 0:
+ * none). */
+static atune__manifest *edited_manifest(int a, const char *a_text, int b,
+                                        const char *b_text)
+{
+    char ini[2048] = "";
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    int n = (int)(sizeof(valid_lines) / sizeof(valid_lines[0]));
+
+    for (int i = 1; i <= n; i++) {
+        strcat(ini, i == a ? a_text : i == b ? b_text : valid_lines[i - 1]);
+        strcat(ini, "\n");
+    }
+    if (atune__manifest_parse("v", "v.ini", ini, "v.cu", valid_cu, &m, &err) !=
+        ATUNE__OK)
+        fail_msg("lines %d, %d: %s", a, b, err.msg);
+    return m;
+}
+
+static atune__manifest *valid_manifest(int line, const char *text)
+{
+    return edited_manifest(line, text, 0, NULL);
+}
+
+static void test_validate_clean(void **state)
+{
+    atune__manifest *m = valid_manifest(0, NULL);
+    atune__devattr dev;
+    atune__err err = {0};
+    unsigned char valid[4] = {0};
+    int64_t counts[2] = {-1, -1}, bytes = 0;
+
+    (void)state;
+    atune__devattr_default(&dev);
+    if (atune__space_validate(m, &dev, valid, counts, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    /* B=256,V=2 breaks 'fits'; the other three are valid at both sizes. */
+    assert_int_equal(counts[0], 3);
+    assert_int_equal(counts[1], 3);
+    assert_int_equal(valid[0] + valid[1] + valid[2] + valid[3], 3);
+    assert_int_equal(valid[3], 0);
+    assert_int_equal(atune__space_validate(m, &dev, NULL, NULL, &err),
+                     ATUNE__OK);
+    /* in once, out twice (with the reference's result), table once. */
+    assert_int_equal(atune__size_memory(m, &m->sizes[0], &dev, &bytes, &err),
+                     ATUNE__OK);
+    assert_int_equal(bytes, 3 * 4 * 1048576 + 16);
+    atune__manifest_free(m);
+
+    /* inout: working copy, initial contents, reference result; accum:
+     * working copy and reference result. */
+    m = valid_manifest(21, "in = double[n] inout");
+    assert_int_equal(atune__size_memory(m, &m->sizes[1], &dev, &bytes, &err),
+                     ATUNE__OK);
+    assert_int_equal(bytes, 3 * 8 + 2 * 4 + 16);
+    atune__manifest_free(m);
+    m = valid_manifest(22, "out = ulong[n] accum");
+    assert_int_equal(atune__size_memory(m, &m->sizes[1], &dev, &bytes, &err),
+                     ATUNE__OK);
+    assert_int_equal(bytes, 4 + 2 * 8 + 16);
+    atune__manifest_free(m);
+}
+
+/* Each defect found by evaluation, with the exact message: file:line, the
+ * culprit, and the size and configuration that show it. */
+static void test_validate_errors(void **state)
+{
+    static const struct {
+        int line;
+        const char *text;
+        const char *msg;
+    } cases[] = {
+        {18, "grid = cdiv(n, (V - 1) * B)",
+         "v.ini:18: division by zero in 'cdiv(n, (V - 1) * B)' at size 'big' "
+         "(n=1048576) with B=128,V=1"},
+        {15, "fits = n / (V - 2) < 0",
+         "v.ini:15: division by zero in 'n / (V - 2)' at size 'big' "
+         "(n=1048576) with B=128,V=2"},
+        {19, "shared = B << 62",
+         "v.ini:19: overflow in 'B << 62' at size 'big' (n=1048576) with "
+         "B=128,V=1"},
+        {7, "work = 8 * n / (n - 1)",
+         "v.ini:7: division by zero in '8 * n / (n - 1)' at size 'one' (n=1)"},
+        {7, "work = n - 1",
+         "v.ini:7: work is 0, not positive at size 'one' (n=1)"},
+        {5, "reference_grid = cdiv(n, n - 1)",
+         "v.ini:5: division by zero in 'cdiv(n, n - 1)' at size 'one' (n=1)"},
+        {4, "reference_block = 2048",
+         "v.ini:4: reference launch: block of 2048 threads exceeds 1024 at "
+         "size 'big' (n=1048576)"},
+        {5, "reference_grid = n - 1",
+         "v.ini:5: reference launch: grid x of 0 is below 1 at size 'one' "
+         "(n=1)"},
+        {21, "in = int[n - 1] input",
+         "v.ini:21: buffer 'in' has 0 elements at size 'one' (n=1)"},
+        {21, "in = int[n * (1 << 50)] input",
+         "v.ini:21: overflow in 'n * (1 << 50)' at size 'big' (n=1048576)"},
+        {21, "in = long[n << 40] input",
+         "v.ini:21: buffer 'in' of 1152921504606846976 long elements is more "
+         "than 2^63 bytes at size 'big' (n=1048576)"},
+        {22, "out = int[n << 40] output",
+         "v.ini:22: with buffer 'out' the device memory the runner needs is "
+         "more than 2^63 bytes at size 'big' (n=1048576)"},
+        {25, "table = char[sm_count - 132] input",
+         "v.ini:25: buffer 'table' has 0 elements at size 'big' (n=1048576)"},
+        {23, "n = long n / (2 - V)",
+         "v.ini:23: division by zero in 'n / (2 - V)' at size 'big' "
+         "(n=1048576) with B=128,V=2"},
+        {23, "n = int n << 11",
+         "v.ini:23: value 2147483648 of scalar 'n' does not fit in int at "
+         "size 'big' (n=1048576) with B=128,V=1"},
+        {23, "n = char 128",
+         "v.ini:23: value 128 of scalar 'n' does not fit in char at size "
+         "'big' (n=1048576) with B=128,V=1"},
+        {23, "n = uint -n",
+         "v.ini:23: value -1048576 of scalar 'n' does not fit in uint at size "
+         "'big' (n=1048576) with B=128,V=1"},
+        {23, "n = ulong -1",
+         "v.ini:23: value -1 of scalar 'n' does not fit in ulong at size "
+         "'big' (n=1048576) with B=128,V=1"},
+        /* Nothing valid: the line of what rules out the default. */
+        {15, "fits = B * V > 512",
+         "v.ini:15: no valid configuration at size 'big' (n=1048576) among 4; "
+         "the default B=128,V=1 is invalid: constraint 'fits' is false"},
+        {17, "block = B * 16",
+         "v.ini:17: no valid configuration at size 'big' (n=1048576) among 4; "
+         "the default B=128,V=1 is invalid: block of 2048 threads exceeds "
+         "1024"},
+        {18, "grid = n - 1",
+         "v.ini:18: no valid configuration at size 'one' (n=1) among 4; the "
+         "default B=128,V=1 is invalid: grid x of 0 is below 1"},
+        {19, "shared = max_shared_per_block + 1",
+         "v.ini:19: no valid configuration at size 'big' (n=1048576) among 4; "
+         "the default B=128,V=1 is invalid: shared memory of 232449 bytes "
+         "exceeds 232448"},
+    };
+    atune__devattr dev;
+
+    (void)state;
+    atune__devattr_default(&dev);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        atune__manifest *m = valid_manifest(cases[i].line, cases[i].text);
+        atune__err err = {0};
+        int rc = atune__space_validate(m, &dev, NULL, NULL, &err);
+        if (rc != ATUNE__EDATA || strcmp(err.msg, cases[i].msg) != 0)
+            fail_msg("'%s': rc %d, got\n  %s\nwant\n  %s", cases[i].text, rc,
+                     err.msg, cases[i].msg);
+        atune__manifest_free(m);
+    }
+}
+
+/* A scalar's range is checked only where the configuration is valid: a
+ * constraint may guard it, as it may guard a division. */
+static void test_validate_guarded(void **state)
+{
+    atune__manifest *m = valid_manifest(23, "n = char 300 - B");
+    atune__devattr dev;
+    atune__err err = {0};
+    int64_t counts[2];
+
+    (void)state;
+    atune__devattr_default(&dev);
+    assert_int_equal(atune__space_validate(m, &dev, NULL, counts, &err),
+                     ATUNE__EDATA);
+    assert_string_equal(err.msg, "v.ini:23: value 172 of scalar 'n' does not "
+                                 "fit in char at size 'big' (n=1048576) with "
+                                 "B=128,V=1");
+    atune__manifest_free(m);
+
+    /* The same with B=128 ruled out. */
+    m = edited_manifest(23, "n = char 300 - B", 15, "fits = B > 128");
+    if (atune__space_validate(m, &dev, NULL, counts, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(counts[0], 2);
+    assert_int_equal(counts[1], 2);
+    atune__manifest_free(m);
+}
+
+/* The built-in templates pass. */
+static void test_validate_copy(void **state)
+{
+    atune__manifest *m = load_copy("");
+    atune__devattr dev;
+    atune__err err = {0};
+    int64_t counts[2], bytes;
+
+    (void)state;
+    atune__devattr_default(&dev);
+    if (atune__space_validate(m, &dev, NULL, counts, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(counts[0], 315);
+    assert_int_equal(counts[1], 315);
+    assert_int_equal(atune__size_memory(m, &m->sizes[0], &dev, &bytes, &err),
+                     ATUNE__OK);
+    assert_int_equal(bytes, INT64_C(3) << 30); /* 3 x 2^28 ints */
+    atune__manifest_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +647,10 @@ int main(void)
         cmocka_unit_test(test_constraint),
         cmocka_unit_test(test_device_limits),
         cmocka_unit_test(test_check_errors),
+        cmocka_unit_test(test_validate_clean),
+        cmocka_unit_test(test_validate_errors),
+        cmocka_unit_test(test_validate_guarded),
+        cmocka_unit_test(test_validate_copy),
     };
 
     return cmocka_run_group_tests_name("space", tests, NULL, NULL);

@@ -166,6 +166,17 @@ int atune__cache_entry_path(const atune__cache *c, uint64_t key, char *buf,
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+void atune__cache_stats_add(atune__cache *c, const atune__cache_stats *s)
+{
+    if (!c)
+        return;
+    atomic_fetch_add(&c->hits, s->hits);
+    atomic_fetch_add(&c->misses, s->misses);
+    atomic_fetch_add(&c->corrupt, s->corrupt);
+    atomic_fetch_add(&c->writes, s->writes);
+    atomic_fetch_add(&c->write_errors, s->write_errors);
+}
+
 void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s)
 {
     /* atomic_load's parameter is not const in C17: drop the const. */

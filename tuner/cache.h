@@ -98,6 +98,9 @@ int atune__cache_put_error(atune__cache *c, uint64_t key, const char *msg,
 /* The counters since open (all zero for NULL). */
 void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s);
 
+/* Adds what a forked copy of c counted (compile_procs.c). */
+void atune__cache_stats_add(atune__cache *c, const atune__cache_stats *s);
+
 /* atune__jit_compile through the cache: the key is made from exactly the
  * options atune__jit_compile passes to NVRTC for (m, c, arch) (c NULL: the
  * default configuration), the names and NVRTC's version. A hit returns

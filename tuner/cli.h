@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 typedef struct atune__cli {
-    const char *command;   /* tune, list, check, show */
+    const char *command;   /* tune, list, check, show, compare */
     const char *device;    /* "0", "all" */
     const char *kernels;   /* comma list or NULL */
     const char *size;      /* size name or NULL */
@@ -19,9 +19,14 @@ typedef struct atune__cli {
     const char *arch;      /* check: "sm_90" */
     int json, quiet;
     int no_cache;          /* --no-cache: compile everything afresh */
+    int no_resume;         /* --no-resume: ignore an unfinished run */
+    double launch_timeout; /* --launch-timeout SEC: watchdog limit per launch */
+    const char *evaluate;  /* --evaluate PROFILE: another GPU's best here */
     uint64_t seed;
     int nfiles;
-    char **files;          /* show: profile paths */
+    char **files;          /* show, compare: profile paths */
+    const char *html;      /* compare --html FILE: the report */
+    char **argv;           /* the command line, for worker processes */
 } atune__cli;
 
 int atune__cmd_tune(const atune__cli *o);
@@ -29,6 +34,7 @@ int atune__cmd_list(const atune__cli *o);
 int atune__cmd_check(const atune__cli *o);
 int atune__cmd_show(const atune__cli *o);
 int atune__cmd_simulate(const atune__cli *o);
+int atune__cmd_compare(const atune__cli *o);
 
 /* The on-disk module cache for this run: NULL with --no-cache or
  * ATUNE_NO_CACHE, or (after a warning) when it cannot be opened. */

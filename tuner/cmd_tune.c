@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compile_procs.h"
 #include "json.h"
 #include "strategy.h"
+#include "supervise.h"
 #include "tune.h"
 
 static void on_signal(int sig)
@@ -111,10 +113,18 @@ static void print_table(const atune__tune_run *run)
     }
 }
 
+/* Whether other GPUs tune beside this worker (--device all). */
+static int shared_gpus(void)
+{
+    const char *v = getenv(ATUNE__WORKER_SHARED);
+
+    return v && strcmp(v, "1") == 0;
+}
+
 /* Tunes one device; reports into j (when --json) or as a table. */
 static int tune_device(int ordinal, const atune__cli *o,
                        const atune__templates *t, atune__cache *cache,
-                       atune__json *j)
+                       atune__procs *procs, atune__json *j)
 {
     atune__device *d = NULL;
     atune__tune_opts opts;
@@ -136,8 +146,14 @@ static int tune_device(int ordinal, const atune__cli *o,
     opts.seed = o->seed;
     opts.strategy = o->strategy;
     opts.cache = cache;
+    opts.procs = procs;
     opts.budget = o->budget;
     opts.time_limit = o->time_limit;
+    opts.watch_fd = atune__worker_fd();
+    opts.launch_limit_s = o->launch_timeout;
+    opts.resume = !o->no_resume;
+    if (shared_gpus())
+        opts.journal_gpu = ordinal;
     if (!o->quiet)
         fprintf(stderr, "tuning on GPU %d: %s (%s, %lld SMs)\n", ordinal,
                 atune__device_info(d)->name, atune__device_info(d)->arch,
@@ -164,32 +180,17 @@ static int tune_device(int ordinal, const atune__cli *o,
     return rc;
 }
 
-int atune__cmd_tune(const atune__cli *o)
+/* The worker: tunes one GPU, reports to stdout (a file the supervisor
+ * reads). */
+static int run_worker(const atune__cli *o, const atune__templates *t)
 {
-    atune__templates t = {0};
     atune__json json, *j = NULL;
-    atune__cache *cache = NULL;
+    atune__procs *procs = NULL;
+    atune__cache *cache;
     atune__err err;
-    int first = 0, last = 0, count = 0, rc;
+    const char *dev = getenv(ATUNE__WORKER_DEVICE);
+    int rc;
 
-    atune__err_clear(&err);
-    if (o->strategy && !atune__strategy_known(o->strategy))
-        return atune__cli_error(ATUNE__EUSAGE, "unknown strategy '%s'",
-                                o->strategy);
-    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
-    if (rc)
-        return atune__cli_error(rc, "%s", err.msg);
-    if (strcmp(o->device, "all") == 0) {
-        rc = atune__device_count(&count, &err);
-        if (rc || count == 0) {
-            atune__templates_free(&t);
-            return rc ? atune__cli_error(rc, "%s", err.msg)
-                      : atune__cli_error(ATUNE__EUNAVAIL, "no CUDA GPU");
-        }
-        last = count - 1;
-    } else {
-        first = last = atoi(o->device);
-    }
     catch_signals();
     if (o->json) {
         j = &json;
@@ -200,8 +201,15 @@ int atune__cmd_tune(const atune__cli *o)
         atune__json_array(j, "results");
     }
     cache = atune__cli_cache(o);
-    for (int dev = first; dev <= last && !rc; dev++)
-        rc = tune_device(dev, o, &t, cache, j);
+    /* Before the device is opened: the children must not inherit a CUDA
+     * context or a thread. */
+    rc = atune__procs_start(t, cache, 0, &procs, &err);
+    if (rc)
+        atune__cli_error(rc, "%s", err.msg);
+    else
+        rc = tune_device(dev ? atoi(dev) : atoi(o->device), o, t, cache,
+                         procs, j);
+    atune__procs_stop(procs);
     if (j) {
         atune__json_end(j);
         atune__cli_cache_report(o, cache, j);
@@ -213,6 +221,64 @@ int atune__cmd_tune(const atune__cli *o)
     if (!j)
         atune__cli_cache_report(o, cache, NULL);
     atune__cache_close(cache);
+    return rc;
+}
+
+/* The GPU ordinals of --device: one, or every GPU. */
+static int device_list(const atune__cli *o, int *devs, int max, int *n)
+{
+    atune__err err;
+    int count = 0, rc;
+
+    atune__err_clear(&err);
+    if (strcmp(o->device, "all") != 0) {
+        devs[0] = atoi(o->device);
+        *n = 1;
+        return 0;
+    }
+    /* cuInit without a context: the workers are exec'ed, not forked
+     * copies, so nothing of the driver's state crosses into them. */
+    rc = atune__device_count(&count, &err);
+    if (rc)
+        return atune__cli_error(rc, "%s", err.msg);
+    if (count == 0)
+        return atune__cli_error(ATUNE__EUNAVAIL, "no CUDA GPU");
+    *n = count < max ? count : max;
+    for (int i = 0; i < *n; i++)
+        devs[i] = i;
+    return 0;
+}
+
+int atune__cmd_tune(const atune__cli *o)
+{
+    atune__templates t = {0};
+    atune__supervise_opts so = {0};
+    atune__err err;
+    int devs[64], n = 0, rc;
+
+    atune__err_clear(&err);
+    if (o->strategy && !atune__strategy_known(o->strategy))
+        return atune__cli_error(ATUNE__EUSAGE, "unknown strategy '%s'",
+                                o->strategy);
+    /* Bad templates fail here, before any GPU or worker. */
+    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    if (rc)
+        return atune__cli_error(rc, "%s", err.msg);
+    if (atune__worker_fd() >= 0) {
+        rc = run_worker(o, &t);
+        atune__templates_free(&t);
+        return rc;
+    }
     atune__templates_free(&t);
+    if ((rc = device_list(o, devs, 64, &n)))
+        return rc;
+    so.argv = o->argv;
+    so.devices = devs;
+    so.ndevices = n;
+    so.json = o->json;
+    so.quiet = o->quiet;
+    rc = atune__supervise(&so, &err);
+    if (rc && err.msg[0])
+        atune__cli_error(rc, "%s", err.msg);
     return rc;
 }

@@ -6,11 +6,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compile_procs.h"
 #include "space.h"
 
 #define MAX_THREADS 64
 
 enum { PENDING, RUNNING, DONE };
+
+typedef struct atune__pool atune__pool_t;
+
+typedef struct worker_arg {
+    atune__pool_t *p;
+    int self;
+} worker_arg;
 
 typedef struct job {
     int64_t idx;
@@ -29,8 +37,12 @@ struct atune__pool {
     pthread_mutex_t lock;
     pthread_cond_t done;
     pthread_t th[MAX_THREADS];
+    worker_arg args[MAX_THREADS];
     int nthreads;
     atune__cache *cache;
+    atune__procs *procs; /* one child process per thread, or NULL */
+    job **urgent;        /* jobs a consumer waits for, newest last */
+    int64_t nurgent;
     int stop;
     int fatal;
     atune__err fatal_err;
@@ -44,26 +56,42 @@ int atune__pool_default_threads(void)
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
-static void compile_job(atune__pool *p, job *jb);
+static void compile_job(atune__pool *p, job *jb, int self);
+
+/* The next job: one a consumer waits for, else the next in order. Called
+ * with the lock held; NULL when there is none left. */
+static job *next_job(atune__pool *p)
+{
+    while (p->nurgent > 0) {
+        job *jb = p->urgent[--p->nurgent];
+        if (jb->state == PENDING)
+            return jb;
+    }
+    while (p->next < p->n) {
+        job *jb = &p->jobs[p->next++];
+        if (jb->state == PENDING)
+            return jb;
+    }
+    return NULL;
+}
 
 static void *worker(void *arg)
 {
-    atune__pool *p = arg;
+    worker_arg *wa = arg;
+    atune__pool *p = wa->p;
+    job *jb;
 
     pthread_mutex_lock(&p->lock);
-    while (!p->stop && p->next < p->n) {
-        job *jb = &p->jobs[p->next++];
-
-        if (jb->state != PENDING) /* taken by pool_get */
-            continue;
-        compile_job(p, jb);
-    }
+    while (!p->stop && (jb = next_job(p)) != NULL)
+        compile_job(p, jb, wa->self);
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
 
-/* Compiles one job; called and returns with the lock held. */
-static void compile_job(atune__pool *p, job *jb)
+/* Compiles one job, in thread self's child process when there are
+ * children (self -1: in this thread); called and returns with the lock
+ * held. */
+static void compile_job(atune__pool *p, job *jb, int self)
 {
     atune__config c;
     atune__err err;
@@ -75,8 +103,12 @@ static void compile_job(atune__pool *p, job *jb)
     t0 = atune__now();
     atune__space_config(p->m, jb->idx, &c);
     /* The disk cache answers configurations compiled by an earlier run. */
-    rc = atune__jit_compile_cached(p->cache, p->m, &c, p->arch, p->names,
-                                   p->nnames, &jb->cubin, &hit, &err);
+    if (p->procs && self >= 0)
+        rc = atune__procs_compile(p->procs, self, p->m, &c, p->arch, p->names,
+                                  p->nnames, &jb->cubin, &hit, &err);
+    else
+        rc = atune__jit_compile_cached(p->cache, p->m, &c, p->arch, p->names,
+                                       p->nnames, &jb->cubin, &hit, &err);
     if (rc == ATUNE__EDATA)
         jb->error = atune__strdup(err.msg);
     pthread_mutex_lock(&p->lock);
@@ -94,18 +126,22 @@ static void compile_job(atune__pool *p, job *jb)
 int atune__pool_start(const atune__manifest *m, const char *arch,
                       const char *const *names, int nnames,
                       const int64_t *index, int64_t n, int threads,
-                      atune__cache *cache, atune__pool **out,
-                      atune__err *err)
+                      atune__cache *cache, atune__procs *procs,
+                      atune__pool **out, atune__err *err)
 {
     atune__pool *p = atune__calloc(1, sizeof(*p));
 
     *out = NULL;
-    if (!p || !(p->jobs = atune__calloc((size_t)n, sizeof(*p->jobs)))) {
+    if (!p || !(p->jobs = atune__calloc((size_t)n + 1, sizeof(*p->jobs))) ||
+        !(p->urgent = atune__calloc((size_t)n + 1, sizeof(*p->urgent)))) {
+        if (p)
+            free(p->jobs);
         free(p);
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     }
     p->m = m;
     p->cache = cache;
+    p->procs = procs;
     atune__strlcpy(p->arch, arch, sizeof(p->arch));
     p->nnames = nnames > 4 ? 4 : nnames;
     memcpy(p->names, names, sizeof(*names) * (size_t)p->nnames);
@@ -116,11 +152,17 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
     pthread_cond_init(&p->done, NULL);
     if (threads <= 0)
         threads = atune__pool_default_threads();
+    if (procs)
+        threads = atune__procs_count(procs);
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
-    for (; p->nthreads < threads; p->nthreads++)
-        if (pthread_create(&p->th[p->nthreads], NULL, worker, p) != 0)
+    for (; p->nthreads < threads; p->nthreads++) {
+        worker_arg *wa = &p->args[p->nthreads];
+        wa->p = p;
+        wa->self = p->nthreads;
+        if (pthread_create(&p->th[p->nthreads], NULL, worker, wa) != 0)
             break;
+    }
     if (p->nthreads == 0) {
         atune__pool_free(p);
         return atune__fail(err, ATUNE__EOSERR, "cannot start compile threads");
@@ -163,9 +205,13 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
                            (long long)idx);
     pthread_mutex_lock(&p->lock);
     /* A search that jumps around the space should not wait for the
-     * workers to reach its configuration in index order. */
-    if (jb->state == PENDING)
-        compile_job(p, jb);
+     * workers to reach its configuration in index order: the next free
+     * worker takes it (or this thread, when the compiles are in-process
+     * anyway). */
+    if (jb->state == PENDING && !p->procs)
+        compile_job(p, jb, -1);
+    else if (jb->state == PENDING)
+        p->urgent[p->nurgent++] = jb;
     while (jb->state != DONE && !p->fatal)
         pthread_cond_wait(&p->done, &p->lock);
     if (jb->state != DONE) {
@@ -203,5 +249,6 @@ void atune__pool_free(atune__pool *p)
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->done);
     free(p->jobs);
+    free(p->urgent);
     free(p);
 }

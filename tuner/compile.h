@@ -1,13 +1,13 @@
 /* compile.h -- the compile pool: NVRTC compilations of a template's
  * configurations on worker threads, ahead of whoever consumes them, so the
- * GPU measures one configuration while the CPU compiles the next ones.
- * NVRTC is thread-safe per program and scales with threads. */
+ * GPU measures one configuration while the CPU compiles the next ones. */
 #ifndef ATUNE_COMPILE_H
 #define ATUNE_COMPILE_H
 
 #include <stdint.h>
 
 #include "cache.h"
+#include "compile_procs.h"
 #include "jit.h"
 #include "manifest.h"
 
@@ -16,13 +16,15 @@ typedef struct atune__pool atune__pool;
 /* Starts compiling configurations index[0..n) of m (in that order) for
  * arch on `threads` workers (0: one per core). names are the entry points
  * every compile checks. cache, when non-NULL, is the on-disk module cache
- * consulted first (thread-safe). The pool keeps every result until it is
- * freed. */
+ * consulted first (thread-safe). procs, when non-NULL, are child processes
+ * (compile_procs.h) that do the compiling, one per worker thread, because
+ * NVRTC does not scale with threads; threads is then their count. The
+ * pool keeps every result until it is freed. */
 int atune__pool_start(const atune__manifest *m, const char *arch,
                       const char *const *names, int nnames,
                       const int64_t *index, int64_t n, int threads,
-                      atune__cache *cache, atune__pool **out,
-                      atune__err *err);
+                      atune__cache *cache, atune__procs *procs,
+                      atune__pool **out, atune__err *err);
 
 /* Waits for the configuration with space index idx (which must be among
  * those submitted). Returns 0 and sets *cubin (owned by the pool) when it

@@ -17,13 +17,15 @@ static const char usage_text[] =
     "usage: autotune [tune] [--device N|all] [--kernel a,b] [--size NAME]\n"
     "                [--profile-dir DIR] [--templates DIR] [--journal FILE]\n"
     "                [--strategy S] [--budget EVALS] [--time-limit SECONDS]\n"
-    "                [--seed N] [--json] [--quiet]\n"
+    "                [--seed N] [--launch-timeout SEC] [--no-resume]\n"
+    "                [--evaluate PROFILE] [--json] [--quiet]\n"
     "       autotune tune --simulate JOURNAL [--kernel a,b] [--size NAME]\n"
     "                [--strategy S] [--budget EVALS] [--seed N] [--json]\n"
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
     "       autotune check [--templates DIR] [--kernel a,b] [--arch sm_XX]"
     " [--json]\n"
     "       autotune show PROFILE...\n"
+    "       autotune compare PROFILE... [--json] [--html FILE]\n"
     "       autotune --help | --version\n";
 
 static const char help_text[] =
@@ -38,6 +40,7 @@ static const char help_text[] =
     "  list     templates, their parameters and space sizes\n"
     "  check    compile every valid configuration (no GPU needed)\n"
     "  show     print profiles\n"
+    "  compare  profiles of several GPUs side by side\n"
     "\n"
     "options:\n"
     "  -d, --device N|all    GPU ordinal, or every GPU (default 0)\n"
@@ -50,12 +53,19 @@ static const char help_text[] =
     "      --strategy S      search strategy (autotune --help lists them)\n"
     "      --budget EVALS    stop after this many evaluations per size\n"
     "      --time-limit SEC  stop after this many seconds per size\n"
+    "      --launch-timeout SEC  kill a launch that runs longer (default:\n"
+    "                        100x the reference kernel, 1 s to 60 s)\n"
+    "      --no-resume       measure again what an unfinished run of the\n"
+    "                        journal measured (default: resume from it)\n"
+    "      --evaluate PROFILE  measure PROFILE's best configurations here\n"
+    "                        and record how they do (compare shows it)\n"
     "      --simulate FILE   replay a journal's measurements instead of a GPU\n"
     "      --seed N          seed of the input data and of the search\n"
     "      --arch sm_XX      check: target architecture (default sm_90)\n"
     "      --no-cache        compile everything afresh (the module cache is\n"
     "                        $ATUNE_CACHE_DIR, else $XDG_CACHE_HOME/autotune)\n"
     "      --json            one JSON document on stdout\n"
+    "      --html FILE       compare: also write an HTML report to FILE\n"
     "  -q, --quiet           no progress or summaries on stderr\n"
     "  -h, --help            this help\n"
     "  -V, --version         version and build\n"
@@ -135,7 +145,11 @@ enum {
     OPT_BUDGET,
     OPT_TIME_LIMIT,
     OPT_SIMULATE,
-    OPT_NO_CACHE
+    OPT_NO_CACHE,
+    OPT_HTML,
+    OPT_NO_RESUME,
+    OPT_LAUNCH_TIMEOUT,
+    OPT_EVALUATE
 };
 
 static const struct option options[] = {
@@ -153,6 +167,10 @@ static const struct option options[] = {
     {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
     {"simulate", required_argument, NULL, OPT_SIMULATE},
     {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+    {"html", required_argument, NULL, OPT_HTML},
+    {"no-resume", no_argument, NULL, OPT_NO_RESUME},
+    {"launch-timeout", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
+    {"evaluate", required_argument, NULL, OPT_EVALUATE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -172,6 +190,9 @@ static const char *option_commands(int opt)
     case OPT_BUDGET:
     case OPT_TIME_LIMIT:
     case OPT_SIMULATE:
+    case OPT_NO_RESUME:
+    case OPT_LAUNCH_TIMEOUT:
+    case OPT_EVALUATE:
         return "tune";
     case 'k':
     case 't':
@@ -181,7 +202,9 @@ static const char *option_commands(int opt)
     case OPT_NO_CACHE:
         return "tune check";
     case OPT_JSON:
-        return "tune list check";
+        return "tune list check compare";
+    case OPT_HTML:
+        return "compare";
     default:
         return "";
     }
@@ -234,7 +257,8 @@ static void version(void)
 
 static int parse(int argc, char **argv, atune__cli *o)
 {
-    static const char *const commands[] = {"tune", "list", "check", "show"};
+    static const char *const commands[] = {"tune", "list", "check", "show",
+                                           "compare"};
     int opt, known = 0;
 
     memset(o, 0, sizeof(*o));
@@ -286,6 +310,17 @@ static int parse(int argc, char **argv, atune__cli *o)
         case OPT_STRATEGY: o->strategy = optarg; break;
         case OPT_SIMULATE: o->simulate = optarg; break;
         case OPT_NO_CACHE: o->no_cache = 1; break;
+        case OPT_HTML: o->html = optarg; break;
+        case OPT_NO_RESUME: o->no_resume = 1; break;
+        case OPT_EVALUATE: o->evaluate = optarg; break;
+        case OPT_LAUNCH_TIMEOUT: {
+            char *end;
+            o->launch_timeout = strtod(optarg, &end);
+            if (*end || end == optarg || !(o->launch_timeout > 0) ||
+                o->launch_timeout > 86400)
+                return usage_error("invalid launch timeout '%s'", optarg);
+            break;
+        }
         case OPT_BUDGET: {
             uint64_t v;
             if (parse_u64(optarg, &v) || v == 0 || v > INT64_MAX)
@@ -312,9 +347,11 @@ static int parse(int argc, char **argv, atune__cli *o)
     }
     o->files = argv + optind;
     o->nfiles = argc - optind;
-    if (strcmp(o->command, "show") == 0 && o->nfiles == 0)
-        return usage_error("%s needs a profile file", "show");
-    if (strcmp(o->command, "show") != 0 && o->nfiles > 0)
+    int takes_files = strcmp(o->command, "show") == 0 ||
+                      strcmp(o->command, "compare") == 0;
+    if (takes_files && o->nfiles == 0)
+        return usage_error("%s needs a profile file", o->command);
+    if (!takes_files && o->nfiles > 0)
         return usage_error("unexpected argument '%s'", o->files[0]);
     return 0;
 }
@@ -326,12 +363,15 @@ int main(int argc, char **argv)
 
     if (rc)
         return rc < 0 ? 0 : rc;
+    o.argv = argv;
     if (strcmp(o.command, "list") == 0)
         return atune__cmd_list(&o);
     if (strcmp(o.command, "check") == 0)
         return atune__cmd_check(&o);
     if (strcmp(o.command, "show") == 0)
         return atune__cmd_show(&o);
+    if (strcmp(o.command, "compare") == 0)
+        return atune__cmd_compare(&o);
     if (o.simulate)
         return atune__cmd_simulate(&o);
     return atune__cmd_tune(&o);

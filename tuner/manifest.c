@@ -53,6 +53,8 @@ struct loader {
     atune__manifest *m;
     const atune__ini *ini;
     const char *cu_name; /* the .cu file's base name, for messages */
+    char *code; /* the .cu with comments and literals blanked: names are
+                   looked up here, so that one only in a comment is missing */
     atune__err *err;
 };
 
@@ -147,6 +149,45 @@ static int has_word(const char *text, const char *word)
     return 0;
 }
 
+/* The end of the comment or literal that starts at p, or p when none
+ * does. Literals end at their unescaped quote or at the line's end. */
+static const char *skip_comment(const char *p)
+{
+    if (p[0] == '/' && p[1] == '/')
+        return p + strcspn(p, "\n");
+    if (p[0] == '/' && p[1] == '*') {
+        const char *end = strstr(p + 2, "*/");
+        return end ? end + 2 : p + strlen(p);
+    }
+    if (*p == '"' || *p == '\'') {
+        const char *q = p + 1;
+        while (*q && *q != *p && *q != '\n')
+            q += q[0] == '\\' && q[1] ? 2 : 1;
+        return *q == *p ? q + 1 : q;
+    }
+    return p;
+}
+
+/* A copy of CUDA source with comments and string and character literals
+ * turned into spaces (line breaks kept), or NULL when out of memory. */
+static char *blank_comments(const char *src)
+{
+    char *out = atune__strdup(src);
+
+    for (char *p = out; p && *p;) {
+        const char *end = skip_comment(src + (p - out));
+        char *stop = out + (end - src);
+        if (stop == p) {
+            p++;
+            continue;
+        }
+        for (; p < stop; p++)
+            if (*p != '\n')
+                *p = ' ';
+    }
+    return out;
+}
+
 static int find_name(const char *const *names, size_t n, const char *s,
                      size_t len)
 {
@@ -199,21 +240,25 @@ static int first_name(void *ctx, const char *name)
     return 1;
 }
 
-/* Evaluates text, which may not use variables ("-1", "0x10", "1 << 20"). */
-static int const_value(struct loader *ld, int line, const char *text,
-                       int64_t *out)
+/* Evaluates text, which may not use variables ("-1", "0x10", "1 << 20");
+ * what names the value in messages ("parameter 'VW'"). */
+static int const_value(struct loader *ld, int line, const char *what,
+                       const char *text, int64_t *out)
 {
     char name[ATUNE__NAME_MAX];
     atune__expr *e = NULL;
-    int rc = parse_expr(ld, line, text, &e);
+    int rc = atune__expr_parse(text, &e, ld->err);
 
+    if (rc == ATUNE__EDATA)
+        return bad(ld, line, "%s: '%s' is not an integer expression: %s", what,
+                   text, ld->err->msg);
     if (rc)
         return rc;
-    if (atune__expr_names(e, first_name, name)) {
-        rc = bad(ld, line, "'%s' must be constant, not use '%s'", text, name);
-    } else if ((rc = atune__expr_eval(e, NULL, out, ld->err)) != 0) {
-        atune__err_prefix(ld->err, "%s:%d: ", ld->m->ini_path, line);
-    }
+    if (atune__expr_names(e, first_name, name))
+        rc = bad(ld, line, "%s: '%s' must be constant, not use '%s'", what,
+                 text, name);
+    else if ((rc = atune__expr_eval(e, NULL, out, ld->err)) != 0)
+        atune__err_prefix(ld->err, "%s:%d: %s: ", ld->m->ini_path, line, what);
     atune__expr_free(e);
     return rc;
 }
@@ -322,9 +367,11 @@ static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
     if ((rc = need(ld, s, key, &en)) != 0 ||
         (rc = copy_ident(ld, en->line, key, en->value, dst)) != 0)
         return rc;
-    if (!has_word(ld->m->source, dst))
-        return bad(ld, en->line, "%s '%s' not found in %s", key, dst,
-                   ld->cu_name);
+    if (!has_word(ld->code, dst))
+        return bad(
+            ld, en->line, "%s '%s' not found in %s%s", key, dst, ld->cu_name,
+            has_word(ld->m->source, dst) ? " (only in a comment or string)"
+                                         : "");
     return 0;
 }
 
@@ -382,6 +429,7 @@ static int parse_size_var(struct loader *ld, int line, char *text,
 {
     char *eq = strchr(text, '=');
     char *var = text;
+    char what[ATUNE__NAME_MAX + 20];
     int64_t v;
     int rc;
 
@@ -398,7 +446,8 @@ static int parse_size_var(struct loader *ld, int line, char *text,
         if (strcmp(sz->var[i], var) == 0)
             return bad(ld, line, "size variable '%s' given twice", var);
     }
-    if ((rc = const_value(ld, line, atune__trim(eq + 1), &v)) != 0)
+    snprintf(what, sizeof(what), "size variable '%s'", var);
+    if ((rc = const_value(ld, line, what, atune__trim(eq + 1), &v)) != 0)
         return rc;
     if (v < 1)
         return bad(ld, line, "size variable '%s' must be >= 1, not %" PRId64,
@@ -472,8 +521,10 @@ static int parse_values(struct loader *ld, const atune__ini_entry *en,
                         atune__param *p)
 {
     char *piece[ATUNE__MAX_VALUES];
+    char what[ATUNE__NAME_MAX + 16];
     int n, rc = 0;
 
+    snprintf(what, sizeof(what), "parameter '%s'", p->name);
     if (en->value[0] == '\0')
         return bad(ld, en->line, "parameter '%s' has no values", p->name);
     n = atune__split_top(en->value, piece, ATUNE__MAX_VALUES);
@@ -484,7 +535,7 @@ static int parse_values(struct loader *ld, const atune__ini_entry *en,
     for (int i = 0; i < n; i++) {
         int64_t v = 0;
         if (rc == 0)
-            rc = const_value(ld, en->line, piece[i], &v);
+            rc = const_value(ld, en->line, what, piece[i], &v);
         for (int j = 0; rc == 0 && j < p->nvalues; j++) {
             if (p->values[j] == v)
                 rc = bad(ld, en->line,
@@ -513,6 +564,9 @@ static int parse_params(struct loader *ld)
         if (i == ATUNE__MAX_PARAMS)
             return bad(ld, en->line, "more than %d parameters",
                        ATUNE__MAX_PARAMS);
+        if (!is_ident(en->key))
+            return bad(ld, en->line, "parameter '%s' is not a C identifier",
+                       en->key);
         if (!is_upper_ident(en->key))
             return bad(ld, en->line,
                        "parameter '%s' is not upper case ([A-Z][A-Z0-9_]*)",
@@ -614,12 +668,52 @@ static int parse_buffer(struct loader *ld, const atune__ini_entry *en,
     for (role = close + 1; *role == ' ' || *role == '\t'; role++)
         continue;
     r = find_name(role_names, ARRAY_LEN(role_names), role, strlen(role));
+    if (*role == '\0')
+        return bad(ld, en->line,
+                   "buffer '%s' has no role (input, output, inout, accum)",
+                   en->key);
     if (r <= ATUNE__SCALAR)
         return bad(ld, en->line,
                    "unknown role '%s' of '%s' (input, output, inout, accum)",
                    role, en->key);
     a->role = (atune__role)r;
     return 0;
+}
+
+/* Whether the last word of a scalar's value is a buffer role: "long n
+ * input" would otherwise be reported as a syntax error at column 3, and a
+ * bare "long input" as an unknown name. Two operands side by side are
+ * never valid syntax, so this cannot reject a good value. */
+static int scalar_role(struct loader *ld, const atune__ini_entry *en,
+                       const char *value)
+{
+    const char *end = value + strlen(value), *word = end, *before;
+    int r;
+
+    while (word > value && is_ident_char(word[-1]))
+        word--;
+    r = find_name(role_names, ARRAY_LEN(role_names), word,
+                  (size_t)(end - word));
+    if (r <= ATUNE__SCALAR)
+        return 0;
+    if (word == value) {
+        if (is_size_var(ld->m, word))
+            return 0;
+        return bad(ld, en->line,
+                   "scalar '%s' has role '%s' but no value: a buffer is "
+                   "TYPE[COUNT] ROLE",
+                   en->key, word);
+    }
+    for (before = word;
+         before > value && (before[-1] == ' ' || before[-1] == '\t');)
+        before--;
+    if (before == word || before == value ||
+        !(is_ident_char(before[-1]) || before[-1] == ')'))
+        return 0;
+    return bad(ld, en->line,
+               "scalar '%s' cannot have role '%s': only buffers "
+               "(TYPE[COUNT] ROLE) have roles",
+               en->key, word);
 }
 
 /* NAME = TYPE[COUNT] ROLE or NAME = TYPE VALUE; what is "argument" or
@@ -648,6 +742,8 @@ static int parse_arg(struct loader *ld, const atune__ini_entry *en,
     a->role = ATUNE__SCALAR;
     if (*s == '\0')
         return bad(ld, en->line, "scalar '%s' has no value", en->key);
+    if ((rc = scalar_role(ld, en, s)) != 0)
+        return rc;
     if ((a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE) &&
         float_literal(s, &a->fvalue)) {
         a->has_fvalue = 1;
@@ -695,7 +791,7 @@ static int parse_constants(struct loader *ld)
         if (c->role != ATUNE__INPUT)
             return bad(ld, en->line, "constant '%s' must be TYPE[COUNT] input",
                        c->name);
-        if (!has_word(m->source, c->name))
+        if (!has_word(ld->code, c->name))
             return bad(ld, en->line, "constant '%s' not found in %s", c->name,
                        ld->cu_name);
     }
@@ -772,7 +868,9 @@ static int check_names(struct loader *ld)
 
     if ((rc = check_dim3(ld, &m->ref_block, "reference_block", ref)) ||
         (rc = check_dim3(ld, &m->ref_grid, "reference_grid", ref)) ||
-        (rc = check_expr(ld, m->work, m->work_line, "work", NULL)))
+        (rc = check_expr(ld, m->work, m->work_line, "work",
+                         "the runner computes it once per size, and every "
+                         "configuration's metric divides the same work")))
         return rc;
     for (int i = 0; i < m->nconstraints; i++) {
         const atune__named_expr *c = &m->constraints[i];
@@ -860,13 +958,20 @@ int atune__manifest_parse(const char *name, const char *ini_path,
         goto fail;
     }
     ld.ini = ini;
+    ld.code = blank_comments(cu_text);
+    if (!ld.code) {
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+        goto fail;
+    }
     if ((rc = load_sections(&ld)) != 0)
         goto fail;
     atune__ini_free(ini);
+    free(ld.code);
     *out = ld.m;
     return ATUNE__OK;
 fail:
     atune__ini_free(ini);
+    free(ld.code);
     atune__manifest_free(ld.m);
     return rc;
 }

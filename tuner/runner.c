@@ -87,6 +87,7 @@ struct atune__problem {
     struct buffer buf[ATUNE__MAX_ARGS];
     struct constant con[ATUNE__MAX_CONSTANTS];
     int64_t bytes; /* all buffers together */
+    double ref_ns; /* the reference's launch to completion, host clock */
 };
 
 struct atune__kernel {
@@ -129,6 +130,8 @@ void atune__timing_default(atune__timing *t)
     t->early_samples = 3;
     t->cutoff_ns = 0;
     t->flush_l2 = 1;
+    t->watch = NULL;
+    t->watch_ctx = NULL;
 }
 
 /* --- device ------------------------------------------------------------- */
@@ -563,6 +566,7 @@ static int run_reference(atune__problem *p, atune__err *err)
     union scalar sc[ATUNE__MAX_ARGS];
     void *args[ATUNE__MAX_ARGS];
     int64_t block[3], grid[3];
+    double t0 = 0;
     int rc;
 
     /* The reference is compiled with the default configuration's macros,
@@ -588,6 +592,9 @@ static int run_reference(atune__problem *p, atune__err *err)
     if (!rc)
         rc = prepare(p, 1, err);
     if (!rc)
+        rc = cucheck(d->cu->cuStreamSynchronize(d->stream), "preparing", err);
+    t0 = atune__now();
+    if (!rc)
         rc = cucheck(d->cu->cuLaunchKernel(fn, (unsigned)grid[0],
                                            (unsigned)grid[1], (unsigned)grid[2],
                                            (unsigned)block[0],
@@ -598,6 +605,7 @@ static int run_reference(atune__problem *p, atune__err *err)
     if (!rc)
         rc = cucheck(d->cu->cuStreamSynchronize(d->stream),
                      "running the reference", err);
+    p->ref_ns = (atune__now() - t0) * 1e9;
     for (int i = 0; !rc && i < m->nargs; i++) {
         struct buffer *b = &p->buf[i];
         if (b->arg->role != ATUNE__SCALAR && b->arg->role != ATUNE__INPUT)
@@ -685,6 +693,17 @@ double atune__problem_work(const atune__problem *p)
     return p->work;
 }
 
+double atune__problem_ref_ns(const atune__problem *p)
+{
+    return p->ref_ns;
+}
+
+static void watch(const atune__timing *t, int launches)
+{
+    if (t && t->watch)
+        t->watch(t->watch_ctx, launches);
+}
+
 int atune__problem_flushes(const atune__problem *p, const atune__timing *t)
 {
     return t->flush_l2 && p->bytes < 4 * p->d->info.attr.l2_bytes;
@@ -737,7 +756,7 @@ int atune__kernel_load(atune__device *d, const atune__manifest *m,
         res->status = sticky ? ATUNE__ST_FAULT : ATUNE__ST_LAUNCH_ERROR;
         snprintf(res->detail, sizeof(res->detail), "module load: %s", buf);
         if (sticky)
-            return atune__fail(err, ATUNE__ESOFTWARE, "%s: module load: %s",
+            return atune__fail(err, ATUNE__ERESTART, "%s: module load: %s",
                                m->name, buf);
         return 0;
     }
@@ -778,7 +797,7 @@ static int launch_failed(atune__problem *p, CUresult rc, const char *when,
     snprintf(res->detail, sizeof(res->detail), "%s: %s", when, buf);
     if (atune__cudrv_sticky(rc)) {
         res->status = ATUNE__ST_FAULT;
-        return atune__fail(err, ATUNE__ESOFTWARE, "%s %s: %s: %s", p->m->name,
+        return atune__fail(err, ATUNE__ERESTART, "%s %s: %s: %s", p->m->name,
                            p->size_key, when, buf);
     }
     res->status = ATUNE__ST_LAUNCH_ERROR;
@@ -841,8 +860,8 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
 }
 
 static int verify(atune__problem *p, atune__kernel *k,
-                  const atune__launch *l, void **args, atune__result *res,
-                  atune__err *err)
+                  const atune__launch *l, void **args, const atune__timing *t,
+                  atune__result *res, atune__err *err)
 {
     atune__device *d = p->d;
     CUresult crc;
@@ -853,7 +872,9 @@ static int verify(atune__problem *p, atune__kernel *k,
     crc = launch(p, k, l, args);
     if (crc != CUDA_SUCCESS)
         return launch_failed(p, crc, "launch", res, err);
+    watch(t, 1);
     crc = d->cu->cuStreamSynchronize(d->stream);
+    watch(t, 0);
     if (crc != CUDA_SUCCESS)
         return launch_failed(p, crc, "kernel", res, err);
     for (int i = 0; ok && i < p->m->nargs; i++) {
@@ -871,7 +892,8 @@ static int verify(atune__problem *p, atune__kernel *k,
  * before each launch, outside the timed region. */
 static int timed_batch(atune__problem *p, atune__kernel *k,
                        const atune__launch *l, void **args, int n, int flush,
-                       double *ns, atune__result *res, atune__err *err)
+                       const atune__timing *t, double *ns,
+                       atune__result *res, atune__err *err)
 {
     atune__device *d = p->d;
     CUresult crc;
@@ -890,7 +912,9 @@ static int timed_batch(atune__problem *p, atune__kernel *k,
             return launch_failed(p, crc, "launch", res, err);
         CU(cuEventRecord(d->ev[2 * i + 1], d->stream), "cuEventRecord");
     }
+    watch(t, n);
     crc = d->cu->cuStreamSynchronize(d->stream);
+    watch(t, 0);
     if (crc != CUDA_SUCCESS)
         return launch_failed(p, crc, "kernel", res, err);
     for (int i = 0; i < n; i++) {
@@ -925,7 +949,7 @@ static int measure(atune__problem *p, atune__kernel *k,
     if (minn > maxn)
         minn = maxn;
     for (int i = 0; i < t->warmup; i++) {
-        if ((rc = timed_batch(p, k, l, args, 1, flush, ns, res, err)))
+        if ((rc = timed_batch(p, k, l, args, 1, flush, t, ns, res, err)))
             return rc;
         if (res->status != ATUNE__ST_OK)
             return 0;
@@ -933,7 +957,8 @@ static int measure(atune__problem *p, atune__kernel *k,
     for (;;) {
         if (batch > maxn - n)
             batch = maxn - n;
-        if ((rc = timed_batch(p, k, l, args, batch, flush, ns + n, res, err)))
+        if ((rc = timed_batch(p, k, l, args, batch, flush, t, ns + n, res,
+                              err)))
             return rc;
         if (res->status != ATUNE__ST_OK)
             return 0;
@@ -1013,7 +1038,7 @@ int atune__problem_eval(atune__problem *p, atune__kernel *k,
     if ((rc = make_args(p, &vs, sc, args, err)))
         return rc;
     t0 = atune__now();
-    rc = verify(p, k, &l, args, res, err);
+    rc = verify(p, k, &l, args, t, res, err);
     t1 = atune__now();
     res->verify_s = t1 - t0;
     if (rc || res->status != ATUNE__ST_OK)

@@ -66,6 +66,11 @@ typedef struct atune__timing {
     double cutoff_ns;   /* > 0: stop after early_samples when all of them are
                            slower than this (a clear loser) */
     int flush_l2;       /* flush L2 before each timed launch (small sizes) */
+    /* Called with the number of launches about to be waited for, then
+     * with 0 once they finished: the hook of the hang watchdog (tune.c),
+     * which must know when the process is blocked on the GPU. */
+    void (*watch)(void *ctx, int launches);
+    void *watch_ctx;
 } atune__timing;
 
 void atune__timing_default(atune__timing *t);
@@ -83,6 +88,9 @@ void atune__problem_close(atune__problem *p);
 const atune__vars *atune__problem_vars(const atune__problem *p);
 /* Bytes or flops of one launch (the manifest's work expression). */
 double atune__problem_work(const atune__problem *p);
+/* Host wall time of the reference kernel's launch and completion, ns: the
+ * yardstick of the hang watchdog's time limit. */
+double atune__problem_ref_ns(const atune__problem *p);
 
 /* Whether timing with t flushes L2 before each launch: only when the
  * problem's buffers could stay in L2 between launches. */

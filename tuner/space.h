@@ -82,10 +82,34 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
 /* Sets valid[i] = 1 for every configuration that passes atune__space_check
  * at size on dev; entries already set stay set, so calls for several sizes
  * give "valid at any of them". *count (when non-NULL) is the number valid
- * at this size. valid has atune__space_size(m) entries. */
+ * at this size. valid has atune__space_size(m) entries.
+ * Before anything is compiled or launched, it also evaluates what the
+ * runner will: work (must be >= 1), the reference launch (must fit dev),
+ * every buffer's size (atune__size_memory) and the scalar arguments of
+ * every valid configuration (must fit their type). A failure is
+ * ATUNE__EDATA with file:line, the size and the configuration. */
 int atune__space_mark_valid(const atune__manifest *m, const atune__size *size,
                             const atune__devattr *dev, unsigned char *valid,
                             int64_t *count, atune__err *err);
+
+/* atune__space_mark_valid at every size, and an error (file:line of what
+ * rules out the default configuration) for a size where no configuration
+ * is valid: everything about a template that can be known without a GPU,
+ * on dev's limits. valid (atune__space_size(m) entries) and counts
+ * (m->nsizes entries: valid configurations per size) may be NULL. */
+int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
+                          unsigned char *valid, int64_t *counts,
+                          atune__err *err);
+
+/* The device memory the runner allocates at size, in bytes: every buffer,
+ * a copy of each inout buffer's initial contents, the reference's result
+ * of each compared buffer, and the constants. Fails (ATUNE__EDATA,
+ * file:line) when a count is below 1 or the bytes overflow int64. Whether
+ * that much is free is known only on the device: the runner checks it
+ * before allocating. */
+int atune__size_memory(const atune__manifest *m, const atune__size *size,
+                       const atune__devattr *dev, int64_t *bytes,
+                       atune__err *err);
 
 /* Evaluates a dim3 of the manifest. */
 int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,

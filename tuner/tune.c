@@ -9,12 +9,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "compile.h"
 #include "stats.h"
 #include "strategy.h"
 #include "journal.h"
 #include "profile_write.h"
+#include "resume.h"
+#include "supervise.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -31,6 +34,9 @@ void atune__tune_opts_default(atune__tune_opts *o)
     o->seed = 0x5eed5eed12345678ULL;
     o->final_k = 3;
     o->cutoff = 3.0;
+    o->resume = 1;
+    o->watch_fd = -1;
+    o->journal_gpu = -1;
 }
 
 void atune__tune_run_free(atune__tune_run *run)
@@ -80,40 +86,135 @@ static void draw_progress(const atune__tune_opts *o, const atune__outcome *out,
     fflush(stderr);
 }
 
-/* Evaluates configuration idx on the problem and records it. */
-static int evaluate(atune__device *d, atune__problem *p, atune__pool *pool,
-                    atune__journal *j, atune__outcome *out, int64_t idx,
-                    const atune__tune_opts *o, atune__err *err)
+/* What every (kernel, size) of one run shares. */
+typedef struct run_state {
+    atune__journal *j;
+    const char *journal;
+    atune__resume *resume;
+} run_state;
+
+/* What the search callbacks need. */
+typedef struct search_ctx {
+    atune__device *d;
+    atune__problem *p;
+    atune__pool *pool;
+    atune__journal *j;
+    const char *journal_path;
+    const atune__resume *resume;
+    atune__outcome *out;
+    const atune__tune_opts *o;
+    int64_t done;
+    double t0;
+    double limit_ms; /* the watchdog's limit per launch */
+    char watch_msg[1024]; /* the configuration being evaluated */
+    /* final re-measurement: the winner's new result */
+    int64_t final_idx;
+    atune__result final_res;
+} search_ctx;
+
+/* The runner's watch hook: before a wait on the GPU, the supervisor hears
+ * which configuration runs and how long it may take; after it, that it
+ * finished. A write that fails (no supervisor any more) changes nothing. */
+static void watch_cb(void *ctx, int launches)
 {
-    const atune__manifest *m = out->m;
+    search_ctx *sc = ctx;
+    char line[1200];
+    int n;
+
+    if (launches > 0)
+        n = snprintf(line, sizeof(line), "A\t%.0f\t%s\n",
+                     sc->limit_ms * launches, sc->watch_msg);
+    else
+        n = snprintf(line, sizeof(line), "D\n");
+    if (n > 0 && (size_t)n < sizeof(line))
+        (void)!write(sc->o->watch_fd, line, (size_t)n);
+}
+
+/* Arms the watch for configuration cfg: the journal record the supervisor
+ * writes if it has to kill this process. */
+static void watch_config(search_ctx *sc, const char *cfg)
+{
+    const atune__manifest *m = sc->out->m;
+
+    snprintf(sc->watch_msg, sizeof(sc->watch_msg), "%s\t%s\t%s\t%s\t%016llx",
+             sc->journal_path, m->name, sc->out->size_key, cfg,
+             (unsigned long long)m->hash);
+}
+
+static void result_of_record(const atune__record *r, atune__result *res)
+{
+    memset(res, 0, sizeof(*res));
+    res->status = r->status;
+    res->time_ns = r->time_ns;
+    res->spread_ns = r->spread_ns;
+    res->metric = r->metric;
+    res->samples = r->samples;
+    atune__strlcpy(res->detail, r->detail, sizeof(res->detail));
+}
+
+/* Compiles (or takes from the pool), loads, verifies and times
+ * configuration idx; res gets the verdict. */
+static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
+                          const char *cfg, const atune__timing *tm,
+                          atune__result *res, atune__err *err)
+{
     const atune__cubin *cubin;
     const char *cerr;
     atune__kernel *k = NULL;
+    atune__timing t = *tm;
+    double t0 = atune__now();
+    int rc;
+
+    /* Waiting here is the time compilation costs beyond what the pool
+     * overlapped with measuring. */
+    rc = atune__pool_get(sc->pool, idx, &cubin, &cerr, err);
+    if (!rc && cerr)
+        compile_failed(cerr, res);
+    sc->out->compile_s += atune__now() - t0;
+    if (!rc && cubin)
+        rc = atune__kernel_load(sc->d, sc->out->m, cubin, &k, res, err);
+    if (!rc && k) {
+        if (sc->o->watch_fd >= 0) {
+            watch_config(sc, cfg);
+            t.watch = watch_cb;
+            t.watch_ctx = sc;
+        }
+        rc = atune__problem_eval(sc->p, k, c, &t, res, err);
+    }
+    atune__kernel_unload(k);
+    return rc;
+}
+
+/* Evaluates configuration idx on the problem and records it; what an
+ * unfinished run measured is taken from its journal instead. */
+static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
+{
+    atune__outcome *out = sc->out;
+    const atune__manifest *m = out->m;
+    const atune__tune_opts *o = sc->o;
+    const atune__record *rec;
+    atune__journal *j = sc->j;
     atune__config c;
     atune__result res;
     char cfg[512];
-    double t0 = atune__now();
-    int rc;
+    int rc = 0;
 
     memset(&res, 0, sizeof(res));
     atune__space_config(m, idx, &c);
     atune__config_str(m, &c, cfg, sizeof(cfg));
-    /* Waiting here is the time compilation costs beyond what the pool
-     * overlapped with measuring. */
-    rc = atune__pool_get(pool, idx, &cubin, &cerr, err);
-    if (!rc && cerr)
-        compile_failed(cerr, &res);
-    out->compile_s += atune__now() - t0;
-    if (!rc && cubin)
-        rc = atune__kernel_load(d, m, cubin, &k, &res, err);
-    if (!rc && k) {
+    rec = atune__resume_find(sc->resume, m->name, out->size_key, cfg, m->hash,
+                             0);
+    if (rec) {
+        result_of_record(rec, &res);
+        out->resumed++;
+        j = NULL; /* recorded already */
+    } else {
         atune__timing t = o->timing;
         /* 3x slower than the best so far: a few samples say enough. */
         if (out->have_best && o->cutoff > 0)
             t.cutoff_ns = o->cutoff * out->best_res.time_ns;
-        rc = atune__problem_eval(p, k, &c, &t, &res, err);
+        rc = measure_config(sc, idx, &c, cfg, &t, &res, err);
     }
-    atune__kernel_unload(k);
     out->verify_s += res.verify_s;
     out->measure_s += res.measure_s;
     if (res.status != ATUNE__ST_INVALID)
@@ -241,22 +342,6 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
             (long long)out->evaluations, out->wall_s);
 }
 
-/* Searches one template at one size. */
-/* What the search callbacks need. */
-typedef struct search_ctx {
-    atune__device *d;
-    atune__problem *p;
-    atune__pool *pool;
-    atune__journal *j;
-    atune__outcome *out;
-    const atune__tune_opts *o;
-    int64_t done;
-    double t0;
-    /* final re-measurement: the winner's new result */
-    int64_t final_idx;
-    atune__result final_res;
-} search_ctx;
-
 static int eval_cb(void *ctx, int64_t idx, double *time_ns, atune__err *err)
 {
     search_ctx *sc = ctx;
@@ -265,7 +350,7 @@ static int eval_cb(void *ctx, int64_t idx, double *time_ns, atune__err *err)
 
     if (interrupted)
         return atune__fail(err, ATUNE__EINTR, "interrupted");
-    rc = evaluate(sc->d, sc->p, sc->pool, sc->j, sc->out, idx, sc->o, err);
+    rc = evaluate(sc, idx, err);
     *time_ns = sc->out->count[ATUNE__ST_OK] > ok_before ? sc->out->last_ns
                                                         : INFINITY;
     draw_progress(sc->o, sc->out, ++sc->done, sc->out->space, sc->t0);
@@ -277,21 +362,56 @@ static int retime(search_ctx *sc, int64_t idx, atune__result *res,
                   atune__err *err)
 {
     const atune__manifest *m = sc->out->m;
-    const atune__cubin *cubin;
-    const char *cerr;
-    atune__kernel *k = NULL;
     atune__config c;
-    int rc;
+    char cfg[512];
 
     memset(res, 0, sizeof(*res));
     atune__space_config(m, idx, &c);
-    rc = atune__pool_get(sc->pool, idx, &cubin, &cerr, err);
-    if (!rc && cubin)
-        rc = atune__kernel_load(sc->d, m, cubin, &k, res, err);
-    if (!rc && k)
-        rc = atune__problem_eval(sc->p, k, &c, &sc->o->timing, res, err);
-    atune__kernel_unload(k);
-    return rc;
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    return measure_config(sc, idx, &c, cfg, &sc->o->timing, res, err);
+}
+
+/* The final re-measurement of an unfinished run, when it covered all k
+ * candidates: resuming must not re-time (and perhaps re-rank) them. */
+static int resumed_final(search_ctx *sc, const int64_t *idx, int k,
+                         atune__result *last)
+{
+    const atune__manifest *m = sc->out->m;
+
+    for (int i = 0; i < k; i++) {
+        const atune__record *r;
+        atune__config c;
+        char cfg[512];
+
+        atune__space_config(m, idx[i], &c);
+        atune__config_str(m, &c, cfg, sizeof(cfg));
+        r = atune__resume_find(sc->resume, m->name, sc->out->size_key, cfg,
+                               m->hash, 1);
+        if (!r)
+            return 0;
+        result_of_record(r, &last[i]);
+        if (last[i].status != ATUNE__ST_OK)
+            last[i].time_ns = INFINITY;
+    }
+    return 1;
+}
+
+/* Journals the final re-measurement of candidate idx. */
+static int journal_final(search_ctx *sc, int64_t idx, const atune__result *r,
+                         atune__err *err)
+{
+    const atune__manifest *m = sc->out->m;
+    atune__result rec = *r;
+    atune__config c;
+    char cfg[512];
+
+    if (!sc->j)
+        return 0;
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    atune__strlcpy(rec.detail, ATUNE__JOURNAL_FINAL, sizeof(rec.detail));
+    return atune__journal_append(sc->j, m->name, sc->out->size_key, cfg, &rec,
+                                 m->hash, err);
 }
 
 /* The final pick: the best candidates re-timed in interleaved rounds, so a
@@ -308,12 +428,27 @@ static int remeasure_cb(void *ctx, const int64_t *idx, int k, double *time_ns,
 
     if (k > MAXK)
         k = MAXK;
-    for (int r = 0; r < ROUNDS && !rc; r++)
+    if (resumed_final(sc, idx, k, last)) {
+        for (int i = 0; i < k; i++)
+            for (int r = 0; r < ROUNDS; r++)
+                t[i][r] = last[i].time_ns;
+    } else {
+        for (int r = 0; r < ROUNDS && !rc; r++)
+            for (int i = 0; i < k && !rc; i++) {
+                rc = retime(sc, idx[i], &last[i], err);
+                t[i][r] = last[i].status == ATUNE__ST_OK ? last[i].time_ns
+                                                         : INFINITY;
+            }
         for (int i = 0; i < k && !rc; i++) {
-            rc = retime(sc, idx[i], &last[i], err);
-            t[i][r] = last[i].status == ATUNE__ST_OK ? last[i].time_ns
-                                                     : INFINITY;
+            atune__summary s;
+            atune__summarize(t[i], ROUNDS, &s);
+            last[i].time_ns = s.median;
+            last[i].metric = atune__problem_work(sc->p) / s.median;
+            rc = journal_final(sc, idx[i], &last[i], err);
+            for (int r = 0; r < ROUNDS; r++)
+                t[i][r] = last[i].time_ns;
         }
+    }
     if (rc)
         return rc;
     for (int i = 0; i < k; i++) {
@@ -330,17 +465,31 @@ static int remeasure_cb(void *ctx, const int64_t *idx, int k, double *time_ns,
     return 0;
 }
 
+/* The hang watchdog's limit for one launch: the flag's, else a hundred
+ * times the reference kernel, at least a second and at most a minute. */
+static double launch_limit_ms(const atune__tune_opts *o,
+                              const atune__problem *p)
+{
+    double ms = 100 * atune__problem_ref_ns(p) / 1e6;
+
+    if (o->launch_limit_s > 0)
+        return o->launch_limit_s * 1e3;
+    return ms < 1000 ? 1000 : ms > 60000 ? 60000 : ms;
+}
+
 /* Searches one template at one size. */
 static int tune_size(atune__device *d, const atune__manifest *m,
                      const atune__size *size, atune__pool *pool,
-                     atune__journal *j, const atune__tune_opts *o,
+                     const run_state *rs, const atune__tune_opts *o,
                      atune__outcome *out, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
     int64_t total = atune__space_size(m);
     unsigned char *valid = atune__calloc((size_t)total, 1);
-    search_ctx sc = {.d = d, .pool = pool, .j = j, .out = out, .o = o,
-                     .t0 = atune__now(), .final_idx = -1};
+    search_ctx sc = {.d = d, .pool = pool, .j = rs->j,
+                     .journal_path = rs->journal, .resume = rs->resume,
+                     .out = out, .o = o, .t0 = atune__now(),
+                     .final_idx = -1};
     atune__search_spec spec = {.m = m, .strategy = o->strategy,
                                .budget = o->budget,
                                .time_limit = o->time_limit, .seed = o->seed,
@@ -351,6 +500,8 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     if (!valid)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
+    if (!rc)
+        sc.limit_ms = launch_limit_ms(o, sc.p);
     /* The space at this size: constraints and device limits, before any
      * compilation. */
     if (!rc)
@@ -379,9 +530,32 @@ static int size_selected(const atune__tune_opts *o, const atune__size *s)
 
 /* Starts compiling every configuration valid at any selected size, in
  * index order: the order the search evaluates them. */
+/* Whether the unfinished run measured configuration idx at every
+ * selected size: then it need not be compiled. */
+static int resumed_everywhere(const atune__manifest *m,
+                              const atune__tune_opts *o,
+                              const atune__resume *r, int64_t idx)
+{
+    atune__config c;
+    char cfg[512], key[96];
+
+    if (atune__resume_count(r) == 0)
+        return 0;
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    for (int s = 0; s < m->nsizes; s++) {
+        if (!size_selected(o, &m->sizes[s]))
+            continue;
+        atune__size_key(&m->sizes[s], key, sizeof(key));
+        if (!atune__resume_find(r, m->name, key, cfg, m->hash, 0))
+            return 0;
+    }
+    return 1;
+}
+
 static int start_pool(atune__device *d, const atune__manifest *m,
-                      const atune__tune_opts *o, atune__pool **pool,
-                      atune__err *err)
+                      const atune__tune_opts *o, const atune__resume *r,
+                      atune__pool **pool, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
     const char *names[] = {m->kernel};
@@ -397,33 +571,61 @@ static int start_pool(atune__device *d, const atune__manifest *m,
             rc = atune__space_mark_valid(m, &m->sizes[s], &in->attr, valid,
                                          NULL, err);
     for (int64_t i = 0; !rc && i < total; i++)
-        if (valid[i])
+        if (valid[i] && !resumed_everywhere(m, o, r, i))
             index[n++] = i;
     if (!rc)
         rc = atune__pool_start(m, in->arch, names, 1, index, n, o->threads,
-                               o->cache, pool, err);
+                               o->cache, o->procs, pool, err);
     free(valid);
     free(index);
     return rc;
 }
 
-static int open_journal(atune__device *d, const atune__tune_opts *o,
-                        atune__tune_run *run, atune__journal **j,
-                        atune__err *err)
+static void journal_path(atune__device *d, const atune__tune_opts *o,
+                         atune__tune_run *run)
 {
-    const atune__devinfo *in = atune__device_info(d);
-    char slug[128], when[32], line[1024];
+    char slug[128];
 
-    atune__slugify(in->name, slug, sizeof(slug));
+    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
     if (o->journal)
         atune__strlcpy(run->journal, o->journal, sizeof(run->journal));
+    else if (o->journal_gpu >= 0)
+        snprintf(run->journal, sizeof(run->journal), "%s/%s.gpu%d.journal",
+                 o->profile_dir, slug, o->journal_gpu);
     else
         snprintf(run->journal, sizeof(run->journal), "%s/%s.journal",
                  o->profile_dir, slug);
+}
+
+static int open_journal(atune__device *d, const atune__tune_run *run,
+                        atune__journal **j, atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    char when[32], line[1024];
+
     utc_date(when, sizeof(when), 1);
     snprintf(line, sizeof(line), "%s device=\"%s\" uuid=%s tuner=%s", when,
              in->name, in->uuid, ATUNE_VERSION_STRING);
     return atune__journal_open(run->journal, line, j, err);
+}
+
+/* What an unfinished run of this journal measured (nothing when resuming
+ * is off). */
+static int load_resume(atune__device *d, const atune__tune_opts *o,
+                       const atune__tune_run *run, atune__resume **r,
+                       atune__err *err)
+{
+    int rc;
+
+    *r = NULL;
+    if (!o->resume)
+        return 0;
+    rc = atune__resume_load(run->journal, atune__device_info(d)->name, r,
+                            err);
+    if (!rc && atune__resume_count(*r) > 0 && !o->quiet)
+        fprintf(stderr, "resuming: %d records of an unfinished run in '%s'\n",
+                atune__resume_count(*r), run->journal);
+    return rc;
 }
 
 static int make_dir(const char *dir, atune__err *err)
@@ -438,7 +640,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
                 const atune__tune_opts *o, atune__tune_run *run,
                 atune__err *err)
 {
-    atune__journal *j = NULL;
+    run_state rs = {0};
     char slug[128];
     int rc, wrc;
 
@@ -447,12 +649,16 @@ int atune__tune(atune__device *d, const atune__templates *t,
     if (!run->o)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     rc = make_dir(o->profile_dir, err);
+    journal_path(d, o, run);
+    rs.journal = run->journal;
     if (!rc)
-        rc = open_journal(d, o, run, &j, err);
+        rc = load_resume(d, o, run, &rs.resume, err);
+    if (!rc)
+        rc = open_journal(d, run, &rs.j, err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
         atune__pool *pool = NULL;
-        if ((rc = start_pool(d, m, o, &pool, err)))
+        if ((rc = start_pool(d, m, o, rs.resume, &pool, err)))
             break;
         for (int s = 0; !rc && s < m->nsizes; s++) {
             atune__outcome *out;
@@ -464,12 +670,16 @@ int atune__tune(atune__device *d, const atune__templates *t,
             out->strategy = o->strategy ? o->strategy
                                         : atune__strategy_default();
             atune__size_key(out->size, out->size_key, sizeof(out->size_key));
-            rc = tune_size(d, m, out->size, pool, j, o, out, err);
+            rc = tune_size(d, m, out->size, pool, &rs, o, out, err);
             summary(o, out);
         }
         atune__pool_free(pool);
     }
-    atune__journal_close(j);
+    /* Only a run that finished is not resumed by the next one. */
+    if (!rc && rs.j)
+        rc = atune__journal_done(rs.j, err);
+    atune__journal_close(rs.j);
+    atune__resume_free(rs.resume);
     /* Whatever happened, what was measured goes into the profile. */
     atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
     snprintf(run->profile, sizeof(run->profile), "%s/%s.ini", o->profile_dir,

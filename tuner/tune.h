@@ -21,12 +21,21 @@ typedef struct atune__tune_opts {
     uint64_t seed;           /* input data */
     int threads;             /* compile threads, 0: one per core */
     atune__cache *cache;     /* on-disk module cache, or NULL */
+    struct atune__procs *procs; /* NVRTC child processes, or NULL */
     const char *strategy;    /* NULL: the default strategy */
     int64_t budget;          /* evaluations per size; 0: no limit */
     double time_limit;       /* seconds per size; 0: no limit */
     int final_k;             /* candidates re-timed for the final pick */
     double cutoff;           /* stop timing configurations this many times
                                 slower than the best so far (0: never) */
+    int resume;              /* take what an unfinished run of the journal
+                                measured instead of measuring it again */
+    int watch_fd;            /* >= 0: tell the supervisor (supervise.h)
+                                before and after every wait on the GPU */
+    double launch_limit_s;   /* the watchdog's limit per launch; 0: from
+                                the reference kernel's time */
+    int journal_gpu;         /* >= 0: the default journal is
+                                <slug>.gpuN.journal (GPUs tuned at once) */
 } atune__tune_opts;
 
 void atune__tune_opts_default(atune__tune_opts *o);
@@ -43,6 +52,7 @@ typedef struct atune__outcome {
     atune__result default_res;
     int64_t space;       /* configurations valid at this size */
     int64_t evaluations; /* configurations compiled and run */
+    int64_t resumed;     /* of those, taken from an unfinished run */
     int64_t count[ATUNE__ST_COUNT];
     /* wall time: waiting for the compiler, verifying, timing; the rest of
      * wall_s is the framework (loading modules, search, journal) */

@@ -19,6 +19,8 @@ enum {
     ATUNE__EOSERR = 71,     /* out of memory, other OS failure */
     ATUNE__ECANTCREAT = 73, /* cannot write an output file */
     ATUNE__EIO = 74,        /* read or write failed */
+    ATUNE__ERESTART = 75,   /* sticky CUDA error: this process's context is
+                               lost; a new worker process goes on */
     ATUNE__EINTR = 130      /* interrupted by SIGINT */
 };
 

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark against Kernel Tuner (issue 6, item 5), on one GPU
+# in one call: Kernel Tuner 1.4 (cupy backend) brute-forces the 315
+# configurations of the copy template at n = 2^28 without output checks
+# (tests/bench/kt_copy.py), then autotune brute-forces the same space with
+# every output verified, twice with one fresh module cache: a cold run
+# (compiles everything) and a warm run (should compile nothing).
+# Prints a summary table; with OUT set, also writes OUT/kt_vs_autotune.json
+# and the raw outputs and logs beside it.
+#
+#   ATUNE_BINARY   built autotune (default build/gpu/autotune)
+#   KT_WHEELS      folder of the Kernel Tuner wheels (default .whl)
+#   KT_SITE        where they are installed (default /tmp/ktsite)
+#   KT_ARGS        extra kt_copy.py arguments (e.g. --verify; slow at 2^28)
+#   ATUNE_ARGS     extra autotune arguments
+#   DEVICE         GPU ordinal (default 0)
+#   PYTHON         python with numpy and cupy (default python3)
+#
+# Exit status: 0 when everything ran (whether or not the acceptance targets
+# of issue 6 were met: the summary says), 1 when something failed to run,
+# 64 bad usage.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0;;
+  "") ;;
+  *) echo "usage: $0 [--help] (settings come from the environment)" >&2; exit 64;;
+esac
+bin=${ATUNE_BINARY:-$root/build/gpu/autotune}
+whl=${KT_WHEELS:-$root/.whl}
+site=${KT_SITE:-/tmp/ktsite}
+py=${PYTHON:-python3}
+dev=${DEVICE:-0}
+out=${OUT:-}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kt-vs-autotune.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+note() { printf '== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)" >&2; }
+fail() { echo "kt_vs_autotune: $*" >&2; failed=1; }
+now() { date +%s.%N; }
+keep() { [ -n "$out" ] && cp "$@" "$out"/ 2>/dev/null; return 0; }
+[ -n "$out" ] && mkdir -p "$out"
+
+# 1. Kernel Tuner and the dependencies the GPU image lacks, from wheels.
+note "installing Kernel Tuner from $whl into $site"
+shopt -s nullglob
+wheels=("$whl"/*.whl)
+shopt -u nullglob
+if [ ${#wheels[@]} -eq 0 ]; then
+  fail "no wheels in $whl"
+elif "$py" -m pip --version >/dev/null 2>&1; then
+  "$py" -m pip install -q --disable-pip-version-check --no-index --no-deps \
+    --no-compile --no-cache-dir --upgrade --target "$site" "${wheels[@]}" ||
+    fail "pip install of the wheels failed"
+else
+  # No pip: a wheel is a zip of its installed files.
+  "$py" -c 'import sys, zipfile
+for w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' \
+    "$site" "${wheels[@]}" || fail "unpacking the wheels failed"
+fi
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+
+# 2. Kernel Tuner's brute force.
+kt_rc=99
+if [ $failed -eq 0 ]; then
+  note "Kernel Tuner brute force (kt_copy.py ${KT_ARGS:-})"
+  t0=$(now)
+  # shellcheck disable=SC2086
+  "$py" "$root/tests/bench/kt_copy.py" --device "$dev" ${KT_ARGS:-} \
+    >"$tmp/kt.json" 2>"$tmp/kt.log"
+  kt_rc=$?
+  t1=$(now)
+  echo "$t0 $t1" >"$tmp/kt.wall"
+  keep "$tmp/kt.json" "$tmp/kt.log"
+  if [ $kt_rc -ne 0 ]; then
+    tail -20 "$tmp/kt.log" >&2
+    fail "kt_copy.py exit $kt_rc"
+  fi
+fi
+
+# 3. autotune, cold then warm, sharing one fresh module cache; each run its
+# own profile folder (a journal of an earlier run is not resumed from).
+if [ ! -x "$bin" ]; then
+  fail "no autotune at $bin (build it: STEPS=none tests/gpu.sh, or set ATUNE_BINARY)"
+else
+  for run in cold warm; do
+    note "autotune brute force, $run module cache"
+    t0=$(now)
+    # shellcheck disable=SC2086
+    ATUNE_CACHE_DIR="$tmp/cache" "$bin" --device "$dev" --kernel copy --size large \
+      --strategy brute_force --templates "$root/templates" --json \
+      --profile-dir "$tmp/p-$run" ${ATUNE_ARGS:-} \
+      >"$tmp/autotune-$run.json" 2>"$tmp/autotune-$run.log"
+    rc=$?
+    t1=$(now)
+    echo "$t0 $t1" >"$tmp/autotune-$run.wall"
+    keep "$tmp/autotune-$run.json" "$tmp/autotune-$run.log"
+    if [ $rc -ne 0 ]; then
+      tail -20 "$tmp/autotune-$run.log" >&2
+      fail "autotune ($run) exit $rc"
+    fi
+  done
+fi
+
+# 4. Summary table (stdout) and JSON.
+"$py" - "$tmp" "${out:+$out/kt_vs_autotune.json}" <<'EOF' || fail "summary failed"
+import datetime, json, os, sys
+
+tmp, dest = sys.argv[1], sys.argv[2]
+
+
+def load(name):
+    try:
+        with open(os.path.join(tmp, name + ".json")) as f:
+            text = f.read().strip()
+        return json.loads(text.splitlines()[-1] if name == "kt" else text)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def wall(name):
+    try:
+        with open(os.path.join(tmp, name + ".wall")) as f:
+            t0, t1 = map(float, f.read().split())
+        return round(t1 - t0, 3)
+    except (OSError, ValueError):
+        return None
+
+
+def ratio(a, b, digits=2):
+    return round(a / b, digits) if a is not None and b else None
+
+
+kt = load("kt")
+doc = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+       "kernel_tuner": None, "autotune": {}}
+if kt:
+    best = kt.get("best") or {}
+    doc["kernel_tuner"] = {
+        "version": kt.get("version"), "device": kt.get("device"), "n": kt.get("n"),
+        "process_wall_s": wall("kt"), "tune_kernel_s": kt.get("wall_s"),
+        "configs": kt.get("configs"), "valid": kt.get("valid"),
+        "verify": kt.get("verify"), "time_split_s": kt.get("time_split_s"),
+        "best": best or None, "best_gbs": best.get("gbs")}
+for run in ("cold", "warm"):
+    a = load("autotune-" + run)
+    if not a or not a.get("results"):
+        doc["autotune"][run] = None
+        continue
+    r = a["results"][0]
+    b = r.get("best") or {}
+    st = r.get("statuses", {})
+    doc["autotune"][run] = {
+        "device": r.get("device"), "process_wall_s": wall("autotune-" + run),
+        "tune_wall_s": r.get("wall_s"), "compile_s": r.get("compile_s"),
+        "verify_s": r.get("verify_s"), "measure_s": r.get("measure_s"),
+        "framework_s": r.get("framework_s"), "evaluations": r.get("evaluations"),
+        "space": r.get("space"), "verified_ok": st.get("ok"),
+        "statuses": {k: v for k, v in st.items() if v},
+        "cache_hits": a.get("cache", {}).get("hits"),
+        "cache_misses": a.get("cache", {}).get("misses"),
+        "best": dict(b.get("params", {}), time_ns=b.get("time_ns"),
+                     gbs=b.get("metric")) if b else None,
+        "best_gbs": b.get("metric")}
+
+k = doc["kernel_tuner"] or {}
+c = doc["autotune"].get("cold") or {}
+w = doc["autotune"].get("warm") or {}
+kw, cw, ww = k.get("process_wall_s"), c.get("process_wall_s"), w.get("process_wall_s")
+kg, cg = k.get("best_gbs"), c.get("best_gbs")
+doc["ratios"] = {
+    "kt_over_ours_cold_wall": ratio(kw, cw, 1),
+    "kt_over_ours_warm_wall": ratio(kw, ww, 1),
+    "kt_tune_over_ours_cold_tune": ratio(k.get("tune_kernel_s"), c.get("tune_wall_s"), 1),
+    "ours_over_kt_best_gbs": ratio(cg, kg, 4)}
+doc["targets"] = {
+    "ten_times_faster": (kw / cw >= 10) if kw and cw else None,
+    "best_within_1pct": (cg >= 0.99 * kg) if kg and cg else None,
+    "warm_compiles_nothing": (w.get("cache_misses") == 0 and (w.get("cache_hits") or 0) > 0)
+                             if w else None,
+    "warm_faster_than_cold": (ww < cw) if ww and cw else None,
+    "every_output_verified": (c.get("verified_ok") == c.get("evaluations"))
+                             if c.get("evaluations") else None}
+
+
+def f(v, fmt="{:.2f}"):
+    return "-" if v is None else fmt.format(v)
+
+
+def cfg(b):
+    if not b:
+        return "-"
+    return ",".join(f"{p}={b[p]}" for p in ("BLOCK_SIZE", "VW", "UNROLL", "GRID") if p in b)
+
+
+dev = k.get("device") or c.get("device") or "?"
+n = k.get("n")
+n = "?" if n is None else "2^28" if n == 1 << 28 else str(n)
+print(f"\nKernel Tuner vs autotune: copy, n = {n}, brute force, {dev}, {doc['date']}")
+print(f"{'run':<34} {'wall s':>8} {'tool s':>8} {'best GB/s':>10}  best configuration")
+kname = ("Kernel Tuner " + str(k.get("version")) + (" (answer=)" if k.get("verify") else " (no check)")
+         if k else "Kernel Tuner (did not run)")
+print(f"{kname:<34}"
+      f" {f(kw):>8} {f(k.get('tune_kernel_s')):>8} {f(kg, '{:.1f}'):>10}  {cfg(k.get('best'))}")
+for name, r in (("autotune cold cache (verified)", c), ("autotune warm cache (verified)", w)):
+    print(f"{name:<34} {f(r.get('process_wall_s')):>8} {f(r.get('tune_wall_s')):>8}"
+          f" {f(r.get('best_gbs'), '{:.1f}'):>10}  {cfg(r.get('best'))}")
+print("wall s: the process, timed by this script; tool s: tune_kernel() / autotune's own wall_s")
+if k.get("time_split_s"):
+    print("Kernel Tuner split (s): " + ", ".join(f"{a} {b}" for a, b in k["time_split_s"].items()))
+for name, r in (("cold", c), ("warm", w)):
+    if r:
+        print(f"autotune {name} split (s): compile {f(r.get('compile_s'))}, verify {f(r.get('verify_s'))},"
+              f" measure {f(r.get('measure_s'))}, framework {f(r.get('framework_s'))};"
+              f" {r.get('evaluations')}/{r.get('space')} evaluated, {r.get('verified_ok')} verified ok;"
+              f" module cache {r.get('cache_hits')} hits, {r.get('cache_misses')} misses")
+rt = doc["ratios"]
+print(f"KT / ours wall: cold {f(rt['kt_over_ours_cold_wall'], '{:.1f}x')},"
+      f" warm {f(rt['kt_over_ours_warm_wall'], '{:.1f}x')}"
+      f" (tool time: {f(rt['kt_tune_over_ours_cold_tune'], '{:.1f}x')});"
+      f" ours / KT best GB/s: {f(rt['ours_over_kt_best_gbs'], '{:.4f}')}")
+print("targets: " + ", ".join(f"{a} {'-' if b is None else ('met' if b else 'MISSED')}"
+                              for a, b in doc["targets"].items()))
+if dest:
+    with open(dest, "w") as fh:
+        json.dump(doc, fh, indent=2)
+        fh.write("\n")
+EOF
+
+exit $failed

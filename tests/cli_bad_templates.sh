@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Every kind of bad template (tests/data/templates_bad/<kind>/<kind>.{cu,ini},
+# each the minimal copy template with one defect) makes `autotune check`
+# exit 65 with a message naming the file and line that holds the defect, and
+# never crash. The first line of each manifest says where: "; kind: what
+# (expected error at kind.ini:LINE)". Also: bad command lines exit 64, and
+# tuning a bad template without a GPU exits 65 or 69, never anything else.
+set -u
+bin=${ATUNE_BINARY:?run through ctest}
+src=${ATUNE_SOURCE_DIR:?run through ctest}
+data=$src/tests/data/templates_bad
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() {
+  fail=$((fail + 1))
+  echo "FAIL: $1"
+  shift
+  for f in "$@"; do sed 's/^/  /' "$f" | head -8; done
+}
+
+# run OUTPUT-PREFIX COMMAND...: runs it; $rc is its exit status.
+run() {
+  local out=$1
+  shift
+  "$@" >"$out.out" 2>"$out.err"
+  rc=$?
+}
+
+# Kinds found while the manifest is loaded, before any evaluation: tune
+# refuses them before it looks for a driver.
+load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
+  kernel_missing param_duplicate param_duplicate_value param_empty
+  param_empty_value param_lower_case param_non_integer param_not_identifier
+  reference_missing scalar_role size_non_integer size_zero syntax_error
+  unknown_name unknown_name_scalar unknown_role unknown_type work_uses_param "
+
+have_gpu=0
+nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
+
+# The base of every bad template checks clean.
+run "$tmp/control" "$bin" check --templates "$data/control"
+[ "$rc" -eq 0 ] && ok || ko "control: check exit $rc, want 0" "$tmp/control.err"
+
+nkinds=0
+for dir in "$data"/*/; do
+  dir=${dir%/}
+  kind=$(basename "$dir")
+  [ "$kind" = control ] && continue
+  nkinds=$((nkinds + 1))
+  ini=$dir/$kind.ini
+  where=$(sed -n '1s/.*(expected error at \([^)]*\)).*/\1/p' "$ini")
+  if [ -z "$where" ]; then
+    ko "$kind: first line of $kind.ini does not say where the error is"
+    continue
+  fi
+  out=$tmp/$kind
+
+  run "$out" "$bin" check --templates "$dir"
+  if [ "$kind" = memory_too_large ]; then
+    # Buffers larger than any GPU's memory are a tune-time error (the
+    # runner compares with the device's free memory); without a GPU, check
+    # reports the bytes each size needs.
+    [ "$rc" -eq 0 ] && ok || ko "$kind: check exit $rc, want 0" "$out.err"
+    grep -q "768.00 GiB of device memory" "$out.out" && ok ||
+      ko "$kind: check does not report 768 GiB" "$out.out"
+    continue
+  fi
+  if [ "$rc" -ge 128 ]; then
+    ko "$kind: check crashed (exit $rc)" "$out.err"
+    continue
+  fi
+  [ "$rc" -eq 65 ] && ok || ko "$kind: check exit $rc, want 65" "$out.err"
+  # "kind.ini:12: ..." or, for NVRTC's log, "kind.cu:8: error: ...".
+  grep -q "$kind/$where: " "$out.err" && ok ||
+    ko "$kind: check message does not name $where" "$out.err"
+
+  # The same with --json: one JSON document, the error inside it.
+  run "$out.json" "$bin" check --json --templates "$dir"
+  [ "$rc" -eq 65 ] && ok || ko "$kind: check --json exit $rc" "$out.json.err"
+  if command -v python3 >/dev/null; then
+    python3 - "$out.json.out" "$where" <<'PY' && ok || ko "$kind: check --json document" "$out.json.out"
+import json, sys
+d = json.load(open(sys.argv[1]))
+errors = [d.get("error", "")]
+for t in d["templates"]:
+    errors += [t.get("error", "")] + [f["error"] for f in t["failures"]]
+assert d["failed"] >= 1, d
+assert any(sys.argv[2] + ": " in e for e in errors), errors
+PY
+  fi
+
+  # Tuning: a defect found while loading is refused before any driver is
+  # looked for; one found by evaluation is, on a machine without a GPU,
+  # preceded by the no-driver error (69). Either way: no crash, no files.
+  [ "$have_gpu" -eq 1 ] && continue
+  [ "$kind" = compile_error ] && continue # tune compiles on the device only
+  run "$out.tune" "$bin" --device 0 --templates "$dir" \
+    --profile-dir "$tmp/prof-$kind"
+  case "$load_kinds" in
+  *" $kind "*) want=65 ;;
+  *) want="65 or 69" ;;
+  esac
+  if [ "$rc" -eq 65 ]; then
+    grep -q "$kind/$where: " "$out.tune.err" && ok ||
+      ko "$kind: tune message does not name $where" "$out.tune.err"
+  elif [ "$rc" -eq 69 ] && [ "$want" != 65 ]; then
+    grep -q "no CUDA" "$out.tune.err" && ok ||
+      ko "$kind: tune exit 69 without the no-driver message" "$out.tune.err"
+  else
+    ko "$kind: tune exit $rc, want $want" "$out.tune.err"
+  fi
+  [ ! -e "$tmp/prof-$kind" ] && ok || ko "$kind: tune created files"
+done
+[ "$nkinds" -ge 40 ] && ok || ko "only $nkinds kinds of bad templates"
+
+# A directory with a good and a bad template: check reports the bad one
+# and still compiles the good one.
+mkdir -p "$tmp/mixed"
+cp "$data/control/control".* "$data/div_zero_work/div_zero_work".* "$tmp/mixed"
+run "$tmp/mixed" "$bin" check --templates "$tmp/mixed"
+[ "$rc" -eq 65 ] && ok || ko "mixed: check exit $rc, want 65" "$tmp/mixed.err"
+grep -q "div_zero_work.ini:8: " "$tmp/mixed.err" && ok ||
+  ko "mixed: the bad template is not named" "$tmp/mixed.err"
+grep -q "^control .* 0 failed" "$tmp/mixed.out" && ok ||
+  ko "mixed: the good template is not checked" "$tmp/mixed.out"
+
+# Bad command lines: 64, before any template is compiled.
+ctl=$data/control
+expect_usage() {
+  local what=$1
+  shift
+  run "$tmp/usage" "$@"
+  [ "$rc" -eq 64 ] && ok || ko "$what: exit $rc, want 64" "$tmp/usage.err"
+}
+expect_usage "check: unknown option" "$bin" check --bogus
+expect_usage "check: --kernel without value" "$bin" check --templates "$ctl" --kernel
+expect_usage "check: --templates without value" "$bin" check --templates
+expect_usage "check: --arch without value" "$bin" check --templates "$ctl" --arch
+expect_usage "check: unknown kernel" "$bin" check --templates "$ctl" --kernel nosuch
+grep -q "unknown kernel 'nosuch' (have: control)" "$tmp/usage.err" && ok ||
+  ko "unknown kernel: message does not list the templates" "$tmp/usage.err"
+expect_usage "check: empty kernel name" "$bin" check --templates "$ctl" --kernel control,
+expect_usage "check: arch NVRTC cannot target" "$bin" check --templates "$ctl" --arch sm_12
+expect_usage "check: arch that is no arch" "$bin" check --templates "$ctl" --arch ampere
+expect_usage "check: option of another command" "$bin" check --templates "$ctl" --device 0
+expect_usage "check: stray argument" "$bin" check --templates "$ctl" extra
+expect_usage "tune: unknown kernel" "$bin" --device 0 --templates "$ctl" --kernel nosuch
+expect_usage "tune: bad device" "$bin" --device gpu0 --templates "$ctl"
+expect_usage "tune: unknown strategy" "$bin" --templates "$ctl" --strategy nosuch
+run "$tmp/nodir" "$bin" check --templates "$tmp/none"
+[ "$rc" -eq 66 ] && ok || ko "check: missing directory: exit $rc, want 66" "$tmp/nodir.err"
+
+echo "$nkinds kinds; $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

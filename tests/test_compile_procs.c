@@ -1,0 +1,198 @@
+/* test_compile_procs.c -- the compile pool with NVRTC in child processes:
+ * every CUBIN equals the one compiled in this process, a compile error
+ * comes back as the configuration's error, out-of-order requests are
+ * served, the children's cache counters reach the parent, and the children
+ * end with the pool. NVRTC runs (no GPU). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "compile.h"
+#include "compile_procs.h"
+#include "space.h"
+#include "templates.h"
+
+#define N 24
+
+static atune__templates t;
+
+static void load(const char *dir, const char *only)
+{
+    atune__err err;
+
+    atune__templates_free(&t);
+    memset(&t, 0, sizeof(t));
+    if (atune__templates_load(dir, only, &t, &err))
+        fail_msg("%s", err.msg);
+}
+
+/* Every configuration from a child is byte for byte the in-process one,
+ * asked for in reverse order. */
+static void test_same_cubins(void **state)
+{
+    const atune__manifest *m;
+    const char *names[1];
+    int64_t index[N];
+    atune__procs *ps = NULL;
+    atune__pool *pool = NULL;
+    atune__err err;
+
+    (void)state;
+    load(NULL, "copy");
+    m = t.m[0];
+    names[0] = m->kernel;
+    for (int i = 0; i < N; i++)
+        index[i] = i * 7 % atune__space_size(m);
+    for (int i = 1; i < N; i++) /* sorted, as the tuner submits */
+        for (int k = i; k > 0 && index[k] < index[k - 1]; k--) {
+            int64_t x = index[k];
+            index[k] = index[k - 1];
+            index[k - 1] = x;
+        }
+    assert_int_equal(atune__procs_start(&t, NULL, 3, &ps, &err), 0);
+    assert_int_equal(atune__procs_count(ps), 3);
+    assert_int_equal(atune__pool_start(m, "sm_90", names, 1, index, N, 0,
+                                       NULL, ps, &pool, &err),
+                     0);
+    for (int i = N - 1; i >= 0; i--) {
+        const atune__cubin *got;
+        const char *cerr;
+        atune__cubin want = {0};
+        atune__config c;
+
+        assert_int_equal(atune__pool_get(pool, index[i], &got, &cerr, &err),
+                         0);
+        assert_null(cerr);
+        assert_non_null(got);
+        atune__space_config(m, index[i], &c);
+        if (atune__jit_compile(m, &c, "sm_90", names, 1, &want, &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(got->len, want.len);
+        assert_memory_equal(got->data, want.data, want.len);
+        atune__cubin_free(&want);
+    }
+    atune__pool_free(pool);
+    atune__procs_stop(ps);
+}
+
+/* badcopy's configurations compile; a template whose source does not
+ * compile reports NVRTC's message through the child. */
+static void test_compile_error(void **state)
+{
+    const char *dir = getenv("ATUNE_SOURCE_DIR");
+    char path[4096];
+    atune__procs *ps = NULL;
+    atune__cubin out = {0};
+    atune__err err;
+    const char *names[1];
+    FILE *f;
+    char tmp[] = "/tmp/atune-procs-XXXXXX";
+
+    (void)state;
+    assert_non_null(dir);
+    assert_non_null(mkdtemp(tmp));
+    /* copy's manifest with a source that is not C. */
+    snprintf(path, sizeof(path), "%s/templates/copy.ini", dir);
+    {
+        char *text = NULL;
+        assert_int_equal(atune__read_file(path, &text, NULL, &err), 0);
+        snprintf(path, sizeof(path), "%s/copy.ini", tmp);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        free(text);
+    }
+    snprintf(path, sizeof(path), "%s/copy.cu", tmp);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("extern \"C\" __global__ void copy_tuned() { this is not C; }\n"
+          "extern \"C\" __global__ void copy_ref() {}\n",
+          f);
+    fclose(f);
+    load(tmp, NULL);
+    names[0] = t.m[0]->kernel;
+    assert_int_equal(atune__procs_start(&t, NULL, 1, &ps, &err), 0);
+    assert_int_equal(atune__procs_compile(ps, 0, t.m[0], NULL, "sm_90", names,
+                                          1, &out, NULL, &err),
+                     ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "error"));
+    assert_non_null(strstr(err.msg, "copy.cu"));
+    assert_null(out.data);
+    atune__procs_stop(ps);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/copy.ini", tmp);
+    unlink(path);
+    rmdir(tmp);
+}
+
+/* The children's cache hits and misses are counted in the parent's
+ * cache. */
+static void test_cache_counts(void **state)
+{
+    char tmp[] = "/tmp/atune-procs-cache-XXXXXX";
+    atune__cache *cache = NULL;
+    atune__cache_stats s;
+    atune__procs *ps = NULL;
+    atune__cubin out = {0};
+    atune__err err;
+    const char *names[1];
+    int hit = -1;
+
+    (void)state;
+    load(NULL, "copy");
+    names[0] = t.m[0]->kernel;
+    assert_non_null(mkdtemp(tmp));
+    assert_int_equal(atune__cache_open(tmp, &cache, &err), 0);
+    assert_int_equal(atune__procs_start(&t, cache, 2, &ps, &err), 0);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(atune__procs_compile(ps, round, t.m[0], NULL,
+                                              "sm_90", names, 1, &out, &hit,
+                                              &err),
+                         0);
+        assert_int_equal(hit, round); /* miss, then a hit in the other */
+        assert_true(out.len > 0);
+        atune__cubin_free(&out);
+    }
+    atune__cache_stats_get(cache, &s);
+    assert_int_equal(s.misses, 1);
+    assert_int_equal(s.hits, 1);
+    atune__procs_stop(ps);
+    atune__cache_close(cache);
+    assert_int_equal(system("rm -rf /tmp/atune-procs-cache-*"), 0);
+}
+
+/* Stopping reaps every child: none is left to wait for. */
+static void test_children_reaped(void **state)
+{
+    atune__procs *ps = NULL;
+    atune__err err;
+
+    (void)state;
+    load(NULL, "copy");
+    assert_int_equal(atune__procs_start(&t, NULL, 4, &ps, &err), 0);
+    atune__procs_stop(ps);
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_cubins),
+        cmocka_unit_test(test_compile_error),
+        cmocka_unit_test(test_cache_counts),
+        cmocka_unit_test(test_children_reaped),
+    };
+    int rc = cmocka_run_group_tests_name("compile_procs", tests, NULL, NULL);
+
+    atune__templates_free(&t);
+    return rc;
+}
