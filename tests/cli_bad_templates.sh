@@ -75,6 +75,13 @@ for dir in "$data"/*/; do
   # "kind.ini:12: ..." or, for NVRTC's log, "kind.cu:8: error: ...".
   grep -q "$kind/$where: " "$out.err" && ok ||
     ko "$kind: check message does not name $where" "$out.err"
+  if [ "$kind" = compile_error ]; then
+    # Every configuration fails the same way: the log is printed once.
+    [ "$(grep -c "$where: error" "$out.err")" -eq 1 ] && ok ||
+      ko "$kind: the same NVRTC log is printed more than once" "$out.err"
+    grep -q "3 more configurations fail to compile" "$out.err" && ok ||
+      ko "$kind: repeats are not counted" "$out.err"
+  fi
 
   # The same with --json: one JSON document, the error inside it.
   run "$out.json" "$bin" check --json --templates "$dir"

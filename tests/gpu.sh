@@ -5,12 +5,15 @@
 # under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
 # the journal of each GPU.
 #
-#   STEPS="test tune bench consumer"  which steps to run (default: all)
+#   STEPS="test tune bench consumer kt evaluate"  steps (default: all
+#                             but kt and evaluate)
 #   KERNELS=copy,saxpy        templates to benchmark (default all)
 #   TUNE_PLAN="copy,saxpy|;matmul|--size large"
 #                             tune runs, ';'-separated, each KERNELS|ARGS
 #                             (default: KERNELS with no extra arguments)
 #   ATUNE_DEBS=.debs          folder of libinih*/libcmocka* .deb files
+#   EVALUATE="profiles/a.ini" evaluate: other GPUs' profiles to measure here
+#                             (autotune --evaluate), recorded in this GPU's
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$root/out}
@@ -78,6 +81,21 @@ if has bench; then
   "$build/tests/bench" --device 0 --profile-dir "$root/profiles" "${kargs[@]}" \
     2>&1 | tee "$OUT/bench.txt" | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has kt; then
+  say "Kernel Tuner and autotune, brute force of the copy space (tests/bench)"
+  ATUNE_BINARY="$build/autotune" OUT="$OUT/kt" bash "$root/tests/bench/kt_vs_autotune.sh" \
+    2>&1 | tee -a "$log" | tail -40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has evaluate; then
+  for other in ${EVALUATE:-}; do
+    say "evaluate $other here"
+    "$build/autotune" --device 0 --evaluate "$other" --profile-dir "$root/profiles" \
+      2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
+  cp "$root"/profiles/*.ini "$OUT"/ 2>/dev/null
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "compile_procs.h"
+#include "evaluate.h"
 #include "json.h"
 #include "strategy.h"
 #include "supervise.h"
@@ -154,6 +155,13 @@ static int tune_device(int ordinal, const atune__cli *o,
     opts.resume = !o->no_resume;
     if (shared_gpus())
         opts.journal_gpu = ordinal;
+    if (o->evaluate) {
+        rc = atune__evaluate(d, t, &opts, o->evaluate, j, &err);
+        if (rc)
+            atune__cli_error(rc, "%s", err.msg);
+        atune__device_close(d);
+        return rc;
+    }
     if (!o->quiet)
         fprintf(stderr, "tuning on GPU %d: %s (%s, %lld SMs)\n", ordinal,
                 atune__device_info(d)->name, atune__device_info(d)->arch,

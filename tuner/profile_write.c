@@ -148,6 +148,43 @@ static int check_device(const atune__pw_device *dev, atune__err *err)
     return ATUNE__OK;
 }
 
+int atune__pw_extra(atune__pw_entry *e, const char *key, const char *value)
+{
+    int i = 0;
+
+    while (i < e->nextra && strcmp(e->extra_key[i], key) != 0)
+        i++;
+    if (i == ATUNE__PW_MAX_EXTRA ||
+        atune__strlcpy(e->extra_key[i], key, sizeof(e->extra_key[i])) ||
+        atune__strlcpy(e->extra_value[i], value, sizeof(e->extra_value[i])))
+        return -1;
+    if (i == e->nextra)
+        e->nextra++;
+    return 0;
+}
+
+/* Extra keys: lower-case names the library does not read as parameters,
+ * and values that fit a line. */
+static int check_extras(const atune__pw_entry *e, const char *section,
+                        atune__err *err)
+{
+    if (e->nextra < 0 || e->nextra > ATUNE__PW_MAX_EXTRA)
+        return atune__fail(err, ATUNE__EDATA, "[%s]: %d extra keys", section,
+                           e->nextra);
+    for (int i = 0; i < e->nextra; i++) {
+        const char *k = e->extra_key[i];
+        int rc;
+        if (!(*k >= 'a' && *k <= 'z') || strspn(k, "abcdefghijklmnopqrstuvwxyz"
+                                                   "0123456789_.-") !=
+                                             strlen(k))
+            return atune__fail(err, ATUNE__EDATA, "[%s]: bad extra key '%s'",
+                               section, k);
+        if ((rc = check_text(err, k, e->extra_value[i])))
+            return rc;
+    }
+    return ATUNE__OK;
+}
+
 static int check_params(const atune__pw_entry *e, const char *section,
                         atune__err *err)
 {
@@ -189,6 +226,8 @@ static int check_entry(const atune__pw_entry *e, char *canon, size_t len,
     atune__pw_section(e->kernel, e->size_key, section, sizeof(section));
     if (atune__section_canon(section, canon, len, why, sizeof(why)) != 0)
         return atune__fail(err, ATUNE__EDATA, "cannot write %s", why);
+    if ((rc = check_extras(e, section, err)) != ATUNE__OK || e->extras_only)
+        return rc;
     if ((rc = check_params(e, section, err)) != ATUNE__OK)
         return rc;
     if (e->time_ns < 0 || e->spread_ns < 0 || e->default_time_ns < 0 ||
@@ -311,10 +350,73 @@ static int emit_device(text *t, const atune__pw_device *dev, atune__err *err)
     return ATUNE__OK;
 }
 
-static int emit_entry(text *t, const atune__pw_entry *e, atune__err *err)
+static int sets_extra(const atune__pw_entry *e, const char *key)
+{
+    for (int i = 0; i < e->nextra; i++)
+        if (strcmp(e->extra_key[i], key) == 0)
+            return 1;
+    return 0;
+}
+
+/* An old key that is not the tuner's own: lower case and none of the
+ * fields emit_entry writes. */
+static int is_extra_key(const char *key)
+{
+    static const char *const own[] = {
+        "size",    "time_ns",   "spread_ns", "metric", "default_time_ns",
+        "evaluated", "space", "strategy",  "template_hash"};
+
+    if (!(*key >= 'a' && *key <= 'z'))
+        return 0;
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if (strcmp(key, own[i]) == 0)
+            return 0;
+    return 1;
+}
+
+/* The entry's extra keys, then the old section's that it does not set. */
+static int emit_extras(text *t, const atune__pw_entry *e,
+                       const atune__ini_section *old, atune__err *err)
 {
     int rc;
 
+    for (int i = 0; i < e->nextra; i++)
+        if ((rc = emit_kv(t, err, e->extra_key[i], e->extra_value[i])))
+            return rc;
+    for (int i = 0; old && i < old->nentries; i++) {
+        const atune__ini_entry *o = &old->entries[i];
+        if (is_extra_key(o->key) && !sets_extra(e, o->key) &&
+            (rc = emit_kv(t, err, o->key, o->value)))
+            return rc;
+    }
+    return ATUNE__OK;
+}
+
+/* extras_only: the old section with e's extra keys set. */
+static int emit_merged(text *t, const atune__pw_entry *e,
+                       const atune__ini_section *s, atune__err *err)
+{
+    int rc;
+
+    if ((rc = emit(t, err, "%s", "")) || (rc = emit(t, err, "[%s]", s->name)))
+        return rc;
+    for (int i = 0; i < s->nentries; i++)
+        if (!is_extra_key(s->entries[i].key) &&
+            (rc = emit_kv(t, err, s->entries[i].key, s->entries[i].value)))
+            return rc;
+    return emit_extras(t, e, s, err);
+}
+
+static int emit_entry(text *t, const atune__pw_entry *e,
+                      const atune__ini_section *old, atune__err *err)
+{
+    int rc;
+
+    if (e->extras_only)
+        return old ? emit_merged(t, e, old, err)
+                   : atune__fail(err, ATUNE__EDATA,
+                                 "no section [%s %s] to add to", e->kernel,
+                                 e->size_key);
     if ((rc = emit(t, err, "%s", "")) ||
         (rc = emit(t, err, "[%s %s]", e->kernel, e->size_key)) ||
         (rc = emit_opt(t, err, "size", e->size_name)))
@@ -332,7 +434,7 @@ static int emit_entry(text *t, const atune__pw_entry *e, atune__err *err)
         (rc = emit_opt(t, err, "strategy", e->strategy)) ||
         (rc = emit_opt(t, err, "template_hash", e->template_hash)))
         return rc;
-    return ATUNE__OK;
+    return emit_extras(t, e, old, err);
 }
 
 /* An existing section, from its parsed entries (comments are not kept). */
@@ -374,7 +476,7 @@ static int build(text *t, const atune__pw_device *dev, const atune__ini *old,
                 ;
         if (j < n) {
             used[j] = 1;
-            rc = emit_entry(t, &entries[j], err);
+            rc = emit_entry(t, &entries[j], s, err);
         } else {
             rc = emit_old(t, s, err);
         }
@@ -382,7 +484,8 @@ static int build(text *t, const atune__pw_device *dev, const atune__ini *old,
             goto out;
     }
     for (int j = 0; j < n; j++)
-        if (!used[j] && (rc = emit_entry(t, &entries[j], err)) != ATUNE__OK)
+        if (!used[j] &&
+            (rc = emit_entry(t, &entries[j], NULL, err)) != ATUNE__OK)
             goto out;
 out:
     free(used);

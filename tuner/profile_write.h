@@ -10,6 +10,7 @@
 #include "util.h"
 
 #define ATUNE__PW_MAX_PARAMS 16
+#define ATUNE__PW_MAX_EXTRA 8
 
 /* The [device] section. */
 typedef struct atune__pw_device {
@@ -43,6 +44,15 @@ typedef struct atune__pw_entry {
     int64_t space;
     char strategy[32];
     char template_hash[17];
+    /* Keys beyond the tuner's own (lower case, e.g. port.<slug>.time_ns,
+     * vendor_time_ns). A rewritten section keeps the extra keys it had
+     * unless the entry sets them: they are other runs' measurements. */
+    int nextra;
+    char extra_key[ATUNE__PW_MAX_EXTRA][64];
+    char extra_value[ATUNE__PW_MAX_EXTRA][128];
+    /* Only set the extra keys of the existing section; every other field
+     * is ignored. The section must exist. */
+    int extras_only;
 } atune__pw_entry;
 
 /* Writes entries into the profile at path: the [device] section is
@@ -68,6 +78,10 @@ typedef struct atune__pw_entry {
 int atune__profile_update(const char *path, const atune__pw_device *dev,
                           const atune__pw_entry *entries, int n,
                           atune__err *err);
+
+/* Sets key = value among e's extra keys (replacing an earlier value);
+ * -1 when they are full or key or value too long. */
+int atune__pw_extra(atune__pw_entry *e, const char *key, const char *value);
 
 /* Section name of an entry: "copy n=268435456" (truncated to len). */
 void atune__pw_section(const char *kernel, const char *size_key, char *buf,

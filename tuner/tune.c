@@ -281,7 +281,7 @@ static void utc_date(char *buf, size_t len, int with_time)
     strftime(buf, len, with_time ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d", &tm);
 }
 
-static void fill_device(atune__device *d, atune__pw_device *pd)
+void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
 {
     const atune__devinfo *in = atune__device_info(d);
 
@@ -308,7 +308,7 @@ static int write_profile(atune__device *d, const atune__tune_run *run,
 
     if (!e)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    fill_device(d, &pd);
+    atune__tune_device_entry(d, &pd);
     for (int i = 0; i < run->n; i++)
         if (run->o[i].have_best)
             fill_entry(&run->o[i], &e[n++]);

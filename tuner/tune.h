@@ -79,6 +79,10 @@ int atune__tune(atune__device *d, const atune__templates *t,
 
 void atune__tune_run_free(atune__tune_run *run);
 
+/* The [device] section of d's profile, dated today. */
+struct atune__pw_device;
+void atune__tune_device_entry(atune__device *d, struct atune__pw_device *pd);
+
 /* Async-signal-safe: asks a running atune__tune to stop after the current
  * configuration. */
 void atune__tune_interrupt(void);
