@@ -48,7 +48,7 @@ if [ $rc -ne 0 ]; then tail -40 "$log"; exit $rc; fi
 status=0
 if has test; then
   say "GPU tests"
-  (cd "$build" && ctest -L gpu --output-on-failure -j1 --timeout 900) 2>&1 | tee -a "$log" | tail -25
+  (cd "$build" && ctest -L gpu -V -j1 --timeout 900) 2>&1 | tee -a "$log" | grep -E "Test +#|tests passed|FAIL|measured twice" | tail -25
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

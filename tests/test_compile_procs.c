@@ -79,6 +79,15 @@ static void test_same_cubins(void **state)
         assert_memory_equal(got->data, want.data, want.len);
         atune__cubin_free(&want);
     }
+    {
+        /* Not submitted (a resumed run re-times such a winner): compiled
+         * on the spot. */
+        const atune__cubin *got;
+        const char *cerr;
+        assert_int_equal(atune__pool_get(pool, 1, &got, &cerr, &err), 0);
+        assert_non_null(got);
+        assert_true(got->len > 0);
+    }
     atune__pool_free(pool);
     atune__procs_stop(ps);
 }

@@ -21,6 +21,7 @@ typedef struct worker_arg {
 } worker_arg;
 
 typedef struct job {
+    struct job *next_extra; /* jobs compiled on demand, not submitted */
     int64_t idx;
     int state;
     atune__cubin cubin;
@@ -42,6 +43,7 @@ struct atune__pool {
     atune__cache *cache;
     atune__procs *procs; /* one child process per thread, or NULL */
     job **urgent;        /* jobs a consumer waits for, newest last */
+    job *extra;          /* configurations asked for but not submitted */
     int64_t nurgent;
     int stop;
     int fatal;
@@ -188,22 +190,42 @@ static job *find(atune__pool *p, int64_t idx)
     for (int64_t i = 0; i < p->n; i++) /* unsorted submissions */
         if (p->jobs[i].idx == idx)
             return &p->jobs[i];
+    for (job *e = p->extra; e; e = e->next_extra)
+        if (e->idx == idx)
+            return e;
     return NULL;
+}
+
+/* A configuration that was not submitted (a resumed run skips what its
+ * journal holds, and then re-times a winner): compiled here, kept like
+ * the others. Called with the lock held. */
+static job *extra_job(atune__pool *p, int64_t idx)
+{
+    job *jb = atune__calloc(1, sizeof(*jb));
+
+    if (!jb)
+        return NULL;
+    jb->idx = idx;
+    jb->state = PENDING;
+    jb->next_extra = p->extra;
+    p->extra = jb;
+    compile_job(p, jb, -1);
+    return jb;
 }
 
 int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
                     const char **error, atune__err *err)
 {
-    job *jb = find(p, idx);
+    job *jb;
     int rc = 0;
 
     *cubin = NULL;
     *error = NULL;
-    if (!jb)
-        return atune__fail(err, ATUNE__ESOFTWARE,
-                           "configuration %lld was not submitted",
-                           (long long)idx);
     pthread_mutex_lock(&p->lock);
+    if (!(jb = find(p, idx)) && !(jb = extra_job(p, idx))) {
+        pthread_mutex_unlock(&p->lock);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
     /* A search that jumps around the space should not wait for the
      * workers to reach its configuration in index order: the next free
      * worker takes it (or this thread, when the compiles are in-process
@@ -245,6 +267,13 @@ void atune__pool_free(atune__pool *p)
     for (int64_t i = 0; i < p->n; i++) {
         atune__cubin_free(&p->jobs[i].cubin);
         free(p->jobs[i].error);
+    }
+    while (p->extra) {
+        job *e = p->extra;
+        p->extra = e->next_extra;
+        atune__cubin_free(&e->cubin);
+        free(e->error);
+        free(e);
     }
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->done);

@@ -26,8 +26,8 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
                       atune__cache *cache, atune__procs *procs,
                       atune__pool **out, atune__err *err);
 
-/* Waits for the configuration with space index idx (which must be among
- * those submitted). Returns 0 and sets *cubin (owned by the pool) when it
+/* Waits for the configuration with space index idx (one that was not
+ * submitted is compiled on the spot). Returns 0 and sets *cubin (owned by the pool) when it
  * compiled, or 0 with *cubin NULL and *error (owned by the pool) holding
  * NVRTC's message when it did not; another code for failures that are not
  * the configuration's fault. */

@@ -7,9 +7,11 @@
 extern "C" __global__ void faults(const int *in, int *out, long n)
 {
 #if MODE == 5
-    /* 256 KB of static shared memory: no block can have it. */
+    /* 256 KB of static shared memory, all of it used: no block can have
+     * it. */
     __shared__ int big[64 * 1024];
-    big[threadIdx.x] = (int)threadIdx.x;
+    for (int k = threadIdx.x; k < 64 * 1024; k += blockDim.x)
+        big[k] = k;
     __syncthreads();
 #endif
     const long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -20,11 +22,11 @@ extern "C" __global__ void faults(const int *in, int *out, long n)
     if (i == 12345)
         *(volatile int *)(out + (1L << 40)) = 1; /* far outside any buffer */
 #elif MODE == 2
-    if (i == 0) {
-        volatile int spin = 1;
-        while (spin)
+    /* clock64() is a volatile read the compiler cannot drop, and it is
+     * never negative: this never ends. */
+    if (i == 0)
+        while (clock64() >= 0)
             ;
-    }
 #endif
     /* REPEAT units of busy time per thread: distinct, stable times. */
     const long long start = clock64();
@@ -32,7 +34,7 @@ extern "C" __global__ void faults(const int *in, int *out, long n)
         ;
     out[i] = in[i] + (MODE == 3 && i == 7);
 #if MODE == 5
-    out[i] += big[threadIdx.x % 32] * 0;
+    out[i] += big[(i * 7919) % (64 * 1024)] - (int)((i * 7919) % (64 * 1024));
 #endif
 }
 
