@@ -5,8 +5,9 @@
 # under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
 # the journal of each GPU.
 #
-#   STEPS="test tune bench consumer kt evaluate"  steps (default: all
-#                             but kt and evaluate)
+#   STEPS="test tune bench consumer kt evaluate all"  steps (default:
+#                             test tune bench consumer)
+#   ALL_ARGS="--kernel copy"  all: the work run on GPU 0 and on --device all
 #   KERNELS=copy,saxpy        templates to benchmark (default all)
 #   TUNE_PLAN="copy,saxpy|;matmul|--size large"
 #                             tune runs, ';'-separated, each KERNELS|ARGS
@@ -96,6 +97,24 @@ if has evaluate; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
   cp "$root"/profiles/*.ini "$OUT"/ 2>/dev/null
+fi
+if has all; then
+  # Every GPU at once (--device all) against GPU 0 alone, same work.
+  all_args=${ALL_ARGS:---kernel copy,saxpy,constmem --budget 150}
+  say "--device 0 and --device all: $all_args ($(nvidia-smi -L | wc -l) GPUs)"
+  for d in 0 all; do
+    rm -rf "/tmp/atune-all-$d"
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$build/autotune" --device "$d" $all_args --profile-dir "/tmp/atune-all-$d" \
+      --json >"$OUT/all-$d.json" 2>>"$log"
+    trc=$?
+    end=$(date +%s.%N)
+    echo "--device $d: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+    ls /tmp/atune-all-$d | tee -a "$log"
+    [ $trc -eq 0 ] || status=1
+  done
+  "$build/autotune" show /tmp/atune-all-all/*.ini >>"$log" 2>&1
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"

@@ -15,11 +15,11 @@ export ATUNE_CACHE_DIR=$tmp/cache
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-tune() { # DIR [extra args]: the faults template, brute force
-  local dir=$1; shift
-  "$bin" --device 0 --templates "$src/tests/data/faults" --strategy brute_force \
-    --launch-timeout 2 --profile-dir "$dir" "$@"
-}
+# The faults template, brute force. Runs that get signals are started
+# directly (not through a function), so that $! is autotune itself.
+args=(--device 0 --templates "$src/tests/data/faults" --strategy brute_force
+      --launch-timeout 2)
+tune() { local dir=$1; shift; "$bin" "${args[@]}" --profile-dir "$dir" "$@"; }
 
 # Records of a journal (final re-measurements left out): config<TAB>status.
 records() { awk -F'\t' '!/^#/ && NF >= 9 && $10 != "final" { print $3 "\t" $4 }' "$1"; }
@@ -63,7 +63,7 @@ echo "best: $a_best"
 [ "$a_best" = "REPEAT=1 MODE=0" ] || fail "best is $a_best, expected REPEAT=1 MODE=0"
 
 # --- 2. SIGKILL in the middle, then the same command again --------------------
-tune "$tmp/b" --quiet >/dev/null 2>"$tmp/b.err" &
+"$bin" "${args[@]}" --profile-dir "$tmp/b" --quiet >/dev/null 2>"$tmp/b.err" &
 pid=$!
 for _ in $(seq 600); do
   n=$(records "$tmp/b/"*.journal 2>/dev/null | wc -l)
@@ -88,7 +88,7 @@ echo "after resume: $total records, best $b_best"
 [ "$b_best" = "$a_best" ] || fail "resumed run chose $b_best, uninterrupted $a_best"
 
 # --- 3. Ctrl-C: profile written, exit 130 --------------------------------------
-tune "$tmp/c" --quiet >/dev/null 2>"$tmp/c.err" &
+"$bin" "${args[@]}" --profile-dir "$tmp/c" --quiet >/dev/null 2>"$tmp/c.err" &
 pid=$!
 for _ in $(seq 600); do
   n=$(records "$tmp/c/"*.journal 2>/dev/null | wc -l)
