@@ -216,6 +216,10 @@ static int reap(const atune__supervise_opts *o, worker *w, int wstatus,
     }
     if (rc || !restart || stop_signal) {
         w->done = 1;
+        /* Stopped by the user: a worker that would have been restarted
+         * ends the run as interrupted, like the others. */
+        if (stop_signal && restart)
+            w->status = ATUNE__EINTR;
         if (rc)
             w->status = rc;
         return rc;
