@@ -65,6 +65,13 @@ for dir in "$data"/*/; do
     [ "$rc" -eq 0 ] && ok || ko "$kind: check exit $rc, want 0" "$out.err"
     grep -q "768.00 GiB of device memory" "$out.out" && ok ||
       ko "$kind: check does not report 768 GiB" "$out.out"
+    # ... and fails where it exceeds --memory (here: 80 GiB).
+    run "$out.mem" "$bin" check --templates "$dir" --memory 85899345920
+    [ "$rc" -eq 65 ] && ok || ko "$kind: check --memory exit $rc, want 65" "$out.mem.err"
+    grep -q "$kind/$where: .*768.00 GiB.*more than --memory 80.00 GiB" "$out.mem.err" && ok ||
+      ko "$kind: check --memory message" "$out.mem.err"
+    run "$out.mem" "$bin" check --templates "$data/control" --memory 85899345920
+    [ "$rc" -eq 0 ] && ok || ko "control: check --memory exit $rc, want 0" "$out.mem.err"
     continue
   fi
   if [ "$rc" -ge 128 ]; then
@@ -153,6 +160,9 @@ expect_usage "check: arch NVRTC cannot target" "$bin" check --templates "$ctl" -
 expect_usage "check: arch that is no arch" "$bin" check --templates "$ctl" --arch ampere
 expect_usage "check: option of another command" "$bin" check --templates "$ctl" --device 0
 expect_usage "check: stray argument" "$bin" check --templates "$ctl" extra
+expect_usage "check: bad --memory" "$bin" check --templates "$ctl" --memory 80G
+expect_usage "check: zero --memory" "$bin" check --templates "$ctl" --memory 0
+expect_usage "tune: --memory is check's" "$bin" --templates "$ctl" --memory 1
 expect_usage "tune: unknown kernel" "$bin" --device 0 --templates "$ctl" --kernel nosuch
 expect_usage "tune: bad device" "$bin" --device gpu0 --templates "$ctl"
 expect_usage "tune: unknown strategy" "$bin" --templates "$ctl" --strategy nosuch

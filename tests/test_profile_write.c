@@ -673,6 +673,60 @@ static void test_read_only_directory(void **state)
 
 /* Two processes update the same profile with different kernels at the
  * same time; the lock must keep every update. */
+/* Extra keys (the portability of another GPU's configurations): written
+ * with an entry, added to an existing section alone, kept when the
+ * section is re-tuned, refused for a section that does not exist. */
+static void test_extra_keys(void **state)
+{
+    fixture *f = *state;
+    atune__pw_entry copy = copy_entry(256), port, missing;
+    char *text;
+
+    memset(&port, 0, sizeof(port));
+    port.extras_only = 1;
+    strcpy(port.kernel, "copy");
+    strcpy(port.size_key, "n=268435456");
+    assert_int_equal(atune__pw_extra(&port, "port.nvidia-h200.time_ns", "5"),
+                     0);
+    assert_int_equal(
+        atune__pw_extra(&port, "port.nvidia-h200.percent", "95.5"), 0);
+    assert_int_equal(
+        atune__pw_extra(&port, "port.nvidia-h200.percent", "96.5"), 0);
+    assert_int_equal(port.nextra, 2);
+    missing = port;
+    strcpy(missing.kernel, "saxpy");
+    update_ok(f->path, &copy, 1);
+    {
+        atune__pw_device d = device();
+        atune__err err = {0, ""};
+        assert_int_equal(atune__profile_update(f->path, &d, &missing, 1, &err),
+                         ATUNE__EDATA);
+        assert_non_null(strstr(err.msg, "no section [saxpy"));
+    }
+    update_ok(f->path, &port, 1);
+    text = slurp(f->path);
+    assert_non_null(strstr(text, "BLOCK_SIZE = 256\n"));
+    assert_non_null(strstr(text, "port.nvidia-h200.percent = 96.5\n"));
+    free(text);
+    /* Re-tuned: the new configuration, the old extra keys. */
+    copy = copy_entry(512);
+    update_ok(f->path, &copy, 1);
+    text = slurp(f->path);
+    assert_non_null(strstr(text, "BLOCK_SIZE = 512\n"));
+    assert_null(strstr(text, "BLOCK_SIZE = 256"));
+    assert_non_null(strstr(text, "port.nvidia-h200.time_ns = 5\n"));
+    assert_non_null(strstr(text, "port.nvidia-h200.percent = 96.5\n"));
+    free(text);
+    /* The library still reads the section; extra keys are no
+     * parameters. */
+    {
+        atune_profile *p = open_ok(f->path);
+        const atune_config *c = lookup_ok(p, "copy", "n=268435456");
+        assert_int_equal(atune_config_count(c), 4);
+        atune_profile_close(p);
+    }
+}
+
 static void test_concurrent_writers(void **state)
 {
     fixture *f = *state;
@@ -736,6 +790,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_read_only_directory, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_extra_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_writers, setup,
                                         teardown),
     };

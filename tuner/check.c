@@ -192,6 +192,27 @@ static void report_sizes(const atune__manifest *m, const struct size_report *sr,
         atune__json_end(j);
 }
 
+/* check --memory: a size whose buffers exceed the limit fails as it would
+ * on a device with that much free memory. */
+static int check_memory(const atune__manifest *m, const struct size_report *sr,
+                        int64_t limit, atune__err *err)
+{
+    for (int s = 0; s < m->nsizes; s++) {
+        char key[256], need[64], have[64];
+        if (sr->bytes[s] <= limit)
+            continue;
+        atune__size_key(&m->sizes[s], key, sizeof(key));
+        human_bytes(sr->bytes[s], need, sizeof(need));
+        human_bytes(limit, have, sizeof(have));
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: size '%s' (%s) needs %s of device memory, "
+                           "more than --memory %s",
+                           m->ini_path, m->sizes[s].line, m->sizes[s].name, key,
+                           need, have);
+    }
+    return 0;
+}
+
 /* Validates and compiles one template on every core; reports each
  * failure; adds the number of failures (a template that fails validation
  * counts as one) to *failed. Returns 0 or an error that stops the check. */
@@ -212,6 +233,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     if (!index)
         return atune__cli_error(ATUNE__EOSERR, "out of memory");
     rc = validate(m, index, &n, &sr, &err);
+    if (!rc && o->memory)
+        rc = check_memory(m, &sr, o->memory, &err);
     if (rc == ATUNE__EDATA) {
         report_invalid(m, j, err.msg);
         free(index);

@@ -17,6 +17,7 @@ typedef struct atune__cli {
     const char *journal;
     const char *simulate;  /* tune --simulate JOURNAL: replay, no GPU */
     const char *arch;      /* check: "sm_90" */
+    int64_t memory;        /* check --memory: device bytes, 0: no limit */
     int json, quiet;
     int no_cache;          /* --no-cache: compile everything afresh */
     int no_resume;         /* --no-resume: ignore an unfinished run */

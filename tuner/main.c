@@ -23,7 +23,7 @@ static const char usage_text[] =
     "                [--strategy S] [--budget EVALS] [--seed N] [--json]\n"
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
     "       autotune check [--templates DIR] [--kernel a,b] [--arch sm_XX]"
-    " [--json]\n"
+    " [--memory BYTES] [--json]\n"
     "       autotune show PROFILE...\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
     "       autotune --help | --version\n";
@@ -62,6 +62,7 @@ static const char help_text[] =
     "      --simulate FILE   replay a journal's measurements instead of a GPU\n"
     "      --seed N          seed of the input data and of the search\n"
     "      --arch sm_XX      check: target architecture (default sm_90)\n"
+    "      --memory BYTES    check: fail where a size needs more device memory\n"
     "      --no-cache        compile everything afresh (the module cache is\n"
     "                        $ATUNE_CACHE_DIR, else $XDG_CACHE_HOME/autotune)\n"
     "      --json            one JSON document on stdout\n"
@@ -149,7 +150,8 @@ enum {
     OPT_HTML,
     OPT_NO_RESUME,
     OPT_LAUNCH_TIMEOUT,
-    OPT_EVALUATE
+    OPT_EVALUATE,
+    OPT_MEMORY
 };
 
 static const struct option options[] = {
@@ -167,6 +169,7 @@ static const struct option options[] = {
     {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
     {"simulate", required_argument, NULL, OPT_SIMULATE},
     {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+    {"memory", required_argument, NULL, OPT_MEMORY},
     {"html", required_argument, NULL, OPT_HTML},
     {"no-resume", no_argument, NULL, OPT_NO_RESUME},
     {"launch-timeout", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
@@ -198,6 +201,7 @@ static const char *option_commands(int opt)
     case 't':
         return "tune list check";
     case OPT_ARCH:
+    case OPT_MEMORY:
         return "check";
     case OPT_NO_CACHE:
         return "tune check";
@@ -319,6 +323,13 @@ static int parse(int argc, char **argv, atune__cli *o)
             if (*end || end == optarg || !(o->launch_timeout > 0) ||
                 o->launch_timeout > 86400)
                 return usage_error("invalid launch timeout '%s'", optarg);
+            break;
+        }
+        case OPT_MEMORY: {
+            uint64_t v;
+            if (parse_u64(optarg, &v) || v == 0 || v > INT64_MAX)
+                return usage_error("invalid memory size '%s'", optarg);
+            o->memory = (int64_t)v;
             break;
         }
         case OPT_BUDGET: {

@@ -648,6 +648,12 @@ int atune__tune(atune__device *d, const atune__templates *t,
     run->o = atune__calloc((size_t)t->n * ATUNE__MAX_SIZES, sizeof(*run->o));
     if (!run->o)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    /* Every template on this GPU's limits, before anything is measured: a
+     * bad last template must not surface after hours of tuning. */
+    for (int i = 0; i < t->n; i++)
+        if ((rc = atune__space_validate(t->m[i], &atune__device_info(d)->attr,
+                                        NULL, NULL, err)))
+            return rc;
     rc = make_dir(o->profile_dir, err);
     journal_path(d, o, run);
     rs.journal = run->journal;
