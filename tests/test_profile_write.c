@@ -730,7 +730,7 @@ static void test_extra_keys(void **state)
 static void test_concurrent_writers(void **state)
 {
     fixture *f = *state;
-    enum { ROUNDS = 25 };
+    enum { ROUNDS = 100 };
     pid_t pid[2];
     atune_profile *p;
 
