@@ -253,39 +253,6 @@ static uint64_t checksum(const unsigned char *hdr, const void *data,
     return atune__fnv1a(log, llen, h);
 }
 
-/* Reads exactly n bytes; -1 on error or early end of file. */
-static int read_all(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-
-    while (n > 0) {
-        ssize_t got = read(fd, p, n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        p += got;
-        n -= (size_t)got;
-    }
-    return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-
-    while (n > 0) {
-        ssize_t put = write(fd, p, n);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0)
-            return -1;
-        p += put;
-        n -= (size_t)put;
-    }
-    return 0;
-}
-
 /* Checks a header against the entry wanted and the file's size; fills the
  * kind and lengths. */
 static int header_ok(const unsigned char *hdr, uint64_t key, off_t size,
@@ -318,7 +285,7 @@ static enum entry read_body(int fd, const unsigned char *hdr, uint32_t kind,
         e = ENTRY_ABSENT;
         goto out;
     }
-    if (read_all(fd, data, dlen) != 0 || read_all(fd, log, llen) != 0)
+    if (atune__read_full(fd, data, dlen) != 0 || atune__read_full(fd, log, llen) != 0)
         goto out;
     log[llen] = '\0';
     /* A NUL inside the log would cut the message a caller prints. */
@@ -348,7 +315,7 @@ static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
     if (fd < 0)
         return ENTRY_ABSENT;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HDR ||
-        read_all(fd, hdr, HDR) != 0 ||
+        atune__read_full(fd, hdr, HDR) != 0 ||
         !header_ok(hdr, key, st.st_size, &kind, &dlen, &llen))
         goto out;
     e = read_body(fd, hdr, kind, dlen, llen, out);
@@ -410,8 +377,8 @@ static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
                            tmp, strerror(errno));
     /* mkstemp makes the file private; a cache of compiled templates holds
      * nothing secret, and a shared ATUNE_CACHE_DIR needs others to read. */
-    ok = fchmod(fd, 0644) == 0 && write_all(fd, hdr, HDR) == 0 &&
-         write_all(fd, data, dlen) == 0 && write_all(fd, log, llen) == 0;
+    ok = fchmod(fd, 0644) == 0 && atune__write_full(fd, hdr, HDR) == 0 &&
+         atune__write_full(fd, data, dlen) == 0 && atune__write_full(fd, log, llen) == 0;
     if (close(fd) != 0)
         ok = 0;
     if (!ok || rename(tmp, path) != 0) {

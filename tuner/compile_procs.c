@@ -43,40 +43,6 @@ struct atune__procs {
     proc p[MAX_PROCS];
 };
 
-/* --- I/O that survives signals and short transfers ---------------------- */
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *s = buf;
-
-    while (len > 0) {
-        ssize_t n = write(fd, s, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        s += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-    char *s = buf;
-
-    while (len > 0) {
-        ssize_t n = read(fd, s, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        s += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* --- the child ---------------------------------------------------------- */
 
 static int known_manifest(const atune__templates *t, const atune__manifest *m)
@@ -109,7 +75,7 @@ static int serve(const atune__procs *ps, int in, int out)
     const char *body = "", *log = "";
     int nn = 0;
 
-    if (read_all(in, &rq, sizeof(rq)))
+    if (atune__read_full(in, &rq, sizeof(rq)))
         return -1;
     memset(&rs, 0, sizeof(rs));
     atune__err_clear(&err);
@@ -138,8 +104,8 @@ static int serve(const atune__procs *ps, int in, int out)
         rs.len = strlen(err.msg);
     }
     rs.log_len = strlen(log);
-    if (write_all(out, &rs, sizeof(rs)) || write_all(out, body, rs.len) ||
-        write_all(out, log, rs.log_len)) {
+    if (atune__write_full(out, &rs, sizeof(rs)) || atune__write_full(out, body, rs.len) ||
+        atune__write_full(out, log, rs.log_len)) {
         atune__cubin_free(&cubin);
         return -1;
     }
@@ -272,7 +238,7 @@ static char *read_body(int fd, uint64_t len)
 
     if (len > (uint64_t)1 << 30 || !(s = malloc((size_t)len + 1)))
         return NULL;
-    if (read_all(fd, s, (size_t)len)) {
+    if (atune__read_full(fd, s, (size_t)len)) {
         free(s);
         return NULL;
     }
@@ -301,8 +267,8 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
         names_mask(m, names, nnames, &rq.names))
         return atune__jit_compile_cached(ps->cache, m, c, arch, names,
                                          nnames, out, hit, err);
-    if (write_all(p->to, &rq, sizeof(rq)) ||
-        read_all(p->from, &rs, sizeof(rs)) ||
+    if (atune__write_full(p->to, &rq, sizeof(rq)) ||
+        atune__read_full(p->from, &rs, sizeof(rs)) ||
         !(body = read_body(p->from, rs.len)) ||
         !(log = read_body(p->from, rs.log_len))) {
         free(body);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 struct atune__journal {
@@ -92,11 +91,8 @@ int atune__journal_open(const char *path, const char *run,
 int atune__journal_done(atune__journal *j, atune__err *err)
 {
     char when[32];
-    time_t now = time(NULL);
-    struct tm tm;
 
-    gmtime_r(&now, &tm);
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    atune__utc_date(when, sizeof(when), 1);
     if (fprintf(j->f, "# done: %s\n", when) < 0 || fflush(j->f) != 0)
         return atune__fail(err, ATUNE__EIO, "cannot write journal '%s': %s",
                            j->path, strerror(errno));

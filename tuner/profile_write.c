@@ -494,16 +494,12 @@ out:
 
 /* ---- files -------------------------------------------------------------- */
 
-static char *path_with(const char *path, const char *suffix, long num)
+static char *path_with(const char *path, const char *suffix)
 {
-    size_t len = strlen(path) + strlen(suffix) + 24;
+    size_t len = strlen(path) + strlen(suffix) + 1;
     char *s = malloc(len);
 
-    if (!s)
-        return NULL;
-    if (num >= 0)
-        snprintf(s, len, "%s%s%ld", path, suffix, num);
-    else
+    if (s)
         snprintf(s, len, "%s%s", path, suffix);
     return s;
 }
@@ -512,7 +508,7 @@ static char *path_with(const char *path, const char *suffix, long num)
  * file is kept: deleting it would let two writers lock different files. */
 static int take_lock(const char *path, int *fd, atune__err *err)
 {
-    char *lock = path_with(path, ".lock", -1);
+    char *lock = path_with(path, ".lock");
     int rc = ATUNE__OK;
 
     if (!lock)
@@ -600,9 +596,9 @@ static int sync_dir(const char *path, atune__err *err)
     int fd, rc = ATUNE__OK;
 
     if (!slash)
-        dir = path_with(".", "", -1);
+        dir = atune__strdup(".");
     else if (slash == path)
-        dir = path_with("/", "", -1);
+        dir = atune__strdup("/");
     else
         dir = atune__strndup(path, (size_t)(slash - path));
     if (!dir)
@@ -619,50 +615,21 @@ static int sync_dir(const char *path, atune__err *err)
     return rc;
 }
 
-/* Writes t to <path>.tmp.<pid>, syncs it and renames it over path. On
- * failure the temp file is removed and path is as it was. */
+static int fill_text(FILE *f, void *ctx)
+{
+    const text *t = ctx;
+
+    return fwrite(t->buf, 1, t->len, f) != t->len;
+}
+
+/* Writes t to <path>.tmp.<pid>, syncs it and renames it over path, then
+ * syncs the directory. On failure before the rename the temp file is
+ * removed and path is as it was. */
 static int replace(const char *path, const text *t, atune__err *err)
 {
-    char *tmp = path_with(path, ".tmp.", (long)getpid());
-    FILE *f = NULL;
-    int rc = ATUNE__OK;
+    int rc = atune__replace_file(path, fill_text, (void *)t, err);
 
-    if (!tmp)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    /* A leftover of a crashed writer with our pid; we hold the lock. */
-    unlink(tmp);
-    f = fopen(tmp, "wx");
-    if (!f) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    if (fwrite(t->buf, 1, t->len, f) != t->len || fflush(f) != 0 ||
-        fsync(fileno(f)) != 0) {
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    f = NULL;
-    if (rename(tmp, path) != 0) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot replace '%s': %s",
-                         path, strerror(errno));
-        goto out;
-    }
-    free(tmp);
-    return sync_dir(path, err);
-out:
-    if (f)
-        fclose(f);
-    unlink(tmp);
-    free(tmp);
-    return rc;
+    return rc ? rc : sync_dir(path, err);
 }
 
 /* See documentation in header file. */

@@ -6,13 +6,11 @@
  * (names, paths, kernels, units, vendor names) goes through esc(). */
 #include "report_html.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Colours of the bar series; readable on white and in greyscale. */
 #define COL_TUNED "#2b6cb0"
@@ -627,48 +625,16 @@ static void write_report(FILE *f, const atune__cmp *c)
     fputs("</body>\n</html>\n", f);
 }
 
+static int fill_report(FILE *f, void *ctx)
+{
+    write_report(f, ctx);
+    return 0; /* a failed write shows in ferror() */
+}
+
 /* No directory sync: a report is cheap to make again, and the rename alone
  * already means that no reader ever sees half of one. */
 int atune__report_html_write(const char *path, const atune__cmp *c,
                              atune__err *err)
 {
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    FILE *f = NULL;
-    int rc = ATUNE__OK;
-
-    if (!tmp)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    /* Only a crashed run of ours with the same pid can have left it. */
-    unlink(tmp);
-    f = fopen(tmp, "wx");
-    if (!f) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    write_report(f, c);
-    if (ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    f = NULL;
-    if (rename(tmp, path) != 0)
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot write '%s': %s", path,
-                         strerror(errno));
-out:
-    if (f)
-        fclose(f);
-    if (rc)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    return atune__replace_file(path, fill_report, (void *)c, err);
 }

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "compile.h"
@@ -272,15 +271,6 @@ static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
              (unsigned long long)m->hash);
 }
 
-static void utc_date(char *buf, size_t len, int with_time)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-
-    gmtime_r(&now, &tm);
-    strftime(buf, len, with_time ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d", &tm);
-}
-
 void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
 {
     const atune__devinfo *in = atune__device_info(d);
@@ -295,7 +285,7 @@ void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
     pd->driver = in->driver;
     pd->nvrtc = atune__jit_version();
     atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
-    utc_date(pd->date, sizeof(pd->date), 0);
+    atune__utc_date(pd->date, sizeof(pd->date), 0);
     atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
 }
 
@@ -603,7 +593,7 @@ static int open_journal(atune__device *d, const atune__tune_run *run,
     const atune__devinfo *in = atune__device_info(d);
     char when[32], line[1024];
 
-    utc_date(when, sizeof(when), 1);
+    atune__utc_date(when, sizeof(when), 1);
     snprintf(line, sizeof(line), "%s device=\"%s\" uuid=%s tuner=%s", when,
              in->name, in->uuid, ATUNE_VERSION_STRING);
     return atune__journal_open(run->journal, line, j, err);

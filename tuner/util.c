@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int atune__fail(atune__err *err, int code, const char *fmt, ...)
 {
@@ -164,4 +165,89 @@ char *atune__trim(char *s)
                        end[-1] == '\r' || end[-1] == '\n'))
         *--end = '\0';
     return s;
+}
+
+int atune__read_full(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+
+    while (len > 0) {
+        ssize_t got = read(fd, p, len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        p += got;
+        len -= (size_t)got;
+    }
+    return 0;
+}
+
+int atune__write_full(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+
+    while (len > 0) {
+        ssize_t put = write(fd, p, len);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return -1;
+        p += put;
+        len -= (size_t)put;
+    }
+    return 0;
+}
+
+int atune__replace_file(const char *path, int (*fill)(FILE *f, void *ctx),
+                        void *ctx, atune__err *err)
+{
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    FILE *f = NULL;
+    int rc = ATUNE__OK;
+
+    if (!tmp)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    /* Only a crashed writer with our pid can have left it. */
+    unlink(tmp);
+    f = fopen(tmp, "wx");
+    if (!f) {
+        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", tmp,
+                         strerror(errno));
+        goto out;
+    }
+    if (fill(f, ctx) != 0 || ferror(f) || fflush(f) != 0 ||
+        fsync(fileno(f)) != 0) {
+        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
+                         strerror(errno));
+        goto out;
+    }
+    if (fclose(f) != 0) {
+        f = NULL;
+        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
+                         strerror(errno));
+        goto out;
+    }
+    f = NULL;
+    if (rename(tmp, path) != 0)
+        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot replace '%s': %s",
+                         path, strerror(errno));
+out:
+    if (f)
+        fclose(f);
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+void atune__utc_date(char *buf, size_t len, int with_time)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(buf, len, with_time ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%d", &tm);
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Error codes double as the CLI's exit codes (sysexits.h), so an error can
  * travel from the deepest subsystem to main() without translation. */
@@ -56,6 +57,23 @@ int atune__strlcpy(char *dst, const char *src, size_t size);
 /* Reads a whole file into a NUL-terminated heap buffer. */
 int atune__read_file(const char *path, char **out, size_t *len,
                      atune__err *err);
+
+/* Reads or writes exactly len bytes, going on after EINTR and short
+ * transfers; -1 on an error or an early end of file. */
+int atune__read_full(int fd, void *buf, size_t len);
+int atune__write_full(int fd, const void *buf, size_t len);
+
+/* Replaces path atomically: fill writes the new contents to a temporary
+ * file (<path>.tmp.<pid>, returns nonzero on failure), which is synced and
+ * renamed over path. On any failure the temporary file is removed and
+ * path is as it was: ATUNE__ECANTCREAT (cannot create, cannot rename),
+ * ATUNE__EIO (write or sync failed) or ATUNE__EOSERR. The directory is not
+ * synced. */
+int atune__replace_file(const char *path, int (*fill)(FILE *f, void *ctx),
+                        void *ctx, atune__err *err);
+
+/* Today in UTC: "2026-11-22", or with_time "2026-11-22T03:00:00Z". */
+void atune__utc_date(char *buf, size_t len, int with_time);
 
 /* 64-bit FNV-1a, used for template source hashes and cache keys. */
 uint64_t atune__fnv1a(const void *data, size_t len, uint64_t seed);
