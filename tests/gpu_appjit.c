@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <atune/atune.h>
 #include <atune/atune_jit.h>
 
@@ -305,26 +307,6 @@ static void test_no_current_context(void **state)
     assert_int_equal((int)(intptr_t)rc, ATUNE_EINVAL);
     assert_non_null(strstr(atune_jit_errmsg(j), "no current CUDA context"));
     atune_jit_close(j);
-}
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *de;
-
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    while ((de = readdir(d)) != NULL) {
-        char sub[4200];
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-        rm_rf(sub);
-    }
-    closedir(d);
-    rmdir(path);
 }
 
 /* The driver, device 0's primary context made current, a stream, and a

@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <atune/atune.h>
 
 #include "runner.h"
@@ -106,7 +108,7 @@ static void planted_wrong_config_is_caught(void **state)
     atune__tune_opts o;
     atune__tune_run run;
     atune__err err;
-    char dir[] = "/tmp/atune-gpu-XXXXXX", path[4200], cmd[4400];
+    char dir[] = "/tmp/atune-gpu-XXXXXX", path[4200];
     const char *src = getenv("ATUNE_SOURCE_DIR");
     atune_profile *prof = NULL;
     const atune_config *c;
@@ -139,8 +141,7 @@ static void planted_wrong_config_is_caught(void **state)
     atune_profile_close(prof);
     atune__tune_run_free(&run);
     atune__templates_free(&t);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    rm_rf(dir);
 }
 
 int main(void)

@@ -24,6 +24,13 @@ tune() { local dir=$1; shift; "$bin" "${args[@]}" --profile-dir "$dir" "$@"; }
 # Records of a journal (final re-measurements left out): config<TAB>status.
 records() { awk -F'\t' '!/^#/ && NF >= 9 && $10 != "final" { print $3 "\t" $4 }' "$1"; }
 
+wait_records() { # DIR N: until DIR's journal holds N records (30 s at most)
+  for _ in $(seq 600); do
+    [ "$(records "$1"/*.journal 2>/dev/null | wc -l)" -ge "$2" ] && return
+    sleep 0.05
+  done
+}
+
 best_of() { # PROFILE: "REPEAT=x MODE=y" of its one section
   awk -F' *= *' '/^\[faults/ { s = 1 } s && /^REPEAT/ { r = $2 } s && /^MODE/ { m = $2 }
                  END { print "REPEAT=" r " MODE=" m }' "$1"
@@ -65,11 +72,7 @@ echo "best: $a_best"
 # --- 2. SIGKILL in the middle, then the same command again --------------------
 "$bin" "${args[@]}" --profile-dir "$tmp/b" --quiet >/dev/null 2>"$tmp/b.err" &
 pid=$!
-for _ in $(seq 600); do
-  n=$(records "$tmp/b/"*.journal 2>/dev/null | wc -l)
-  [ "$n" -ge 7 ] && break
-  sleep 0.05
-done
+wait_records "$tmp/b" 7
 kill -9 $pid
 wait $pid 2>/dev/null
 before=$(records "$tmp/b/"*.journal | wc -l)
@@ -90,11 +93,7 @@ echo "after resume: $total records, best $b_best"
 # --- 3. Ctrl-C: profile written, exit 130 --------------------------------------
 "$bin" "${args[@]}" --profile-dir "$tmp/c" --quiet >/dev/null 2>"$tmp/c.err" &
 pid=$!
-for _ in $(seq 600); do
-  n=$(records "$tmp/c/"*.journal 2>/dev/null | wc -l)
-  [ "$n" -ge 4 ] && break
-  sleep 0.05
-done
+wait_records "$tmp/c" 4
 kill -INT $pid
 wait $pid
 rc=$?

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <atune/atune.h>
 #include <atune/atune_jit.h>
 
@@ -525,26 +527,6 @@ static void test_strings(void **state)
 }
 
 /* --- fixture -------------------------------------------------------------- */
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *de;
-
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    while ((de = readdir(d)) != NULL) {
-        char sub[4200];
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-        rm_rf(sub);
-    }
-    closedir(d);
-    rmdir(path);
-}
 
 static int setup(void **state)
 {

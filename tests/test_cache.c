@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "cache.h"
 #include "templates.h"
 
@@ -28,26 +30,6 @@ static char root[] = "/tmp/atune-test-cache-XXXXXX";
 static int ndirs;
 
 /* --- helpers -------------------------------------------------------------- */
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *de;
-
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    while ((de = readdir(d)) != NULL) {
-        char sub[4200];
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-        rm_rf(sub);
-    }
-    closedir(d);
-    rmdir(path);
-}
 
 /* A fresh directory under root for one test: root/N. */
 static void fresh_dir(char *buf, size_t len)

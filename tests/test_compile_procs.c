@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "compile.h"
 #include "compile_procs.h"
 #include "space.h"
@@ -176,7 +178,7 @@ static void test_cache_counts(void **state)
     assert_int_equal(s.hits, 1);
     atune__procs_stop(ps);
     atune__cache_close(cache);
-    assert_int_equal(system("rm -rf /tmp/atune-procs-cache-*"), 0);
+    rm_rf(tmp);
 }
 
 /* Stopping reaps every child: none is left to wait for. */
