@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "journal.h"
-#include "simulate.h"
-#include "space.h"
-#include "strategy.h"
-#include "templates.h"
+#include "engine/journal.h"
+#include "engine/simulate.h"
+#include "template/space.h"
+#include "search/strategy.h"
+#include "template/templates.h"
 
 enum { MAX_BUDGETS = 8, MAX_STRATEGIES = 16, MAX_PATHS = 64 };
 

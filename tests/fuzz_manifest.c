@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manifest.h"
-#include "space.h"
+#include "template/manifest.h"
+#include "template/space.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

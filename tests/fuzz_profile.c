@@ -4,8 +4,8 @@
  *
  *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined \
  *       -fno-sanitize-recover=all -std=c17 -D_POSIX_C_SOURCE=200809L \
- *       -Ituner -Iinclude tests/fuzz_profile.c tuner/profile.c \
- *       tuner/inidoc.c -linih -lm -o fuzz_profile
+ *       -Ituner -Iinclude tests/fuzz_profile.c tuner/lib/profile.c \
+ *       tuner/lib/inidoc.c -linih -lm -o fuzz_profile
  *   mkdir -p corpus && ./fuzz_profile -max_total_time=60 -max_len=4096 \
  *       corpus tests/fuzz/profile_seeds
  */
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "atune/atune.h"
-#include "profile_internal.h"
+#include "lib/profile_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

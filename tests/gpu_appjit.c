@@ -23,7 +23,7 @@
 #include <atune/atune.h>
 #include <atune/atune_jit.h>
 
-#include "cudrv.h"
+#include "jit/cudrv.h"
 
 static const atune__cudrv *cu;
 static CUdevice dev;

@@ -16,9 +16,9 @@
 
 #include <atune/atune.h>
 
-#include "runner.h"
-#include "templates.h"
-#include "tune.h"
+#include "engine/runner.h"
+#include "template/templates.h"
+#include "engine/tune.h"
 
 static atune__device *dev;
 static char tdir[4096];

@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "compile.h"
-#include "runner.h"
-#include "templates.h"
+#include "engine/compile.h"
+#include "engine/runner.h"
+#include "template/templates.h"
 
 static atune__device *dev;
 

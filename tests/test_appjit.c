@@ -20,8 +20,8 @@
 #include <atune/atune.h>
 #include <atune/atune_jit.h>
 
-#include "cudrv.h"
-#include "manifest.h"
+#include "jit/cudrv.h"
+#include "template/manifest.h"
 
 static char tmp[] = "/tmp/atune-test-appjit-XXXXXX";
 

@@ -20,8 +20,8 @@
 
 #include "testutil.h"
 
-#include "cache.h"
-#include "templates.h"
+#include "jit/cache.h"
+#include "template/templates.h"
 
 #define THREADS 8
 #define ROUNDS 150

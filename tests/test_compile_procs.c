@@ -17,10 +17,10 @@
 
 #include "testutil.h"
 
-#include "compile.h"
-#include "compile_procs.h"
-#include "space.h"
-#include "templates.h"
+#include "engine/compile.h"
+#include "engine/compile_procs.h"
+#include "template/space.h"
+#include "template/templates.h"
 
 #define N 24
 

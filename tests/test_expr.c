@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "expr.h"
+#include "template/expr.h"
 
 struct value_case {
     const char *text;

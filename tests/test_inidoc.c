@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inidoc.h"
+#include "lib/inidoc.h"
 
 /* Parses text that must be accepted. */
 static atune__ini *parse_ok(const char *text)

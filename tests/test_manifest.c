@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "manifest.h"
-#include "templates.h"
+#include "template/manifest.h"
+#include "template/templates.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

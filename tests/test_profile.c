@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "atune/atune.h"
-#include "profile_internal.h"
+#include "lib/profile_internal.h"
 
 static const char *source_dir;
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "atune/atune.h"
-#include "profile_write.h"
-#include "util.h"
+#include "engine/profile_write.h"
+#include "base/util.h"
 
 static const char *source_dir;
 

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "journal.h"
-#include "resume.h"
+#include "engine/journal.h"
+#include "engine/resume.h"
 
 static char path[] = "/tmp/atune-test-resume-XXXXXX";
 

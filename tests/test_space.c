@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "space.h"
+#include "template/space.h"
 
 static const char *source_dir(void)
 {

@@ -20,11 +20,11 @@
 
 #include <cmocka.h>
 
-#include "journal.h"
-#include "simulate.h"
-#include "space.h"
-#include "strategy.h"
-#include "templates.h"
+#include "engine/journal.h"
+#include "engine/simulate.h"
+#include "template/space.h"
+#include "search/strategy.h"
+#include "template/templates.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

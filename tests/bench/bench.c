@@ -14,9 +14,9 @@
 
 #include <atune/atune.h>
 
-#include "profile_write.h"
-#include "runner.h"
-#include "templates.h"
+#include "engine/profile_write.h"
+#include "engine/runner.h"
+#include "template/templates.h"
 #include "vendor.h"
 
 #define REPS 50

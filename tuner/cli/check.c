@@ -1,0 +1,349 @@
+/* check.c -- `autotune check`: validate every template as far as that is
+ * possible without a GPU (atune__space_validate: every expression at every
+ * size and configuration, buffer sizes, scalar values, at least one valid
+ * configuration per size), then compile every valid configuration with
+ * NVRTC, on all cores. Needs no GPU and no driver. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "engine/compile.h"
+#include "base/json.h"
+#include "template/space.h"
+#include "template/templates.h"
+
+/* What check learns about each size of a template. */
+struct size_report {
+    int64_t valid[ATUNE__MAX_SIZES]; /* valid configurations */
+    int64_t bytes[ATUNE__MAX_SIZES]; /* device memory the runner needs */
+};
+
+/* Validates m on the generic device and collects the indices of the
+ * configurations valid at any size. */
+static int validate(const atune__manifest *m, int64_t *index, int64_t *n,
+                    struct size_report *sr, atune__err *err)
+{
+    int64_t total = atune__space_size(m);
+    unsigned char *valid = atune__calloc((size_t)total, 1);
+    atune__devattr dev;
+    int rc;
+
+    if (!valid)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    atune__devattr_default(&dev);
+    rc = atune__space_validate(m, &dev, valid, sr->valid, err);
+    for (int s = 0; !rc && s < m->nsizes; s++)
+        rc = atune__size_memory(m, &m->sizes[s], &dev, &sr->bytes[s], err);
+    *n = 0;
+    for (int64_t i = 0; !rc && i < total; i++)
+        if (valid[i])
+            index[(*n)++] = i;
+    free(valid);
+    return rc;
+}
+
+/* NVRTC writes "x.cu(12): error: ..."; every other message, and the
+ * compilers and editors users know, say "x.cu:12: error: ...". Returns a
+ * heap copy of msg in that form, or NULL when out of memory. */
+static char *file_line_style(const char *msg, const char *path)
+{
+    size_t plen = strlen(path);
+    char *out = malloc(strlen(msg) + 1), *o = out;
+    const char *p = msg;
+
+    while (out && *p) {
+        const char *d = p + plen + 1;
+        size_t nd;
+        if (strncmp(p, path, plen) != 0 || p[plen] != '(') {
+            *o++ = *p++;
+            continue;
+        }
+        nd = strspn(d, "0123456789");
+        if (nd == 0 || d[nd] != ')' || d[nd + 1] != ':') {
+            *o++ = *p++;
+            continue;
+        }
+        /* "(12):" becomes ":12:": never longer than the original. */
+        memcpy(o, p, plen);
+        o += plen;
+        *o++ = ':';
+        memcpy(o, d, nd);
+        o += nd;
+        *o++ = ':';
+        p = d + nd + 2;
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+/* The NVRTC logs already printed for one template, by hash: a defect in
+ * the .cu usually breaks every configuration the same way, and thousands
+ * of copies of one log would hide the first. */
+struct seen_logs {
+    int n;
+    uint64_t hash[64];
+    int64_t repeats; /* failures not printed: their log was */
+};
+
+/* Whether the log of msg (what follows its first line, which names the
+ * configuration) was printed before; remembers it when not. */
+static int seen_before(struct seen_logs *seen, const char *msg)
+{
+    const char *log = strchr(msg, '\n');
+    uint64_t h;
+
+    if (!log)
+        return 0;
+    h = atune__fnv1a(log, strlen(log), ATUNE__FNV_SEED);
+    for (int i = 0; i < seen->n; i++)
+        if (seen->hash[i] == h)
+            return 1;
+    if (seen->n < 64)
+        seen->hash[seen->n++] = h;
+    return 0;
+}
+
+/* JSON lists every failure in full; text prints each distinct log once. */
+static void report_failure(const atune__manifest *m, atune__json *j,
+                           struct seen_logs *seen, const char *cfg,
+                           const char *msg)
+{
+    char *text;
+
+    if (!j && seen_before(seen, msg)) {
+        seen->repeats++;
+        return;
+    }
+    text = file_line_style(msg, m->cu_path);
+    if (j) {
+        atune__json_object(j, NULL);
+        atune__json_str(j, "config", cfg);
+        atune__json_str(j, "error", text ? text : msg);
+        atune__json_end(j);
+    } else {
+        fprintf(stderr, "autotune: error: %s\n", text ? text : msg);
+    }
+    free(text);
+}
+
+/* A template that fails validation: nothing of it is compiled. */
+static void report_invalid(const atune__manifest *m, atune__json *j,
+                           const char *msg)
+{
+    if (!j) {
+        atune__cli_error(ATUNE__EDATA, "%s", msg);
+        return;
+    }
+    atune__json_object(j, NULL);
+    atune__json_str(j, "name", m->name);
+    atune__json_str(j, "error", msg);
+    atune__json_int(j, "configurations", 0);
+    atune__json_array(j, "failures");
+    atune__json_end(j);
+    atune__json_int(j, "failed", 1);
+    atune__json_num(j, "seconds", 0);
+    atune__json_end(j);
+}
+
+static void human_bytes(int64_t b, char *buf, size_t len)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB",
+                                        "TiB",   "PiB", "EiB"};
+    double v = (double)b;
+    int u = 0;
+
+    while (v >= 1024 && u < 6) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%lld bytes", (long long)b);
+    else
+        snprintf(buf, len, "%.2f %s", v, units[u]);
+}
+
+/* Per size: valid configurations and the device memory a tuning run
+ * needs, which only the device can say is free. */
+static void report_sizes(const atune__manifest *m, const struct size_report *sr,
+                         atune__json *j)
+{
+    if (j)
+        atune__json_array(j, "sizes");
+    for (int s = 0; s < m->nsizes; s++) {
+        char key[256], mem[64];
+        atune__size_key(&m->sizes[s], key, sizeof(key));
+        if (j) {
+            atune__json_object(j, NULL);
+            atune__json_str(j, "name", m->sizes[s].name);
+            atune__json_str(j, "size", key);
+            atune__json_int(j, "valid", sr->valid[s]);
+            atune__json_int(j, "device_bytes", sr->bytes[s]);
+            atune__json_end(j);
+            continue;
+        }
+        human_bytes(sr->bytes[s], mem, sizeof(mem));
+        printf("  %-8s %-24s %6lld valid, %s of device memory\n",
+               m->sizes[s].name, key, (long long)sr->valid[s], mem);
+    }
+    if (j)
+        atune__json_end(j);
+}
+
+/* check --memory: a size whose buffers exceed the limit fails as it would
+ * on a device with that much free memory. */
+static int check_memory(const atune__manifest *m, const struct size_report *sr,
+                        int64_t limit, atune__err *err)
+{
+    for (int s = 0; s < m->nsizes; s++) {
+        char key[256], need[64], have[64];
+        if (sr->bytes[s] <= limit)
+            continue;
+        atune__size_key(&m->sizes[s], key, sizeof(key));
+        human_bytes(sr->bytes[s], need, sizeof(need));
+        human_bytes(limit, have, sizeof(have));
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: size '%s' (%s) needs %s of device memory, "
+                           "more than --memory %s",
+                           m->ini_path, m->sizes[s].line, m->sizes[s].name, key,
+                           need, have);
+    }
+    return 0;
+}
+
+/* Validates and compiles one template on every core; reports each
+ * failure; adds the number of failures (a template that fails validation
+ * counts as one) to *failed. Returns 0 or an error that stops the check. */
+static int check_one(const atune__manifest *m, const atune__cli *o,
+                     atune__cache *cache, atune__json *j, int64_t *failed)
+{
+    const char *names[] = {m->kernel, m->reference};
+    int64_t *index =
+        atune__calloc((size_t)atune__space_size(m), sizeof(int64_t));
+    struct size_report sr = {{0}, {0}};
+    struct seen_logs seen = {0};
+    int64_t n = 0, nfailed = 0;
+    atune__pool *pool = NULL;
+    atune__err err;
+    double t0 = atune__now();
+    int rc;
+
+    if (!index)
+        return atune__cli_error(ATUNE__EOSERR, "out of memory");
+    rc = validate(m, index, &n, &sr, &err);
+    if (!rc && o->memory)
+        rc = check_memory(m, &sr, o->memory, &err);
+    if (rc == ATUNE__EDATA) {
+        report_invalid(m, j, err.msg);
+        free(index);
+        *failed += 1;
+        return 0;
+    }
+    if (!rc)
+        rc = atune__pool_start(m, o->arch, names, 2, index, n, 0, cache, NULL,
+                               &pool, &err);
+    if (!rc && j) {
+        atune__json_object(j, NULL);
+        atune__json_str(j, "name", m->name);
+        atune__json_int(j, "configurations", n);
+        atune__json_array(j, "failures");
+    }
+    for (int64_t i = 0; !rc && i < n; i++) {
+        const atune__cubin *cubin;
+        const char *msg;
+        atune__config c;
+        char cfg[512];
+
+        rc = atune__pool_get(pool, index[i], &cubin, &msg, &err);
+        if (rc || !msg)
+            continue;
+        nfailed++;
+        atune__space_config(m, index[i], &c);
+        atune__config_str(m, &c, cfg, sizeof(cfg));
+        report_failure(m, j, &seen, cfg, msg);
+    }
+    if (seen.repeats)
+        fprintf(stderr,
+                "autotune: error: %s: %lld more configurations fail to "
+                "compile with a log shown above\n",
+                m->cu_path, (long long)seen.repeats);
+    if (j && pool) {
+        atune__json_end(j);
+        atune__json_int(j, "failed", nfailed);
+        atune__json_num(j, "seconds", atune__now() - t0);
+        report_sizes(m, &sr, j);
+        atune__json_end(j);
+    } else if (!rc && !o->quiet) {
+        printf("%-10s %6lld configurations compiled for %s, %lld failed, "
+               "%.1f s\n",
+               m->name, (long long)n, o->arch, (long long)nfailed,
+               atune__now() - t0);
+        report_sizes(m, &sr, NULL);
+    }
+    if (rc)
+        atune__cli_error(rc, "%s", err.msg);
+    atune__pool_free(pool);
+    free(index);
+    *failed += nfailed;
+    return rc;
+}
+
+static void json_start(atune__json *j, const atune__cli *o)
+{
+    atune__json_init(j, stdout);
+    atune__json_object(j, NULL);
+    atune__json_int(j, "schema", 1);
+    atune__json_str(j, "arch", o->arch);
+    atune__json_array(j, "templates");
+}
+
+/* --json promises one document, also when a template does not load. */
+static void report_unloadable(const atune__cli *o, const char *msg)
+{
+    atune__json json;
+
+    json_start(&json, o);
+    atune__json_end(&json);
+    atune__json_str(&json, "error", msg);
+    atune__json_int(&json, "failed", 1);
+    atune__json_end(&json);
+}
+
+int atune__cmd_check(const atune__cli *o)
+{
+    atune__templates t = {0};
+    atune__json json, *j = NULL;
+    atune__cache *cache;
+    atune__err err;
+    int64_t failed = 0;
+    int rc;
+
+    atune__err_clear(&err);
+    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    if (rc == ATUNE__EDATA && o->json)
+        report_unloadable(o, err.msg);
+    if (rc)
+        return atune__cli_error(rc, "%s", err.msg);
+    cache = atune__cli_cache(o);
+    if (o->json) {
+        j = &json;
+        json_start(j, o);
+    }
+    for (int i = 0; !rc && i < t.n; i++)
+        rc = check_one(t.m[i], o, cache, j, &failed);
+    if (j) {
+        atune__json_end(j);
+        atune__json_int(j, "failed", failed);
+        atune__cli_cache_report(o, cache, j);
+        atune__json_end(j);
+    } else {
+        atune__cli_cache_report(o, cache, NULL);
+    }
+    atune__cache_close(cache);
+    atune__templates_free(&t);
+    if (!rc && failed)
+        rc = ATUNE__EDATA;
+    return rc;
+}

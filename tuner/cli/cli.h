@@ -1,0 +1,48 @@
+/* cli.h -- the parsed command line, and the helpers every command shares
+ * (cli.c). The commands themselves are in commands.h. */
+#ifndef ATUNE_CLI_H
+#define ATUNE_CLI_H
+
+#include <stdint.h>
+
+typedef struct atune__cli {
+    const char *command;   /* tune, list, check, show, compare */
+    const char *device;    /* "0", "all" */
+    const char *kernels;   /* comma list or NULL */
+    const char *size;      /* size name or NULL */
+    const char *strategy;  /* NULL: the default */
+    int64_t budget;        /* 0: none */
+    double time_limit;     /* 0: none */
+    const char *profile_dir;
+    const char *templates; /* NULL: built-in */
+    const char *journal;
+    const char *simulate;  /* tune --simulate JOURNAL: replay, no GPU */
+    const char *arch;      /* check: "sm_90" */
+    int64_t memory;        /* check --memory: device bytes, 0: no limit */
+    int json, quiet;
+    int no_cache;          /* --no-cache: compile everything afresh */
+    int no_resume;         /* --no-resume: ignore an unfinished run */
+    double launch_timeout; /* --launch-timeout SEC: watchdog limit per launch */
+    const char *evaluate;  /* --evaluate PROFILE: another GPU's best here */
+    uint64_t seed;
+    int nfiles;
+    char **files;          /* show, compare: profile paths */
+    const char *html;      /* compare --html FILE: the report */
+    char **argv;           /* the command line, for worker processes */
+} atune__cli;
+
+/* The on-disk module cache for this run: NULL with --no-cache or
+ * ATUNE_NO_CACHE, or (after a warning) when it cannot be opened. */
+struct atune__cache *atune__cli_cache(const atune__cli *o);
+
+/* Reports the cache's hits and misses: to j when non-NULL, else to stderr
+ * unless quiet. */
+struct atune__json;
+void atune__cli_cache_report(const atune__cli *o, struct atune__cache *c,
+                             struct atune__json *j);
+
+/* "autotune: error: " + message on stderr; returns code. */
+int atune__cli_error(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

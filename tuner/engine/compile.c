@@ -1,0 +1,283 @@
+/* compile.c -- the compile pool (see compile.h). */
+#include "engine/compile.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/compile_procs.h"
+#include "template/space.h"
+
+#define MAX_THREADS 64
+
+enum { PENDING, RUNNING, DONE };
+
+typedef struct atune__pool atune__pool_t;
+
+typedef struct worker_arg {
+    atune__pool_t *p;
+    int self;
+} worker_arg;
+
+typedef struct job {
+    struct job *next_extra; /* jobs compiled on demand, not submitted */
+    int64_t idx;
+    int state;
+    atune__cubin cubin;
+    char *error; /* compile error, or NULL */
+} job;
+
+struct atune__pool {
+    const atune__manifest *m;
+    char arch[16];
+    const char *names[4];
+    int nnames;
+    int64_t n, next;
+    job *jobs;
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    pthread_t th[MAX_THREADS];
+    worker_arg args[MAX_THREADS];
+    int nthreads;
+    atune__cache *cache;
+    atune__procs *procs; /* one child process per thread, or NULL */
+    job **urgent;        /* jobs a consumer waits for, newest last */
+    job *extra;          /* configurations asked for but not submitted */
+    int64_t nurgent;
+    int stop;
+    int fatal;
+    atune__err fatal_err;
+    double cpu_s;
+};
+
+int atune__pool_default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+static void compile_job(atune__pool *p, job *jb, int self);
+
+/* The next job: one a consumer waits for, else the next in order. Called
+ * with the lock held; NULL when there is none left. */
+static job *next_job(atune__pool *p)
+{
+    while (p->nurgent > 0) {
+        job *jb = p->urgent[--p->nurgent];
+        if (jb->state == PENDING)
+            return jb;
+    }
+    while (p->next < p->n) {
+        job *jb = &p->jobs[p->next++];
+        if (jb->state == PENDING)
+            return jb;
+    }
+    return NULL;
+}
+
+static void *worker(void *arg)
+{
+    worker_arg *wa = arg;
+    atune__pool *p = wa->p;
+    job *jb;
+
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop && (jb = next_job(p)) != NULL)
+        compile_job(p, jb, wa->self);
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Compiles one job, in thread self's child process when there are
+ * children (self -1: in this thread); called and returns with the lock
+ * held. */
+static void compile_job(atune__pool *p, job *jb, int self)
+{
+    atune__config c;
+    atune__err err;
+    double t0;
+    int rc, hit = 0;
+
+    jb->state = RUNNING;
+    pthread_mutex_unlock(&p->lock);
+    t0 = atune__now();
+    atune__space_config(p->m, jb->idx, &c);
+    /* The disk cache answers configurations compiled by an earlier run. */
+    if (p->procs && self >= 0)
+        rc = atune__procs_compile(p->procs, self, p->m, &c, p->arch, p->names,
+                                  p->nnames, &jb->cubin, &hit, &err);
+    else
+        rc = atune__jit_compile_cached(p->cache, p->m, &c, p->arch, p->names,
+                                       p->nnames, &jb->cubin, &hit, &err);
+    if (rc == ATUNE__EDATA)
+        jb->error = atune__strdup(err.msg);
+    pthread_mutex_lock(&p->lock);
+    p->cpu_s += atune__now() - t0;
+    if ((rc && rc != ATUNE__EDATA) || (rc == ATUNE__EDATA && !jb->error)) {
+        if (!p->fatal) {
+            p->fatal = rc == ATUNE__EDATA ? ATUNE__EOSERR : rc;
+            p->fatal_err = err;
+        }
+    }
+    jb->state = DONE;
+    pthread_cond_broadcast(&p->done);
+}
+
+int atune__pool_start(const atune__manifest *m, const char *arch,
+                      const char *const *names, int nnames,
+                      const int64_t *index, int64_t n, int threads,
+                      atune__cache *cache, atune__procs *procs,
+                      atune__pool **out, atune__err *err)
+{
+    atune__pool *p = atune__calloc(1, sizeof(*p));
+
+    *out = NULL;
+    if (!p || !(p->jobs = atune__calloc((size_t)n + 1, sizeof(*p->jobs))) ||
+        !(p->urgent = atune__calloc((size_t)n + 1, sizeof(*p->urgent)))) {
+        if (p)
+            free(p->jobs);
+        free(p);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    p->m = m;
+    p->cache = cache;
+    p->procs = procs;
+    atune__strlcpy(p->arch, arch, sizeof(p->arch));
+    p->nnames = nnames > 4 ? 4 : nnames;
+    memcpy(p->names, names, sizeof(*names) * (size_t)p->nnames);
+    p->n = n;
+    for (int64_t i = 0; i < n; i++)
+        p->jobs[i].idx = index[i];
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->done, NULL);
+    if (threads <= 0)
+        threads = atune__pool_default_threads();
+    if (procs)
+        threads = atune__procs_count(procs);
+    if (threads > MAX_THREADS)
+        threads = MAX_THREADS;
+    for (; p->nthreads < threads; p->nthreads++) {
+        worker_arg *wa = &p->args[p->nthreads];
+        wa->p = p;
+        wa->self = p->nthreads;
+        if (pthread_create(&p->th[p->nthreads], NULL, worker, wa) != 0)
+            break;
+    }
+    if (p->nthreads == 0) {
+        atune__pool_free(p);
+        return atune__fail(err, ATUNE__EOSERR, "cannot start compile threads");
+    }
+    *out = p;
+    return 0;
+}
+
+/* Jobs are in submission order, which callers give sorted by index. */
+static job *find(atune__pool *p, int64_t idx)
+{
+    int64_t lo = 0, hi = p->n - 1;
+
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (p->jobs[mid].idx == idx)
+            return &p->jobs[mid];
+        if (p->jobs[mid].idx < idx)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    for (int64_t i = 0; i < p->n; i++) /* unsorted submissions */
+        if (p->jobs[i].idx == idx)
+            return &p->jobs[i];
+    for (job *e = p->extra; e; e = e->next_extra)
+        if (e->idx == idx)
+            return e;
+    return NULL;
+}
+
+/* A configuration that was not submitted (a resumed run skips what its
+ * journal holds, and then re-times a winner): compiled here, kept like
+ * the others. Called with the lock held. */
+static job *extra_job(atune__pool *p, int64_t idx)
+{
+    job *jb = atune__calloc(1, sizeof(*jb));
+
+    if (!jb)
+        return NULL;
+    jb->idx = idx;
+    jb->state = PENDING;
+    jb->next_extra = p->extra;
+    p->extra = jb;
+    compile_job(p, jb, -1);
+    return jb;
+}
+
+int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
+                    const char **error, atune__err *err)
+{
+    job *jb;
+    int rc = 0;
+
+    *cubin = NULL;
+    *error = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (!(jb = find(p, idx)) && !(jb = extra_job(p, idx))) {
+        pthread_mutex_unlock(&p->lock);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    /* A search that jumps around the space should not wait for the
+     * workers to reach its configuration in index order: the next free
+     * worker takes it (or this thread, when the compiles are in-process
+     * anyway). */
+    if (jb->state == PENDING && !p->procs)
+        compile_job(p, jb, -1);
+    else if (jb->state == PENDING)
+        p->urgent[p->nurgent++] = jb;
+    while (jb->state != DONE && !p->fatal)
+        pthread_cond_wait(&p->done, &p->lock);
+    if (jb->state != DONE) {
+        *err = p->fatal_err;
+        rc = p->fatal;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (rc)
+        return rc;
+    if (jb->error)
+        *error = jb->error;
+    else
+        *cubin = &jb->cubin;
+    return 0;
+}
+
+double atune__pool_cpu_seconds(const atune__pool *p)
+{
+    return p->cpu_s;
+}
+
+void atune__pool_free(atune__pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->nthreads; i++)
+        pthread_join(p->th[i], NULL);
+    for (int64_t i = 0; i < p->n; i++) {
+        atune__cubin_free(&p->jobs[i].cubin);
+        free(p->jobs[i].error);
+    }
+    while (p->extra) {
+        job *e = p->extra;
+        p->extra = e->next_extra;
+        atune__cubin_free(&e->cubin);
+        free(e->error);
+        free(e);
+    }
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->done);
+    free(p->jobs);
+    free(p->urgent);
+    free(p);
+}

@@ -1,0 +1,46 @@
+/* compile.h -- the compile pool: NVRTC compilations of a template's
+ * configurations on worker threads, ahead of whoever consumes them, so the
+ * GPU measures one configuration while the CPU compiles the next ones. */
+#ifndef ATUNE_COMPILE_H
+#define ATUNE_COMPILE_H
+
+#include <stdint.h>
+
+#include "jit/cache.h"
+#include "engine/compile_procs.h"
+#include "jit/jit.h"
+#include "template/manifest.h"
+
+typedef struct atune__pool atune__pool;
+
+/* Starts compiling configurations index[0..n) of m (in that order) for
+ * arch on `threads` workers (0: one per core). names are the entry points
+ * every compile checks. cache, when non-NULL, is the on-disk module cache
+ * consulted first (thread-safe). procs, when non-NULL, are child processes
+ * (compile_procs.h) that do the compiling, one per worker thread, because
+ * NVRTC does not scale with threads; threads is then their count. The
+ * pool keeps every result until it is freed. */
+int atune__pool_start(const atune__manifest *m, const char *arch,
+                      const char *const *names, int nnames,
+                      const int64_t *index, int64_t n, int threads,
+                      atune__cache *cache, atune__procs *procs,
+                      atune__pool **out, atune__err *err);
+
+/* Waits for the configuration with space index idx (one that was not
+ * submitted is compiled on the spot). Returns 0 and sets *cubin (owned by the pool) when it
+ * compiled, or 0 with *cubin NULL and *error (owned by the pool) holding
+ * NVRTC's message when it did not; another code for failures that are not
+ * the configuration's fault. */
+int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
+                    const char **error, atune__err *err);
+
+/* Seconds the workers spent compiling, summed over workers. */
+double atune__pool_cpu_seconds(const atune__pool *p);
+
+/* Stops the workers (waiting for compiles in progress) and frees all. */
+void atune__pool_free(atune__pool *p);
+
+/* One worker per online core, at most 64. */
+int atune__pool_default_threads(void);
+
+#endif

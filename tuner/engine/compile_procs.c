@@ -1,0 +1,306 @@
+/* compile_procs.c -- NVRTC in forked child processes (see compile_procs.h).
+ *
+ * Protocol on a pair of pipes per child, native byte order (same binary):
+ *   request:  struct request
+ *   response: struct response, then len bytes: the CUBIN (status 0) or
+ *             the message (status != 0), then log_len bytes of NVRTC's log.
+ */
+#include "engine/compile_procs.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_PROCS 64
+
+struct request {
+    const atune__manifest *m; /* an address the child shares */
+    atune__config c;
+    char arch[16];
+    int names; /* bit 0: m->kernel, bit 1: m->reference, in that order */
+};
+
+struct response {
+    int status; /* atune__jit_compile_cached's return value */
+    int hit;
+    uint64_t len, log_len;
+    atune__cache_stats stats; /* the child's cache counters for this one */
+};
+
+typedef struct proc {
+    pid_t pid;
+    int to, from; /* request and response pipe ends */
+} proc;
+
+struct atune__procs {
+    const atune__templates *t;
+    atune__cache *cache;
+    int n;
+    proc p[MAX_PROCS];
+};
+
+/* --- the child ---------------------------------------------------------- */
+
+static int known_manifest(const atune__templates *t, const atune__manifest *m)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->m[i] == m)
+            return 1;
+    return 0;
+}
+
+static void stats_delta(const atune__cache_stats *a,
+                        const atune__cache_stats *b, atune__cache_stats *d)
+{
+    d->hits = b->hits - a->hits;
+    d->misses = b->misses - a->misses;
+    d->corrupt = b->corrupt - a->corrupt;
+    d->writes = b->writes - a->writes;
+    d->write_errors = b->write_errors - a->write_errors;
+}
+
+/* Serves one request; returns -1 when the parent is gone. */
+static int serve(const atune__procs *ps, int in, int out)
+{
+    struct request rq;
+    struct response rs;
+    const char *names[2];
+    atune__cubin cubin = {0};
+    atune__cache_stats before, after;
+    atune__err err;
+    const char *body = "", *log = "";
+    int nn = 0;
+
+    if (atune__read_full(in, &rq, sizeof(rq)))
+        return -1;
+    memset(&rs, 0, sizeof(rs));
+    atune__err_clear(&err);
+    rq.arch[sizeof(rq.arch) - 1] = '\0';
+    if (!known_manifest(ps->t, rq.m)) {
+        rs.status = atune__fail(&err, ATUNE__ESOFTWARE,
+                                "compile process: unknown template");
+    } else {
+        if (rq.names & 1)
+            names[nn++] = rq.m->kernel;
+        if (rq.names & 2)
+            names[nn++] = rq.m->reference;
+        atune__cache_stats_get(ps->cache, &before);
+        rs.status = atune__jit_compile_cached(ps->cache, rq.m, &rq.c, rq.arch,
+                                              names, nn, &cubin, &rs.hit,
+                                              &err);
+        atune__cache_stats_get(ps->cache, &after);
+        stats_delta(&before, &after, &rs.stats);
+    }
+    if (rs.status == 0) {
+        body = cubin.data;
+        rs.len = cubin.len;
+        log = cubin.log ? cubin.log : "";
+    } else {
+        body = err.msg;
+        rs.len = strlen(err.msg);
+    }
+    rs.log_len = strlen(log);
+    if (atune__write_full(out, &rs, sizeof(rs)) || atune__write_full(out, body, rs.len) ||
+        atune__write_full(out, log, rs.log_len)) {
+        atune__cubin_free(&cubin);
+        return -1;
+    }
+    atune__cubin_free(&cubin);
+    return 0;
+}
+
+static void child_main(const atune__procs *ps, int in, int out)
+{
+    static const char warm[] = "extern \"C\" __global__ void w(int *p) "
+                               "{ *p = 1; }\n";
+    atune__cubin cubin = {0};
+    atune__err err;
+
+    /* The parent's Ctrl-C is the parent's business: it ends the children
+     * by closing their pipes. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_DFL);
+    /* NVRTC's first compile in a process pays for loading and setting up
+     * the compiler (a few hundred ms): pay it now, while the parent opens
+     * the GPU, not when the first configuration is wanted. */
+    if (atune__jit_compile_source(warm, "warm.cu", "sm_75", &cubin, &err) ==
+        0)
+        atune__cubin_free(&cubin);
+    while (serve(ps, in, out) == 0)
+        ;
+    _exit(0);
+}
+
+/* --- the parent --------------------------------------------------------- */
+
+static int fork_one(atune__procs *ps, int i, atune__err *err)
+{
+    int req[2], rsp[2];
+    pid_t pid;
+
+    if (pipe(req) != 0)
+        return atune__fail(err, ATUNE__EOSERR, "pipe: %s", strerror(errno));
+    if (pipe(rsp) != 0) {
+        close(req[0]);
+        close(req[1]);
+        return atune__fail(err, ATUNE__EOSERR, "pipe: %s", strerror(errno));
+    }
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        close(req[0]);
+        close(req[1]);
+        close(rsp[0]);
+        close(rsp[1]);
+        return atune__fail(err, ATUNE__EOSERR, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        /* Only its own pipe ends: a pipe end kept open here (the other
+         * children's, a supervisor's watch pipe) would hide its end of
+         * file from whoever waits for it. */
+        long max = sysconf(_SC_OPEN_MAX);
+        for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 4096); fd++)
+            if (fd != req[0] && fd != rsp[1])
+                close(fd);
+        child_main(ps, req[0], rsp[1]);
+    }
+    close(req[0]);
+    close(rsp[1]);
+    ps->p[i] = (proc){.pid = pid, .to = req[1], .from = rsp[0]};
+    return 0;
+}
+
+int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
+                       atune__procs **out, atune__err *err)
+{
+    atune__procs *ps = atune__calloc(1, sizeof(*ps));
+    int rc = 0;
+
+    *out = NULL;
+    if (!ps)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    if (n <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cores < 1 ? 1 : (int)cores;
+    }
+    if (n > MAX_PROCS)
+        n = MAX_PROCS;
+    ps->t = t;
+    ps->cache = cache;
+    /* A child that died must show up as a failed write, not kill us. */
+    signal(SIGPIPE, SIG_IGN);
+    for (; ps->n < n && !rc; ps->n++)
+        if ((rc = fork_one(ps, ps->n, err)))
+            break;
+    if (rc) {
+        atune__procs_stop(ps);
+        return rc;
+    }
+    *out = ps;
+    return 0;
+}
+
+int atune__procs_count(const atune__procs *ps)
+{
+    return ps ? ps->n : 0;
+}
+
+static int names_mask(const atune__manifest *m, const char *const *names,
+                      int nnames, int *mask)
+{
+    int bit = 0;
+
+    *mask = 0;
+    for (int i = 0; i < nnames; i++) {
+        if (names[i] == m->kernel || strcmp(names[i], m->kernel) == 0)
+            bit = 1;
+        else if (names[i] == m->reference ||
+                 strcmp(names[i], m->reference) == 0)
+            bit = 2;
+        else
+            return -1;
+        /* The child checks them in the order kernel, reference. */
+        if (bit <= *mask)
+            return -1;
+        *mask |= bit;
+    }
+    return 0;
+}
+
+/* Reads a response body into a fresh NUL-terminated buffer. */
+static char *read_body(int fd, uint64_t len)
+{
+    char *s;
+
+    if (len > (uint64_t)1 << 30 || !(s = malloc((size_t)len + 1)))
+        return NULL;
+    if (atune__read_full(fd, s, (size_t)len)) {
+        free(s);
+        return NULL;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
+                         const atune__config *c, const char *arch,
+                         const char *const *names, int nnames,
+                         atune__cubin *out, int *hit, atune__err *err)
+{
+    struct request rq;
+    struct response rs;
+    char *body = NULL, *log = NULL;
+    proc *p = &ps->p[i];
+
+    memset(out, 0, sizeof(*out));
+    memset(&rq, 0, sizeof(rq));
+    rq.m = m;
+    if (c)
+        rq.c = *c;
+    else
+        atune__space_config(m, 0, &rq.c);
+    if (atune__strlcpy(rq.arch, arch, sizeof(rq.arch)) ||
+        names_mask(m, names, nnames, &rq.names))
+        return atune__jit_compile_cached(ps->cache, m, c, arch, names,
+                                         nnames, out, hit, err);
+    if (atune__write_full(p->to, &rq, sizeof(rq)) ||
+        atune__read_full(p->from, &rs, sizeof(rs)) ||
+        !(body = read_body(p->from, rs.len)) ||
+        !(log = read_body(p->from, rs.log_len))) {
+        free(body);
+        return atune__fail(err, ATUNE__ESOFTWARE,
+                           "compile process %d (pid %d) is gone", i,
+                           (int)p->pid);
+    }
+    atune__cache_stats_add(ps->cache, &rs.stats);
+    if (hit)
+        *hit = rs.hit;
+    if (rs.status != 0) {
+        atune__fail(err, rs.status, "%s", body);
+        free(body);
+        free(log);
+        return rs.status;
+    }
+    out->data = body;
+    out->len = (size_t)rs.len;
+    out->log = log;
+    return 0;
+}
+
+void atune__procs_stop(atune__procs *ps)
+{
+    if (!ps)
+        return;
+    for (int i = 0; i < ps->n; i++) {
+        close(ps->p[i].to);
+        close(ps->p[i].from);
+    }
+    for (int i = 0; i < ps->n; i++)
+        while (waitpid(ps->p[i].pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    free(ps);
+}

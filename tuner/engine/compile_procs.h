@@ -1,0 +1,43 @@
+/* compile_procs.h -- NVRTC in forked child processes.
+ *
+ * NVRTC compilations do not scale with threads inside one process: on the
+ * 16-core GPU host, 16 threads compiled the 315 copy configurations in
+ * 6.9 s of wall time (17.7 s of CPU), one thread in 6.2 s, while four
+ * processes compiled four such spaces at once in 6.5 s each (H100 host,
+ * CUDA 13.0, 2026-11-22). So each thread of the compile pool hands its
+ * compilations to a child process of its own.
+ *
+ * The children are forked before the process has a CUDA context or any
+ * other thread, so they are plain copies that only ever call NVRTC and the
+ * module cache. They share the parent's memory image: a request names the
+ * manifest by its address, valid in the child because it was loaded before
+ * the fork. */
+#ifndef ATUNE_COMPILE_PROCS_H
+#define ATUNE_COMPILE_PROCS_H
+
+#include "jit/cache.h"
+#include "jit/jit.h"
+#include "template/templates.h"
+
+typedef struct atune__procs atune__procs;
+
+/* Forks n children (0: one per core) that may compile any template of t,
+ * through cache (may be NULL). Call it before creating a CUDA context or
+ * a thread. t and cache must outlive the children. */
+int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
+                       atune__procs **out, atune__err *err);
+
+int atune__procs_count(const atune__procs *ps);
+
+/* atune__jit_compile_cached in child i (0 <= i < count); blocks. Only one
+ * thread may use a given child at a time. names must be m->kernel and/or
+ * m->reference. The children's cache counters are added to cache's. */
+int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
+                         const atune__config *c, const char *arch,
+                         const char *const *names, int nnames,
+                         atune__cubin *out, int *hit, atune__err *err);
+
+/* Ends the children and waits for them. */
+void atune__procs_stop(atune__procs *ps);
+
+#endif

@@ -1,0 +1,72 @@
+/* journal.h -- the results journal: every evaluated configuration, appended
+ * (and flushed) the moment it finishes, so that nothing measured is lost.
+ *
+ * A text file, one record per line, tab-separated (README.md, "Journal"):
+ *   kernel size config status time_ns spread_ns metric samples hash detail
+ * Lines starting with '#' are comments: a format line first, then one
+ * "# run:" line for every tuning run that appended to the file. Later runs
+ * replay it (--simulate) and resume from it. */
+#ifndef ATUNE_JOURNAL_H
+#define ATUNE_JOURNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/runner.h"
+#include "base/util.h"
+
+#define ATUNE__JOURNAL_FORMAT 1
+
+typedef struct atune__journal atune__journal;
+
+/* Opens path for appending (creating it with its format line). run is the
+ * text of this run's "# run:" line ("2026-11-22T03:00:00Z device=..."), or
+ * NULL to append records to the current run (the supervisor's timeout
+ * records). A last line cut short by a killed writer is removed first. */
+int atune__journal_open(const char *path, const char *run,
+                        atune__journal **out, atune__err *err);
+
+int atune__journal_append(atune__journal *j, const char *kernel,
+                          const char *size_key, const char *config,
+                          const atune__result *r, uint64_t hash,
+                          atune__err *err);
+
+/* Marks the run complete ("# done:" line): a later run starts afresh
+ * instead of resuming. */
+int atune__journal_done(atune__journal *j, atune__err *err);
+
+void atune__journal_close(atune__journal *j);
+
+/* The detail text of a final re-measurement record: the winner's time
+ * from interleaved rounds, not a search evaluation. */
+#define ATUNE__JOURNAL_FINAL "final"
+
+/* One record read back. */
+typedef struct atune__record {
+    char kernel[48];
+    char size_key[96];
+    char config[512];
+    atune__status status;
+    double time_ns, spread_ns, metric;
+    int samples;
+    char hash[17];
+    char detail[512];
+    int line;
+    int final; /* a final re-measurement (detail ATUNE__JOURNAL_FINAL) */
+} atune__record;
+
+/* Reads every search record of path (final re-measurements left out); a
+ * malformed line is ATUNE__EDATA with "path:LINE: ...". */
+int atune__journal_read(const char *path, atune__record **recs, int *n,
+                        atune__err *err);
+
+/* The records of the unfinished run that a new run on device resumes:
+ * everything after the last "# done:" line, final re-measurements
+ * included. A missing file has none. A "# run:" line of that stretch
+ * naming another device is ATUNE__EDATA ("path:LINE: journal of GPU 'X',
+ * not 'Y'"): its measurements must not be mixed in silently. */
+int atune__journal_read_pending(const char *path, const char *device,
+                                atune__record **recs, int *n,
+                                atune__err *err);
+
+#endif

@@ -1,0 +1,141 @@
+/* runner.h -- the device runner: a GPU, the buffers of one problem (a
+ * template at one size), its reference result, and the verification and
+ * timing of one configuration. */
+#ifndef ATUNE_RUNNER_H
+#define ATUNE_RUNNER_H
+
+#include <stdint.h>
+
+#include "jit/jit.h"
+#include "template/manifest.h"
+#include "template/space.h"
+#include "base/util.h"
+
+/* What became of one configuration; the journal's status column. */
+#define ATUNE__STATUS_MAP(X)                                                   \
+    X(OK, "ok")                                                                \
+    X(INVALID, "invalid")             /* constraint or device limit */         \
+    X(COMPILE_ERROR, "compile_error") /* NVRTC refused it */                   \
+    X(LAUNCH_ERROR, "launch_error")   /* the launch was refused */             \
+    X(WRONG_OUTPUT, "wrong_output")   /* differs from the reference */         \
+    X(FAULT, "fault")                 /* sticky error: the context is lost */  \
+    X(TIMEOUT, "timeout")             /* killed by the watchdog */
+
+typedef enum atune__status {
+#define ATUNE__STATUS_ENUM(code, name) ATUNE__ST_##code,
+    ATUNE__STATUS_MAP(ATUNE__STATUS_ENUM)
+#undef ATUNE__STATUS_ENUM
+        ATUNE__ST_COUNT
+} atune__status;
+
+const char *atune__status_name(atune__status s);
+/* -1 when name is not a status. */
+int atune__status_parse(const char *name);
+
+typedef struct atune__device atune__device;
+
+/* Opens GPU ordinal: loads the driver (ATUNE__EUNAVAIL when there is none,
+ * or no such GPU), retains its primary context and compiles the tuner's
+ * device helpers for its architecture. */
+int atune__device_open(int ordinal, atune__device **out, atune__err *err);
+void atune__device_close(atune__device *d);
+int atune__device_count(int *n, atune__err *err);
+
+/* Identity and limits of an open device. */
+typedef struct atune__devinfo {
+    int ordinal;
+    char name[256];
+    char uuid[64];
+    char arch[16]; /* "sm_90" */
+    int driver;    /* 13000 */
+    int64_t total_mem;
+    int64_t mem_bandwidth_gbs; /* 2 * memory clock * bus width */
+    atune__devattr attr;
+} atune__devinfo;
+
+const atune__devinfo *atune__device_info(const atune__device *d);
+
+/* Timing knobs. */
+typedef struct atune__timing {
+    int warmup;         /* launches before timing */
+    int min_samples;    /* at least this many timed launches... */
+    double rel_spread;  /* ...then stop once (q3 - q1) / median is this small */
+    double target_s;    /* or once this much GPU time was timed */
+    int max_samples;    /* at most this many */
+    int early_samples;  /* first batch; with cutoff_ns, may be the only one */
+    double cutoff_ns;   /* > 0: stop after early_samples when all of them are
+                           slower than this (a clear loser) */
+    int flush_l2;       /* flush L2 before each timed launch (small sizes) */
+    /* Called with the number of launches about to be waited for, then
+     * with 0 once they finished: the hook of the hang watchdog (tune.c),
+     * which must know when the process is blocked on the GPU. */
+    void (*watch)(void *ctx, int launches);
+    void *watch_ctx;
+} atune__timing;
+
+void atune__timing_default(atune__timing *t);
+
+/* The buffers of one template at one size, filled, with the reference
+ * kernel's result kept on the device for comparison. */
+typedef struct atune__problem atune__problem;
+
+int atune__problem_open(atune__device *d, const atune__manifest *m,
+                        const atune__size *size, uint64_t seed,
+                        atune__problem **out, atune__err *err);
+void atune__problem_close(atune__problem *p);
+
+/* Variables of the problem: size variables and device attributes. */
+const atune__vars *atune__problem_vars(const atune__problem *p);
+/* Bytes or flops of one launch (the manifest's work expression). */
+double atune__problem_work(const atune__problem *p);
+/* Host wall time of the reference kernel's launch and completion, ns: the
+ * yardstick of the hang watchdog's time limit. */
+double atune__problem_ref_ns(const atune__problem *p);
+
+/* Whether timing with t flushes L2 before each launch: only when the
+ * problem's buffers could stay in L2 between launches. */
+int atune__problem_flushes(const atune__problem *p, const atune__timing *t);
+
+/* The device address and element count of the buffer argument called
+ * name (for benchmarks that run other code on the same data); -1 when
+ * there is none. */
+int atune__problem_buffer(const atune__problem *p, const char *name,
+                          uint64_t *ptr, size_t *count);
+
+typedef struct atune__result {
+    atune__status status;
+    double time_ns;   /* median of the timed launches */
+    double spread_ns; /* interquartile range */
+    double min_ns;
+    int samples;
+    double metric;    /* GB/s or GFLOP/s at the median */
+    int regs;         /* registers per thread, 0 when unknown */
+    double verify_s;  /* host wall time spent verifying */
+    double measure_s; /* host wall time spent timing */
+    char detail[512]; /* why it is not ok, or "" */
+} atune__result;
+
+/* A loaded module of one configuration, reusable across sizes. */
+typedef struct atune__kernel atune__kernel;
+
+/* Loads a CUBIN and finds the tuned kernel. A load failure that is not
+ * sticky gives res->status LAUNCH_ERROR and returns 0 with *out NULL. */
+int atune__kernel_load(atune__device *d, const atune__manifest *m,
+                       const atune__cubin *cubin, atune__kernel **out,
+                       atune__result *res, atune__err *err);
+void atune__kernel_unload(atune__kernel *k);
+
+/* Verifies, then times configuration c (compiled into k) on p. Returns 0
+ * when the evaluation ran to a verdict (res->status), or an error code
+ * when the device is no longer usable (sticky error: res->status FAULT)
+ * or an expression fails. */
+int atune__problem_eval(atune__problem *p, atune__kernel *k,
+                        const atune__config *c, const atune__timing *t,
+                        atune__result *res, atune__err *err);
+
+/* The CUDA occupancy API's suggested block size for k (one dimension). */
+int atune__kernel_occupancy_block(atune__kernel *k, int64_t dyn_shared,
+                                  int *block, int *min_grid,
+                                  atune__err *err);
+
+#endif

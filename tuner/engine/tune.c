@@ -1,0 +1,692 @@
+/* tune.c -- one tuning run (see tune.h): brute-force search of each
+ * template's space at each size, journaled, best written to the profile. */
+#include "engine/tune.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/compile.h"
+#include "engine/stats.h"
+#include "search/strategy.h"
+#include "engine/journal.h"
+#include "engine/profile_write.h"
+#include "engine/resume.h"
+#include "engine/supervise.h"
+
+static volatile sig_atomic_t interrupted;
+
+void atune__tune_interrupt(void)
+{
+    interrupted = 1;
+}
+
+void atune__tune_opts_default(atune__tune_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->profile_dir = "profiles";
+    atune__timing_default(&o->timing);
+    o->seed = 0x5eed5eed12345678ULL;
+    o->final_k = 3;
+    o->cutoff = 3.0;
+    o->resume = 1;
+    o->watch_fd = -1;
+    o->journal_gpu = -1;
+}
+
+void atune__tune_run_free(atune__tune_run *run)
+{
+    free(run->o);
+    memset(run, 0, sizeof(*run));
+}
+
+/* A compile error as a result: the first line of NVRTC's log that says
+ * "error". */
+static void compile_failed(const char *msg, atune__result *res)
+{
+    const char *e = strstr(msg, "error");
+    char *nl;
+
+    res->status = ATUNE__ST_COMPILE_ERROR;
+    atune__strlcpy(res->detail, e ? e : msg, sizeof(res->detail));
+    nl = strchr(res->detail, '\n');
+    if (nl)
+        *nl = '\0';
+}
+
+static void format_eta(double s, char *buf, size_t len)
+{
+    if (s < 0 || s > 360000)
+        snprintf(buf, len, "--:--");
+    else
+        snprintf(buf, len, "%d:%02d", (int)s / 60, (int)s % 60);
+}
+
+static void draw_progress(const atune__tune_opts *o, const atune__outcome *out,
+                          int64_t done, int64_t total, double t0)
+{
+    char eta[32];
+    double el = atune__now() - t0;
+
+    if (!o->progress)
+        return;
+    format_eta(done ? el / (double)done * (double)(total - done) : -1, eta,
+               sizeof(eta));
+    fprintf(stderr, "\r\033[K%s %s: %lld/%lld", out->m->name,
+            out->size->name, (long long)done, (long long)total);
+    if (out->have_best)
+        fprintf(stderr, "  best %.1f %s", out->best_res.metric,
+                out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
+    fprintf(stderr, "  ETA %s", eta);
+    fflush(stderr);
+}
+
+/* What every (kernel, size) of one run shares. */
+typedef struct run_state {
+    atune__journal *j;
+    const char *journal;
+    atune__resume *resume;
+} run_state;
+
+/* What the search callbacks need. */
+typedef struct search_ctx {
+    atune__device *d;
+    atune__problem *p;
+    atune__pool *pool;
+    atune__journal *j;
+    const char *journal_path;
+    const atune__resume *resume;
+    atune__outcome *out;
+    const atune__tune_opts *o;
+    int64_t done;
+    double t0;
+    double limit_ms; /* the watchdog's limit per launch */
+    char watch_msg[1024]; /* the configuration being evaluated */
+    /* final re-measurement: the winner's new result */
+    int64_t final_idx;
+    atune__result final_res;
+} search_ctx;
+
+/* The runner's watch hook: before a wait on the GPU, the supervisor hears
+ * which configuration runs and how long it may take; after it, that it
+ * finished. A write that fails (no supervisor any more) changes nothing. */
+static void watch_cb(void *ctx, int launches)
+{
+    search_ctx *sc = ctx;
+    char line[1200];
+    int n;
+
+    if (launches > 0)
+        n = snprintf(line, sizeof(line), "A\t%.0f\t%s\n",
+                     sc->limit_ms * launches, sc->watch_msg);
+    else
+        n = snprintf(line, sizeof(line), "D\n");
+    if (n > 0 && (size_t)n < sizeof(line))
+        (void)!write(sc->o->watch_fd, line, (size_t)n);
+}
+
+/* Arms the watch for configuration cfg: the journal record the supervisor
+ * writes if it has to kill this process. */
+static void watch_config(search_ctx *sc, const char *cfg)
+{
+    const atune__manifest *m = sc->out->m;
+
+    snprintf(sc->watch_msg, sizeof(sc->watch_msg), "%s\t%s\t%s\t%s\t%016llx",
+             sc->journal_path, m->name, sc->out->size_key, cfg,
+             (unsigned long long)m->hash);
+}
+
+static void result_of_record(const atune__record *r, atune__result *res)
+{
+    memset(res, 0, sizeof(*res));
+    res->status = r->status;
+    res->time_ns = r->time_ns;
+    res->spread_ns = r->spread_ns;
+    res->metric = r->metric;
+    res->samples = r->samples;
+    atune__strlcpy(res->detail, r->detail, sizeof(res->detail));
+}
+
+/* Compiles (or takes from the pool), loads, verifies and times
+ * configuration idx; res gets the verdict. */
+static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
+                          const char *cfg, const atune__timing *tm,
+                          atune__result *res, atune__err *err)
+{
+    const atune__cubin *cubin;
+    const char *cerr;
+    atune__kernel *k = NULL;
+    atune__timing t = *tm;
+    double t0 = atune__now();
+    int rc;
+
+    /* Waiting here is the time compilation costs beyond what the pool
+     * overlapped with measuring. */
+    rc = atune__pool_get(sc->pool, idx, &cubin, &cerr, err);
+    if (!rc && cerr)
+        compile_failed(cerr, res);
+    sc->out->compile_s += atune__now() - t0;
+    if (!rc && cubin)
+        rc = atune__kernel_load(sc->d, sc->out->m, cubin, &k, res, err);
+    if (!rc && k) {
+        if (sc->o->watch_fd >= 0) {
+            watch_config(sc, cfg);
+            t.watch = watch_cb;
+            t.watch_ctx = sc;
+        }
+        rc = atune__problem_eval(sc->p, k, c, &t, res, err);
+    }
+    atune__kernel_unload(k);
+    return rc;
+}
+
+/* Evaluates configuration idx on the problem and records it; what an
+ * unfinished run measured is taken from its journal instead. */
+static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
+{
+    atune__outcome *out = sc->out;
+    const atune__manifest *m = out->m;
+    const atune__tune_opts *o = sc->o;
+    const atune__record *rec;
+    atune__journal *j = sc->j;
+    atune__config c;
+    atune__result res;
+    char cfg[512];
+    int rc = 0;
+
+    memset(&res, 0, sizeof(res));
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    rec = atune__resume_find(sc->resume, m->name, out->size_key, cfg, m->hash,
+                             0);
+    if (rec) {
+        result_of_record(rec, &res);
+        out->resumed++;
+        j = NULL; /* recorded already */
+    } else {
+        atune__timing t = o->timing;
+        /* 3x slower than the best so far: a few samples say enough. */
+        if (out->have_best && o->cutoff > 0)
+            t.cutoff_ns = o->cutoff * out->best_res.time_ns;
+        rc = measure_config(sc, idx, &c, cfg, &t, &res, err);
+    }
+    out->verify_s += res.verify_s;
+    out->measure_s += res.measure_s;
+    if (res.status != ATUNE__ST_INVALID)
+        out->evaluations++;
+    out->count[res.status]++;
+    out->last_ns = res.time_ns;
+    if (idx == 0 && res.status == ATUNE__ST_OK) {
+        out->have_default = 1;
+        out->default_res = res;
+    }
+    if (res.status == ATUNE__ST_OK &&
+        (!out->have_best || res.time_ns < out->best_res.time_ns)) {
+        out->have_best = 1;
+        out->best = c;
+        out->best_res = res;
+    }
+    /* Journal first: even the configuration that broke the context is
+     * recorded before the error travels up. */
+    if (j) {
+        atune__err jerr;
+        int jrc = atune__journal_append(j, m->name, out->size_key, cfg, &res,
+                                        m->hash, &jerr);
+        if (jrc && !rc) {
+            *err = jerr;
+            rc = jrc;
+        }
+    }
+    return rc;
+}
+
+static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
+{
+    const atune__manifest *m = out->m;
+
+    memset(e, 0, sizeof(*e));
+    atune__strlcpy(e->kernel, m->name, sizeof(e->kernel));
+    atune__strlcpy(e->size_key, out->size_key, sizeof(e->size_key));
+    atune__strlcpy(e->size_name, out->size->name, sizeof(e->size_name));
+    e->nparams = m->nparams;
+    for (int i = 0; i < m->nparams; i++) {
+        atune__strlcpy(e->param[i], m->params[i].name, sizeof(e->param[i]));
+        e->value[i] = out->best.v[i];
+    }
+    e->time_ns = (int64_t)(out->best_res.time_ns + 0.5);
+    e->spread_ns = (int64_t)(out->best_res.spread_ns + 0.5);
+    e->metric = out->best_res.metric;
+    atune__strlcpy(e->metric_unit, m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s",
+                   sizeof(e->metric_unit));
+    e->default_time_ns =
+        out->have_default ? (int64_t)(out->default_res.time_ns + 0.5) : 0;
+    e->evaluated = out->evaluations;
+    e->space = out->space;
+    atune__strlcpy(e->strategy, out->strategy, sizeof(e->strategy));
+    snprintf(e->template_hash, sizeof(e->template_hash), "%016llx",
+             (unsigned long long)m->hash);
+}
+
+void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
+{
+    const atune__devinfo *in = atune__device_info(d);
+
+    memset(pd, 0, sizeof(*pd));
+    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
+    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
+    pd->cc = (int)in->attr.cc;
+    pd->sm_count = (int)in->attr.sm_count;
+    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
+    pd->l2_bytes = in->attr.l2_bytes;
+    pd->driver = in->driver;
+    pd->nvrtc = atune__jit_version();
+    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
+    atune__utc_date(pd->date, sizeof(pd->date), 0);
+    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
+}
+
+static int write_profile(atune__device *d, const atune__tune_run *run,
+                         const char *path, atune__err *err)
+{
+    atune__pw_device pd;
+    atune__pw_entry *e = atune__calloc((size_t)run->n, sizeof(*e));
+    int n = 0, rc;
+
+    if (!e)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    atune__tune_device_entry(d, &pd);
+    for (int i = 0; i < run->n; i++)
+        if (run->o[i].have_best)
+            fill_entry(&run->o[i], &e[n++]);
+    rc = n ? atune__profile_update(path, &pd, e, n, err) : 0;
+    free(e);
+    return rc;
+}
+
+static void summary(const atune__tune_opts *o, const atune__outcome *out)
+{
+    const char *unit = out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s";
+    char cfg[512];
+
+    if (o->progress)
+        fputs("\r\033[K", stderr);
+    if (o->quiet)
+        return;
+    if (!out->have_best) {
+        fprintf(stderr, "%s %s (%s): no valid configuration in %lld\n",
+                out->m->name, out->size->name, out->size_key,
+                (long long)out->evaluations);
+        return;
+    }
+    atune__config_str(out->m, &out->best, cfg, sizeof(cfg));
+    fprintf(stderr, "%s %s (%s): %.1f %s with %s", out->m->name,
+            out->size->name, out->size_key, out->best_res.metric, unit, cfg);
+    if (out->have_default)
+        fprintf(stderr, ", %.2fx the default",
+                out->default_res.time_ns / out->best_res.time_ns);
+    fprintf(stderr, "; %lld configurations in %.1f s\n",
+            (long long)out->evaluations, out->wall_s);
+}
+
+static int eval_cb(void *ctx, int64_t idx, double *time_ns, atune__err *err)
+{
+    search_ctx *sc = ctx;
+    int64_t ok_before = sc->out->count[ATUNE__ST_OK];
+    int rc;
+
+    if (interrupted)
+        return atune__fail(err, ATUNE__EINTR, "interrupted");
+    rc = evaluate(sc, idx, err);
+    *time_ns = sc->out->count[ATUNE__ST_OK] > ok_before ? sc->out->last_ns
+                                                        : INFINITY;
+    draw_progress(sc->o, sc->out, ++sc->done, sc->out->space, sc->t0);
+    return rc;
+}
+
+/* Times one candidate once more (verified again, as every launch). */
+static int retime(search_ctx *sc, int64_t idx, atune__result *res,
+                  atune__err *err)
+{
+    const atune__manifest *m = sc->out->m;
+    atune__config c;
+    char cfg[512];
+
+    memset(res, 0, sizeof(*res));
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    return measure_config(sc, idx, &c, cfg, &sc->o->timing, res, err);
+}
+
+/* The final re-measurement of an unfinished run, when it covered all k
+ * candidates: resuming must not re-time (and perhaps re-rank) them. */
+static int resumed_final(search_ctx *sc, const int64_t *idx, int k,
+                         atune__result *last)
+{
+    const atune__manifest *m = sc->out->m;
+
+    for (int i = 0; i < k; i++) {
+        const atune__record *r;
+        atune__config c;
+        char cfg[512];
+
+        atune__space_config(m, idx[i], &c);
+        atune__config_str(m, &c, cfg, sizeof(cfg));
+        r = atune__resume_find(sc->resume, m->name, sc->out->size_key, cfg,
+                               m->hash, 1);
+        if (!r)
+            return 0;
+        result_of_record(r, &last[i]);
+        if (last[i].status != ATUNE__ST_OK)
+            last[i].time_ns = INFINITY;
+    }
+    return 1;
+}
+
+/* Journals the final re-measurement of candidate idx. */
+static int journal_final(search_ctx *sc, int64_t idx, const atune__result *r,
+                         atune__err *err)
+{
+    const atune__manifest *m = sc->out->m;
+    atune__result rec = *r;
+    atune__config c;
+    char cfg[512];
+
+    if (!sc->j)
+        return 0;
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    atune__strlcpy(rec.detail, ATUNE__JOURNAL_FINAL, sizeof(rec.detail));
+    return atune__journal_append(sc->j, m->name, sc->out->size_key, cfg, &rec,
+                                 m->hash, err);
+}
+
+/* The final pick: the best candidates re-timed in interleaved rounds, so a
+ * lucky sample or a clock change during one configuration cannot decide.
+ * Each candidate's time is the median of its rounds' medians. */
+static int remeasure_cb(void *ctx, const int64_t *idx, int k, double *time_ns,
+                        atune__err *err)
+{
+    enum { ROUNDS = 5, MAXK = 8 };
+    search_ctx *sc = ctx;
+    double t[MAXK][ROUNDS];
+    atune__result last[MAXK];
+    int rc = 0;
+
+    if (k > MAXK)
+        k = MAXK;
+    if (resumed_final(sc, idx, k, last)) {
+        for (int i = 0; i < k; i++)
+            for (int r = 0; r < ROUNDS; r++)
+                t[i][r] = last[i].time_ns;
+    } else {
+        for (int r = 0; r < ROUNDS && !rc; r++)
+            for (int i = 0; i < k && !rc; i++) {
+                rc = retime(sc, idx[i], &last[i], err);
+                t[i][r] = last[i].status == ATUNE__ST_OK ? last[i].time_ns
+                                                         : INFINITY;
+            }
+        for (int i = 0; i < k && !rc; i++) {
+            atune__summary s;
+            atune__summarize(t[i], ROUNDS, &s);
+            last[i].time_ns = s.median;
+            last[i].metric = atune__problem_work(sc->p) / s.median;
+            rc = journal_final(sc, idx[i], &last[i], err);
+            for (int r = 0; r < ROUNDS; r++)
+                t[i][r] = last[i].time_ns;
+        }
+    }
+    if (rc)
+        return rc;
+    for (int i = 0; i < k; i++) {
+        atune__summary s;
+        atune__summarize(t[i], ROUNDS, &s);
+        time_ns[i] = s.median;
+        last[i].time_ns = s.median;
+        last[i].metric = atune__problem_work(sc->p) / s.median;
+        if (i == 0 || s.median < sc->final_res.time_ns) {
+            sc->final_idx = idx[i];
+            sc->final_res = last[i];
+        }
+    }
+    return 0;
+}
+
+/* The hang watchdog's limit for one launch: the flag's, else a hundred
+ * times the reference kernel, at least a second and at most a minute. */
+static double launch_limit_ms(const atune__tune_opts *o,
+                              const atune__problem *p)
+{
+    double ms = 100 * atune__problem_ref_ns(p) / 1e6;
+
+    if (o->launch_limit_s > 0)
+        return o->launch_limit_s * 1e3;
+    return ms < 1000 ? 1000 : ms > 60000 ? 60000 : ms;
+}
+
+/* Searches one template at one size. */
+static int tune_size(atune__device *d, const atune__manifest *m,
+                     const atune__size *size, atune__pool *pool,
+                     const run_state *rs, const atune__tune_opts *o,
+                     atune__outcome *out, atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    int64_t total = atune__space_size(m);
+    unsigned char *valid = atune__calloc((size_t)total, 1);
+    search_ctx sc = {.d = d, .pool = pool, .j = rs->j,
+                     .journal_path = rs->journal, .resume = rs->resume,
+                     .out = out, .o = o, .t0 = atune__now(),
+                     .final_idx = -1};
+    atune__search_spec spec = {.m = m, .strategy = o->strategy,
+                               .budget = o->budget,
+                               .time_limit = o->time_limit, .seed = o->seed,
+                               .final_k = o->final_k};
+    atune__search_result found;
+    int rc;
+
+    if (!valid)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
+    if (!rc)
+        sc.limit_ms = launch_limit_ms(o, sc.p);
+    /* The space at this size: constraints and device limits, before any
+     * compilation. */
+    if (!rc)
+        rc = atune__space_mark_valid(m, size, &in->attr, valid, &out->space,
+                                     err);
+    spec.valid = valid;
+    if (!rc)
+        rc = atune__search(&spec, eval_cb, remeasure_cb, &sc, &found, err);
+    out->stop = found.stop;
+    /* The re-measured winner replaces its first, shorter measurement. */
+    if (!rc && sc.final_idx >= 0 && sc.final_idx == found.best) {
+        atune__space_config(m, sc.final_idx, &out->best);
+        out->best_res = sc.final_res;
+        out->have_best = 1;
+    }
+    out->wall_s = atune__now() - sc.t0;
+    atune__problem_close(sc.p);
+    free(valid);
+    return rc;
+}
+
+static int size_selected(const atune__tune_opts *o, const atune__size *s)
+{
+    return !o->size || strcmp(o->size, s->name) == 0;
+}
+
+/* Starts compiling every configuration valid at any selected size, in
+ * index order: the order the search evaluates them. */
+/* Whether the unfinished run measured configuration idx at every
+ * selected size: then it need not be compiled. */
+static int resumed_everywhere(const atune__manifest *m,
+                              const atune__tune_opts *o,
+                              const atune__resume *r, int64_t idx)
+{
+    atune__config c;
+    char cfg[512], key[96];
+
+    if (atune__resume_count(r) == 0)
+        return 0;
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    for (int s = 0; s < m->nsizes; s++) {
+        if (!size_selected(o, &m->sizes[s]))
+            continue;
+        atune__size_key(&m->sizes[s], key, sizeof(key));
+        if (!atune__resume_find(r, m->name, key, cfg, m->hash, 0))
+            return 0;
+    }
+    return 1;
+}
+
+static int start_pool(atune__device *d, const atune__manifest *m,
+                      const atune__tune_opts *o, const atune__resume *r,
+                      atune__pool **pool, atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    const char *names[] = {m->kernel};
+    int64_t total = atune__space_size(m), n = 0;
+    int64_t *index = atune__calloc((size_t)total, sizeof(*index));
+    unsigned char *valid = atune__calloc((size_t)total, 1);
+    int rc = 0;
+
+    if (!index || !valid)
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int s = 0; !rc && s < m->nsizes; s++)
+        if (size_selected(o, &m->sizes[s]))
+            rc = atune__space_mark_valid(m, &m->sizes[s], &in->attr, valid,
+                                         NULL, err);
+    for (int64_t i = 0; !rc && i < total; i++)
+        if (valid[i] && !resumed_everywhere(m, o, r, i))
+            index[n++] = i;
+    if (!rc)
+        rc = atune__pool_start(m, in->arch, names, 1, index, n, o->threads,
+                               o->cache, o->procs, pool, err);
+    free(valid);
+    free(index);
+    return rc;
+}
+
+static void journal_path(atune__device *d, const atune__tune_opts *o,
+                         atune__tune_run *run)
+{
+    char slug[128];
+
+    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
+    if (o->journal)
+        atune__strlcpy(run->journal, o->journal, sizeof(run->journal));
+    else if (o->journal_gpu >= 0)
+        snprintf(run->journal, sizeof(run->journal), "%s/%s.gpu%d.journal",
+                 o->profile_dir, slug, o->journal_gpu);
+    else
+        snprintf(run->journal, sizeof(run->journal), "%s/%s.journal",
+                 o->profile_dir, slug);
+}
+
+static int open_journal(atune__device *d, const atune__tune_run *run,
+                        atune__journal **j, atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    char when[32], line[1024];
+
+    atune__utc_date(when, sizeof(when), 1);
+    snprintf(line, sizeof(line), "%s device=\"%s\" uuid=%s tuner=%s", when,
+             in->name, in->uuid, ATUNE_VERSION_STRING);
+    return atune__journal_open(run->journal, line, j, err);
+}
+
+/* What an unfinished run of this journal measured (nothing when resuming
+ * is off). */
+static int load_resume(atune__device *d, const atune__tune_opts *o,
+                       const atune__tune_run *run, atune__resume **r,
+                       atune__err *err)
+{
+    int rc;
+
+    *r = NULL;
+    if (!o->resume)
+        return 0;
+    rc = atune__resume_load(run->journal, atune__device_info(d)->name, r,
+                            err);
+    if (!rc && atune__resume_count(*r) > 0 && !o->quiet)
+        fprintf(stderr, "resuming: %d records of an unfinished run in '%s'\n",
+                atune__resume_count(*r), run->journal);
+    return rc;
+}
+
+static int make_dir(const char *dir, atune__err *err)
+{
+    if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+        return 0;
+    return atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", dir,
+                       strerror(errno));
+}
+
+int atune__tune(atune__device *d, const atune__templates *t,
+                const atune__tune_opts *o, atune__tune_run *run,
+                atune__err *err)
+{
+    run_state rs = {0};
+    char slug[128];
+    int rc, wrc;
+
+    memset(run, 0, sizeof(*run));
+    run->o = atune__calloc((size_t)t->n * ATUNE__MAX_SIZES, sizeof(*run->o));
+    if (!run->o)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    /* Every template on this GPU's limits, before anything is measured: a
+     * bad last template must not surface after hours of tuning. */
+    for (int i = 0; i < t->n; i++)
+        if ((rc = atune__space_validate(t->m[i], &atune__device_info(d)->attr,
+                                        NULL, NULL, err)))
+            return rc;
+    rc = make_dir(o->profile_dir, err);
+    journal_path(d, o, run);
+    rs.journal = run->journal;
+    if (!rc)
+        rc = load_resume(d, o, run, &rs.resume, err);
+    if (!rc)
+        rc = open_journal(d, run, &rs.j, err);
+    for (int i = 0; !rc && i < t->n; i++) {
+        const atune__manifest *m = t->m[i];
+        atune__pool *pool = NULL;
+        if ((rc = start_pool(d, m, o, rs.resume, &pool, err)))
+            break;
+        for (int s = 0; !rc && s < m->nsizes; s++) {
+            atune__outcome *out;
+            if (!size_selected(o, &m->sizes[s]))
+                continue;
+            out = &run->o[run->n++];
+            out->m = m;
+            out->size = &m->sizes[s];
+            out->strategy = o->strategy ? o->strategy
+                                        : atune__strategy_default();
+            atune__size_key(out->size, out->size_key, sizeof(out->size_key));
+            rc = tune_size(d, m, out->size, pool, &rs, o, out, err);
+            summary(o, out);
+        }
+        atune__pool_free(pool);
+    }
+    /* Only a run that finished is not resumed by the next one. */
+    if (!rc && rs.j)
+        rc = atune__journal_done(rs.j, err);
+    atune__journal_close(rs.j);
+    atune__resume_free(rs.resume);
+    /* Whatever happened, what was measured goes into the profile. */
+    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
+    snprintf(run->profile, sizeof(run->profile), "%s/%s.ini", o->profile_dir,
+             slug);
+    if (run->n) {
+        atune__err werr;
+        wrc = write_profile(d, run, run->profile, &werr);
+        if (wrc && !rc) {
+            *err = werr;
+            rc = wrc;
+        }
+    }
+    return rc;
+}

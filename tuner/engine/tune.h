@@ -1,0 +1,90 @@
+/* tune.h -- one tuning run: for every template and size, search the space
+ * on the device, journal every evaluation, and write the best verified
+ * configuration of each (kernel, size) to the GPU's profile. */
+#ifndef ATUNE_TUNE_H
+#define ATUNE_TUNE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "jit/cache.h"
+#include "engine/runner.h"
+#include "template/templates.h"
+
+typedef struct atune__tune_opts {
+    const char *profile_dir; /* where <slug>.ini goes */
+    const char *journal;     /* NULL: <profile_dir>/<slug>.journal */
+    const char *size;        /* a size name, or NULL for every size */
+    int quiet;               /* no summary lines on stderr */
+    int progress;            /* redraw a progress line on stderr */
+    atune__timing timing;
+    uint64_t seed;           /* input data */
+    int threads;             /* compile threads, 0: one per core */
+    atune__cache *cache;     /* on-disk module cache, or NULL */
+    struct atune__procs *procs; /* NVRTC child processes, or NULL */
+    const char *strategy;    /* NULL: the default strategy */
+    int64_t budget;          /* evaluations per size; 0: no limit */
+    double time_limit;       /* seconds per size; 0: no limit */
+    int final_k;             /* candidates re-timed for the final pick */
+    double cutoff;           /* stop timing configurations this many times
+                                slower than the best so far (0: never) */
+    int resume;              /* take what an unfinished run of the journal
+                                measured instead of measuring it again */
+    int watch_fd;            /* >= 0: tell the supervisor (supervise.h)
+                                before and after every wait on the GPU */
+    double launch_limit_s;   /* the watchdog's limit per launch; 0: from
+                                the reference kernel's time */
+    int journal_gpu;         /* >= 0: the default journal is
+                                <slug>.gpuN.journal (GPUs tuned at once) */
+} atune__tune_opts;
+
+void atune__tune_opts_default(atune__tune_opts *o);
+
+/* The result of one (kernel, size). */
+typedef struct atune__outcome {
+    const atune__manifest *m;
+    const atune__size *size;
+    char size_key[96];
+    int have_best;
+    atune__config best;
+    atune__result best_res;
+    int have_default;
+    atune__result default_res;
+    int64_t space;       /* configurations valid at this size */
+    int64_t evaluations; /* configurations compiled and run */
+    int64_t resumed;     /* of those, taken from an unfinished run */
+    int64_t count[ATUNE__ST_COUNT];
+    /* wall time: waiting for the compiler, verifying, timing; the rest of
+     * wall_s is the framework (loading modules, search, journal) */
+    double wall_s, compile_s, verify_s, measure_s;
+    const char *strategy;
+    const char *stop;  /* why the search ended */
+    double last_ns;    /* the latest evaluation's time (search feedback) */
+} atune__outcome;
+
+typedef struct atune__tune_run {
+    int n;
+    atune__outcome *o;
+    char profile[4096]; /* the profile written, "" if none */
+    char journal[4096];
+} atune__tune_run;
+
+/* Tunes every template of t on d. Returns 0, ATUNE__EINTR when
+ * atune__tune_interrupt() stopped it (what was measured is in the journal
+ * and the profile), or an error code (a sticky CUDA error: the profile
+ * keeps what was measured before it). run is filled in every case. */
+int atune__tune(atune__device *d, const atune__templates *t,
+                const atune__tune_opts *o, atune__tune_run *run,
+                atune__err *err);
+
+void atune__tune_run_free(atune__tune_run *run);
+
+/* The [device] section of d's profile, dated today. */
+struct atune__pw_device;
+void atune__tune_device_entry(atune__device *d, struct atune__pw_device *pd);
+
+/* Async-signal-safe: asks a running atune__tune to stop after the current
+ * configuration. */
+void atune__tune_interrupt(void);
+
+#endif

@@ -1,0 +1,710 @@
+/* appjit.c -- the JIT helper for applications (include/atune/atune_jit.h):
+ * a template built with a tuned configuration for the current context's
+ * GPU, its launch computed from the manifest, and the launch itself. */
+#include <atune/atune_jit.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/cache.h"
+#include "jit/cudrv.h"
+#include "jit/jit.h"
+#include "template/space.h"
+#include "template/templates.h"
+
+#define OPTIN_SHARED (48 * 1024) /* above this a kernel must opt in */
+
+struct atune_jit_kernel {
+    atune_jit *j;
+    atune__config cfg;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction fn;
+    atune__devattr attr;
+    int max_threads;      /* what the function's registers allow */
+    int static_shared;    /* bytes */
+    int64_t shared_optin; /* dynamic shared memory opted in so far */
+    int cached;
+    atune_jit_kernel *next;
+};
+
+struct atune_jit {
+    atune__manifest *m;
+    const atune__cudrv *cu;
+    atune__cache *cache;
+    int cache_decided; /* the default cache was opened or replaced */
+    long hits, misses;
+    char hash[17];
+    char msg[4096];
+    atune_jit_kernel *kernels;
+};
+
+/* --- errors --------------------------------------------------------------- */
+
+static int fail(atune_jit *j, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(atune_jit *j, int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(j->msg, sizeof(j->msg), fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* The public status of an internal error code. */
+static int status_of(int code)
+{
+    switch (code) {
+    case ATUNE__OK:
+        return ATUNE_OK;
+    case ATUNE__EUSAGE:
+        return ATUNE_EINVAL;
+    case ATUNE__EDATA:
+        return ATUNE_EPARSE;
+    case ATUNE__ENOINPUT:
+    case ATUNE__EIO:
+    case ATUNE__ECANTCREAT:
+        return ATUNE_EIO;
+    case ATUNE__EUNAVAIL:
+        return ATUNE_ENODEV;
+    case ATUNE__EOSERR:
+        return ATUNE_ENOMEM;
+    default:
+        return ATUNE_ECUDA;
+    }
+}
+
+/* "copy: BLOCK_SIZE=128,...: what: CUDA_ERROR_X: text" */
+static int cuda_fail(atune_jit *j, const atune__config *cfg, const char *what,
+                     CUresult r)
+{
+    char cfgs[512], buf[256];
+
+    atune__config_str(j->m, cfg, cfgs, sizeof(cfgs));
+    return fail(j, ATUNE_ECUDA, "%s: %s: %s: %s", j->m->name, cfgs, what,
+                atune__cudrv_errstr(r, buf, sizeof(buf)));
+}
+
+const char *atune_jit_strerror(int status)
+{
+    switch (status) {
+#define ATUNE_JIT_XX(code, value, msg)                                         \
+    case ATUNE_##code:                                                         \
+        return msg;
+        ATUNE_JIT_STATUS_MAP(ATUNE_JIT_XX)
+#undef ATUNE_JIT_XX
+    }
+    return atune_strerror(status);
+}
+
+const char *atune_jit_errmsg(const atune_jit *j)
+{
+    return j ? j->msg : "out of memory";
+}
+
+/* --- open and close ------------------------------------------------------- */
+
+int atune_jit_open(const char *dir, const char *name, atune_jit **out)
+{
+    atune__templates t = {0};
+    atune__err err = {0};
+    atune_jit *j;
+    int rc;
+
+    if (!out)
+        return ATUNE_EINVAL;
+    *out = j = atune__calloc(1, sizeof(*j));
+    if (!j)
+        return ATUNE_ENOMEM;
+    if (!name || !*name || strpbrk(name, "/,"))
+        return fail(j, ATUNE_EINVAL, "bad template name '%s'",
+                    name ? name : "(null)");
+    rc = atune__templates_load(dir, name, &t, &err);
+    if (rc == ATUNE__EUSAGE)
+        return fail(j, ATUNE_ENOTFOUND, "%s: %s",
+                    dir ? dir : "built-in templates", err.msg);
+    if (rc)
+        return fail(j, status_of(rc), "%s", err.msg);
+    j->m = t.m[0];
+    t.n = 0; /* the manifest is j's now; free only the array */
+    atune__templates_free(&t);
+    snprintf(j->hash, sizeof(j->hash), "%016llx",
+             (unsigned long long)j->m->hash);
+    return ATUNE_OK;
+}
+
+/* Unloads k's module in its own context, then restores the caller's. */
+static void kernel_free(const atune__cudrv *cu, atune_jit_kernel *k)
+{
+    CUcontext prev = NULL;
+
+    if (k->mod && cu && cu->cuCtxGetCurrent(&prev) == CUDA_SUCCESS) {
+        if (prev != k->ctx)
+            cu->cuCtxSetCurrent(k->ctx);
+        cu->cuModuleUnload(k->mod);
+        if (prev != k->ctx)
+            cu->cuCtxSetCurrent(prev);
+    }
+    free(k);
+}
+
+void atune_jit_close(atune_jit *j)
+{
+    atune_jit_kernel *k, *next;
+
+    if (!j)
+        return;
+    for (k = j->kernels; k; k = next) {
+        next = k->next;
+        kernel_free(j->cu, k);
+    }
+    atune__cache_close(j->cache);
+    atune__manifest_free(j->m);
+    free(j);
+}
+
+const char *atune_jit_template_hash(const atune_jit *j)
+{
+    return j && j->m ? j->hash : "";
+}
+
+/* --- configurations ------------------------------------------------------- */
+
+static int has_param(const atune_config *c, const char *name)
+{
+    for (int i = 0; i < atune_config_count(c); i++) {
+        if (strcmp(atune_config_name(c, i), name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int manifest_param(const atune__manifest *m, const char *name)
+{
+    for (int i = 0; i < m->nparams; i++) {
+        if (strcmp(m->params[i].name, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int atune_jit_stale(const atune_jit *j, const atune_config *c)
+{
+    const char *h;
+    int mask = 0;
+
+    if (!j || !j->m || !c)
+        return 0;
+    h = atune_config_template_hash(c);
+    if (h && *h && strcmp(h, j->hash) != 0)
+        mask |= ATUNE_JIT_STALE_HASH;
+    for (int i = 0; i < j->m->nparams; i++) {
+        if (!has_param(c, j->m->params[i].name))
+            mask |= ATUNE_JIT_STALE_PARAMS;
+    }
+    for (int i = 0; i < atune_config_count(c); i++) {
+        if (!manifest_param(j->m, atune_config_name(c, i)))
+            mask |= ATUNE_JIT_STALE_PARAMS;
+    }
+    return mask;
+}
+
+/* The template's defaults, overridden by c's values of its parameters. */
+static void config_from(const atune__manifest *m, const atune_config *c,
+                        atune__config *out)
+{
+    atune__space_config(m, 0, out);
+    if (!c)
+        return;
+    for (int i = 0; i < m->nparams; i++)
+        out->v[i] = atune_config_get(c, m->params[i].name, out->v[i]);
+}
+
+/* --- disk cache ----------------------------------------------------------- */
+
+int atune_jit_set_cache_dir(atune_jit *j, const char *dir)
+{
+    atune__err err = {0};
+    int rc;
+
+    if (!j)
+        return ATUNE_EINVAL;
+    j->msg[0] = '\0';
+    atune__cache_close(j->cache);
+    j->cache = NULL;
+    j->cache_decided = 1;
+    if (!dir)
+        return ATUNE_OK;
+    rc = atune__cache_open(dir, &j->cache, &err);
+    return rc ? fail(j, rc == ATUNE__EOSERR ? ATUNE_ENOMEM : ATUNE_EIO, "%s",
+                     err.msg)
+              : ATUNE_OK;
+}
+
+/* The default cache, opened at the first build: a handle used only for
+ * shapes never touches the file system. A directory that cannot be made
+ * means no disk cache, not a failed build. */
+static void default_cache(atune_jit *j)
+{
+    if (j->cache_decided)
+        return;
+    j->cache_decided = 1;
+    if (atune__cache_open(NULL, &j->cache, NULL) != 0)
+        j->cache = NULL;
+}
+
+void atune_jit_cache_stats(const atune_jit *j, long *hits, long *misses)
+{
+    if (hits)
+        *hits = j ? j->hits : 0;
+    if (misses)
+        *misses = j ? j->misses : 0;
+}
+
+/* --- device attributes ---------------------------------------------------- */
+
+static void attr_to_public(const atune__devattr *a, atune_jit_attr *p)
+{
+    p->sm_count = a->sm_count;
+    p->max_threads_per_block = a->max_threads_per_block;
+    for (int i = 0; i < 3; i++) {
+        p->max_block[i] = a->max_block[i];
+        p->max_grid[i] = a->max_grid[i];
+    }
+    p->max_shared_per_block = a->max_shared_per_block;
+    p->warp_size = a->warp_size;
+    p->cc = a->cc;
+    p->l2_bytes = a->l2_bytes;
+}
+
+static void attr_from_public(const atune_jit_attr *p, atune__devattr *a)
+{
+    a->sm_count = p->sm_count;
+    a->max_threads_per_block = p->max_threads_per_block;
+    for (int i = 0; i < 3; i++) {
+        a->max_block[i] = p->max_block[i];
+        a->max_grid[i] = p->max_grid[i];
+    }
+    a->max_shared_per_block = p->max_shared_per_block;
+    a->warp_size = p->warp_size;
+    a->cc = p->cc;
+    a->l2_bytes = p->l2_bytes;
+}
+
+/* Loads the driver (once per process) and the context calls. */
+static int driver(atune_jit *j)
+{
+    atune__err err = {0};
+
+    if (j->cu)
+        return ATUNE_OK;
+    j->cu = atune__cudrv_load(&err);
+    if (!j->cu)
+        return fail(j, ATUNE_ENODEV, "%s", err.msg);
+    return ATUNE_OK;
+}
+
+static int query_attr(atune_jit *j, CUdevice dev, atune__devattr *a)
+{
+    int64_t major = 0, minor = 0;
+    const struct {
+        CUdevice_attribute id;
+        int64_t *v;
+    } list[] = {
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor},
+        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &a->sm_count},
+        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &a->max_threads_per_block},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &a->max_block[0]},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &a->max_block[1]},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &a->max_block[2]},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &a->max_grid[0]},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &a->max_grid[1]},
+        {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &a->max_grid[2]},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+         &a->max_shared_per_block},
+        {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &a->warp_size},
+        {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &a->l2_bytes},
+    };
+    char buf[256];
+
+    for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++) {
+        int v = 0;
+        CUresult r = j->cu->cuDeviceGetAttribute(&v, list[i].id, dev);
+        if (r != CUDA_SUCCESS)
+            return fail(j, ATUNE_ECUDA, "cuDeviceGetAttribute(%d): %s",
+                        (int)list[i].id,
+                        atune__cudrv_errstr(r, buf, sizeof(buf)));
+        *list[i].v = v;
+    }
+    a->cc = major * 10 + minor;
+    return ATUNE_OK;
+}
+
+int atune_jit_attr_query(atune_jit *j, CUdevice dev, atune_jit_attr *out)
+{
+    atune__devattr a;
+    int rc;
+
+    if (!j || !out)
+        return ATUNE_EINVAL;
+    j->msg[0] = '\0';
+    if ((rc = driver(j)) || (rc = query_attr(j, dev, &a)))
+        return rc;
+    attr_to_public(&a, out);
+    return ATUNE_OK;
+}
+
+/* --- launch shape --------------------------------------------------------- */
+
+static int size_var_known(const atune__manifest *m, const char *name)
+{
+    if (m->nsizes == 0)
+        return 1;
+    for (int i = 0; i < m->sizes[0].nvars; i++) {
+        if (strcmp(m->sizes[0].var[i], name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* One "name=value" item of a size, the bytes [s, end). */
+static int size_item(atune_jit *j, const char *size, const char *s,
+                     const char *end, atune__vars *vs)
+{
+    char item[128], *eq, *name, *value, *stop;
+    long long v;
+
+    if ((size_t)(end - s) >= sizeof(item))
+        return fail(j, ATUNE_EINVAL, "bad size '%s': item too long", size);
+    memcpy(item, s, (size_t)(end - s));
+    item[end - s] = '\0';
+    if (!(eq = strchr(item, '=')))
+        return fail(j, ATUNE_EINVAL, "bad size '%s': expected NAME=VALUE",
+                    size);
+    *eq = '\0';
+    name = atune__trim(item);
+    value = atune__trim(eq + 1);
+    errno = 0;
+    v = strtoll(value, &stop, 10);
+    if (!*name || stop == value || *stop || errno == ERANGE || v < 0)
+        return fail(j, ATUNE_EINVAL, "bad size '%s': bad value '%s' of '%s'",
+                    size, value, name);
+    if (!size_var_known(j->m, name))
+        return fail(j, ATUNE_EINVAL,
+                    "bad size '%s': %s has no size variable '%s'", size,
+                    j->m->ini_path, name);
+    if (atune__vars_get(vs, name, strlen(name)))
+        return fail(j, ATUNE_EINVAL, "bad size '%s': '%s' given twice", size,
+                    name);
+    if (atune__vars_set(vs, name, v) != 0)
+        return fail(j, ATUNE_EINVAL, "bad size '%s': too many variables", size);
+    return ATUNE_OK;
+}
+
+/* Parses "n=1000000" or "m=4096, n=4096, k=4096" into vs: every size
+ * variable of the template exactly once. */
+static int parse_size(atune_jit *j, const char *size, atune__vars *vs)
+{
+    const char *s = size;
+    int rc;
+
+    for (;;) {
+        const char *end = strchr(s, ',');
+        if (!end)
+            end = s + strlen(s);
+        if ((rc = size_item(j, size, s, end, vs)) != 0)
+            return rc;
+        if (!*end)
+            break;
+        s = end + 1;
+    }
+    for (int i = 0; j->m->nsizes && i < j->m->sizes[0].nvars; i++) {
+        const char *var = j->m->sizes[0].var[i];
+        if (!atune__vars_get(vs, var, strlen(var)))
+            return fail(j, ATUNE_EINVAL, "bad size '%s': '%s' is missing", size,
+                        var);
+    }
+    return ATUNE_OK;
+}
+
+/* The launch of cfg at size on a device with attributes a. */
+static int shape_of(atune_jit *j, const atune__config *cfg,
+                    const atune__devattr *a, const char *size, atune__launch *l)
+{
+    atune__vars vs;
+    atune__err err = {0};
+    char reason[256], cfgs[512];
+    int rc;
+
+    vs.n = 0;
+    if (!size)
+        return fail(j, ATUNE_EINVAL, "no size");
+    if ((rc = parse_size(j, size, &vs)) != 0)
+        return rc;
+    if (atune__devattr_vars(a, &vs) != 0)
+        return fail(j, ATUNE_EINVAL, "bad size '%s': too many variables", size);
+    rc = atune__space_check(j->m, cfg, &vs, a, l, reason, sizeof(reason), &err);
+    if (rc == 1)
+        return ATUNE_OK;
+    atune__config_str(j->m, cfg, cfgs, sizeof(cfgs));
+    if (rc == 0)
+        return fail(j, ATUNE_ELAUNCH, "%s: %s at %s: %s", j->m->ini_path, cfgs,
+                    size, reason);
+    return fail(j, ATUNE_ELAUNCH, "%s (configuration %s at %s)", err.msg, cfgs,
+                size);
+}
+
+static void shape_to_public(const atune__launch *l, atune_jit_dims *out)
+{
+    /* Checked against the device limits: every value fits. */
+    for (int i = 0; i < 3; i++) {
+        out->grid[i] = (unsigned)l->grid[i];
+        out->block[i] = (unsigned)l->block[i];
+    }
+    out->shared = (unsigned)l->shared;
+}
+
+int atune_jit_shape(atune_jit *j, const atune_config *c,
+                    const atune_jit_attr *attr, const char *size,
+                    atune_jit_dims *out)
+{
+    atune__config cfg;
+    atune__devattr a;
+    atune__launch l;
+    int rc;
+
+    if (!j || !out)
+        return ATUNE_EINVAL;
+    j->msg[0] = '\0';
+    if (!j->m)
+        return fail(j, ATUNE_EINVAL, "template did not open");
+    if (attr)
+        attr_from_public(attr, &a);
+    else
+        atune__devattr_default(&a);
+    config_from(j->m, c, &cfg);
+    if ((rc = shape_of(j, &cfg, &a, size, &l)) != 0)
+        return rc;
+    shape_to_public(&l, out);
+    return ATUNE_OK;
+}
+
+/* --- build ---------------------------------------------------------------- */
+
+static atune_jit_kernel *find_kernel(const atune_jit *j,
+                                     const atune__config *cfg, CUcontext ctx)
+{
+    for (atune_jit_kernel *k = j->kernels; k; k = k->next) {
+        if (k->ctx == ctx &&
+            memcmp(k->cfg.v, cfg->v, sizeof(cfg->v[0]) * j->m->nparams) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+/* NVRTC (through the disk cache) for k's device, then the module. */
+static int compile_load(atune_jit *j, atune_jit_kernel *k)
+{
+    const char *names[] = {j->m->kernel};
+    const atune__cudrv *cu = j->cu;
+    atune__cubin cubin;
+    atune__err err = {0};
+    char arch[32];
+    CUresult r;
+    int rc;
+
+    snprintf(arch, sizeof(arch), "sm_%" PRId64, k->attr.cc);
+    if (!atune__jit_arch_supported(arch))
+        return fail(j, ATUNE_ECOMPILE, "%s: NVRTC %d.%d cannot compile for %s",
+                    j->m->name, atune__jit_version() / 1000,
+                    atune__jit_version() % 1000 / 10, arch);
+    default_cache(j);
+    rc = atune__jit_compile_cached(j->cache, j->m, &k->cfg, arch, names, 1,
+                                   &cubin, &k->cached, &err);
+    if (rc)
+        return fail(j, rc == ATUNE__EDATA ? ATUNE_ECOMPILE : status_of(rc),
+                    "%s", err.msg);
+    if (k->cached)
+        j->hits++;
+    else
+        j->misses++;
+    r = cu->cuModuleLoadData(&k->mod, cubin.data);
+    atune__cubin_free(&cubin);
+    if (r != CUDA_SUCCESS)
+        return cuda_fail(j, &k->cfg, "cuModuleLoadData", r);
+    if ((r = cu->cuModuleGetFunction(&k->fn, k->mod, j->m->kernel)) ||
+        (r = cu->cuFuncGetAttribute(&k->max_threads,
+                                    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                    k->fn)) ||
+        (r = cu->cuFuncGetAttribute(
+             &k->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn)))
+        return cuda_fail(j, &k->cfg, j->m->kernel, r);
+    return ATUNE_OK;
+}
+
+/* The current context and its device; EINVAL when there is none. */
+static int current_context(atune_jit *j, CUcontext *ctx, CUdevice *dev)
+{
+    char buf[256];
+    CUresult r = j->cu->cuCtxGetCurrent(ctx);
+
+    if (r == CUDA_SUCCESS && !*ctx)
+        return fail(j, ATUNE_EINVAL,
+                    "no current CUDA context: make one current first "
+                    "(cuDevicePrimaryCtxRetain and cuCtxSetCurrent, or any "
+                    "CUDA runtime call)");
+    if (r == CUDA_SUCCESS)
+        r = j->cu->cuCtxGetDevice(dev);
+    if (r != CUDA_SUCCESS)
+        return fail(j, ATUNE_ECUDA, "current context: %s",
+                    atune__cudrv_errstr(r, buf, sizeof(buf)));
+    return ATUNE_OK;
+}
+
+int atune_jit_build(atune_jit *j, const atune_config *c, atune_jit_kernel **out)
+{
+    atune_jit_kernel *k = NULL;
+    atune__config cfg;
+    CUcontext ctx = NULL;
+    CUdevice dev = 0;
+    int rc;
+
+    if (out)
+        *out = NULL;
+    if (!j || !out)
+        return ATUNE_EINVAL;
+    j->msg[0] = '\0';
+    if (!j->m)
+        return fail(j, ATUNE_EINVAL, "template did not open");
+    if ((rc = driver(j)) || (rc = current_context(j, &ctx, &dev)))
+        return rc;
+    config_from(j->m, c, &cfg);
+    if ((k = find_kernel(j, &cfg, ctx)) != NULL) {
+        *out = k;
+        return ATUNE_OK;
+    }
+    if (!(k = atune__calloc(1, sizeof(*k))))
+        return fail(j, ATUNE_ENOMEM, "out of memory");
+    k->j = j;
+    k->cfg = cfg;
+    k->ctx = ctx;
+    if ((rc = query_attr(j, dev, &k->attr)) || (rc = compile_load(j, k))) {
+        kernel_free(j->cu, k);
+        return rc;
+    }
+    k->next = j->kernels;
+    j->kernels = k;
+    *out = k;
+    return ATUNE_OK;
+}
+
+CUfunction atune_jit_kernel_function(const atune_jit_kernel *k)
+{
+    return k ? k->fn : NULL;
+}
+
+CUmodule atune_jit_kernel_module(const atune_jit_kernel *k)
+{
+    return k ? k->mod : NULL;
+}
+
+int atune_jit_kernel_cached(const atune_jit_kernel *k)
+{
+    return k ? k->cached : 0;
+}
+
+int atune_jit_kernel_config(const atune_jit_kernel *k, char *buf, size_t len)
+{
+    if (!k || !buf || len == 0)
+        return ATUNE_EINVAL;
+    atune__config_str(k->j->m, &k->cfg, buf, len);
+    return ATUNE_OK;
+}
+
+/* --- launch --------------------------------------------------------------- */
+
+/* The launch of k at size, checked against the compiled function too. */
+static int kernel_launch_shape(atune_jit_kernel *k, const char *size,
+                               atune__launch *l)
+{
+    atune_jit *j = k->j;
+    int64_t threads;
+    char cfgs[512];
+    int rc;
+
+    if ((rc = shape_of(j, &k->cfg, &k->attr, size, l)) != 0)
+        return rc;
+    atune__config_str(j->m, &k->cfg, cfgs, sizeof(cfgs));
+    threads = l->block[0] * l->block[1] * l->block[2];
+    if (threads > k->max_threads)
+        return fail(j, ATUNE_ELAUNCH,
+                    "%s: %s at %s: block of %" PRId64 " threads exceeds the "
+                    "%d that the kernel's registers allow",
+                    j->m->ini_path, cfgs, size, threads, k->max_threads);
+    if (l->shared + k->static_shared > k->attr.max_shared_per_block)
+        return fail(j, ATUNE_ELAUNCH,
+                    "%s: %s at %s: %" PRId64 " bytes of shared memory "
+                    "exceed %" PRId64,
+                    j->m->ini_path, cfgs, size, l->shared + k->static_shared,
+                    k->attr.max_shared_per_block);
+    return ATUNE_OK;
+}
+
+int atune_jit_kernel_shape(atune_jit_kernel *k, const char *size,
+                           atune_jit_dims *out)
+{
+    atune__launch l;
+    int rc;
+
+    if (!k || !out)
+        return ATUNE_EINVAL;
+    k->j->msg[0] = '\0';
+    if ((rc = kernel_launch_shape(k, size, &l)) != 0)
+        return rc;
+    shape_to_public(&l, out);
+    return ATUNE_OK;
+}
+
+int atune_jit_launch(atune_jit_kernel *k, const char *size, void **args,
+                     CUstream stream)
+{
+    const atune__cudrv *cu;
+    atune_jit *j;
+    atune__launch l;
+    CUresult r;
+    int rc;
+
+    if (!k)
+        return ATUNE_EINVAL;
+    j = k->j;
+    cu = j->cu;
+    j->msg[0] = '\0';
+    if (!args && j->m->nargs > 0)
+        return fail(j, ATUNE_EINVAL, "%s: no arguments for %d parameters",
+                    j->m->name, j->m->nargs);
+    if ((rc = kernel_launch_shape(k, size, &l)) != 0)
+        return rc;
+    if (l.shared > OPTIN_SHARED && l.shared > k->shared_optin) {
+        r = cu->cuFuncSetAttribute(
+            k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            (int)l.shared);
+        if (r != CUDA_SUCCESS)
+            return cuda_fail(j, &k->cfg, "cuFuncSetAttribute", r);
+        k->shared_optin = l.shared;
+    }
+    r = cu->cuLaunchKernel(k->fn, (unsigned)l.grid[0], (unsigned)l.grid[1],
+                           (unsigned)l.grid[2], (unsigned)l.block[0],
+                           (unsigned)l.block[1], (unsigned)l.block[2],
+                           (unsigned)l.shared, stream, args, NULL);
+    if (r != CUDA_SUCCESS)
+        return cuda_fail(j, &k->cfg, "cuLaunchKernel", r);
+    return ATUNE_OK;
+}

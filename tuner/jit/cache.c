@@ -1,0 +1,480 @@
+/* cache.c -- the module cache on disk (see cache.h).
+ *
+ * Entry layout, integers little-endian whatever the host:
+ *
+ *    0  8  magic "ATUNECB\0"
+ *    8  4  format version (1)
+ *   12  4  kind: 0 CUBIN, 1 compile error
+ *   16  8  key
+ *   24  8  payload length (the CUBIN; 0 for a compile error)
+ *   32  8  log length (NVRTC's log, or the error message)
+ *   40  8  FNV-1a of bytes 0..40, then the payload, then the log
+ *   48     payload, then log; the file ends exactly there
+ *
+ * Entries are never written in place: a temporary file in the same
+ * directory is renamed over the entry. There is no fsync: after a crash an
+ * entry may be empty or hold garbage, which the checksum catches, and a
+ * cache is worth less than the milliseconds an fsync per entry costs. */
+#include "jit/cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "ATUNECB" /* 7 characters and the NUL: 8 bytes */
+#define FORMAT 1
+#define HDR 48
+#define SUM_AT 40
+#define KIND_CUBIN 0
+#define KIND_ERROR 1
+#define MAX_DATA (256u << 20) /* a CUBIN is KBs; refuse absurd lengths */
+#define MAX_LOG (16u << 20)
+
+struct atune__cache {
+    char *dir;
+    atomic_long hits;
+    atomic_long misses;
+    atomic_long corrupt;
+    atomic_long writes;
+    atomic_long write_errors;
+};
+
+/* What reading one entry file gave. */
+enum entry { ENTRY_BAD = -1, ENTRY_ABSENT = 0, ENTRY_CUBIN, ENTRY_ERROR };
+
+/* --- directory ------------------------------------------------------------ */
+
+int atune__cache_disabled_by_env(void)
+{
+    const char *v = getenv("ATUNE_NO_CACHE");
+
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+int atune__cache_default_dir(char *buf, size_t len, atune__err *err)
+{
+    const char *env = getenv("ATUNE_CACHE_DIR");
+    int n;
+
+    if (env && *env)
+        n = snprintf(buf, len, "%s", env);
+    else if ((env = getenv("XDG_CACHE_HOME")) && env[0] == '/')
+        n = snprintf(buf, len, "%s/autotune", env);
+    else if ((env = getenv("HOME")) && *env)
+        n = snprintf(buf, len, "%s/.cache/autotune", env);
+    else
+        return atune__fail(err, ATUNE__ENOINPUT,
+                           "no cache directory: set ATUNE_CACHE_DIR or HOME");
+    if (n < 0 || (size_t)n >= len)
+        return atune__fail(err, ATUNE__EUSAGE, "cache directory too long");
+    return 0;
+}
+
+/* mkdir -p: creates every missing directory of path. */
+static int make_dirs(const char *path, atune__err *err)
+{
+    char *p = atune__strdup(path);
+    struct stat st;
+    int rc = 0;
+
+    if (!p)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (char *s = p + 1;; s++) {
+        char c = *s;
+        if (c != '/' && c != '\0')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            rc = atune__fail(err, ATUNE__ECANTCREAT,
+                             "cannot create cache directory '%s': %s", p,
+                             strerror(errno));
+            break;
+        }
+        *s = c;
+        if (c == '\0')
+            break;
+    }
+    free(p);
+    if (rc)
+        return rc;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return atune__fail(err, ATUNE__ECANTCREAT,
+                           "cache directory '%s' is not a directory", path);
+    if (access(path, W_OK | X_OK) != 0)
+        return atune__fail(err, ATUNE__ECANTCREAT,
+                           "cache directory '%s' is not writable: %s", path,
+                           strerror(errno));
+    return 0;
+}
+
+int atune__cache_open(const char *dir, atune__cache **out, atune__err *err)
+{
+    char buf[4096];
+    atune__cache *c;
+    int rc;
+
+    *out = NULL;
+    if (atune__cache_disabled_by_env())
+        return 0;
+    if (!dir) {
+        if ((rc = atune__cache_default_dir(buf, sizeof(buf), err)) != 0)
+            return rc;
+        dir = buf;
+    }
+    if (*dir == '\0')
+        return atune__fail(err, ATUNE__EUSAGE, "empty cache directory");
+    if ((rc = make_dirs(dir, err)) != 0)
+        return rc;
+    c = atune__calloc(1, sizeof(*c));
+    if (!c || !(c->dir = atune__strdup(dir))) {
+        free(c);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    atomic_init(&c->hits, 0);
+    atomic_init(&c->misses, 0);
+    atomic_init(&c->corrupt, 0);
+    atomic_init(&c->writes, 0);
+    atomic_init(&c->write_errors, 0);
+    *out = c;
+    return 0;
+}
+
+void atune__cache_close(atune__cache *c)
+{
+    if (!c)
+        return;
+    free(c->dir);
+    free(c);
+}
+
+const char *atune__cache_dir(const atune__cache *c)
+{
+    return c ? c->dir : "";
+}
+
+int atune__cache_entry_path(const atune__cache *c, uint64_t key, char *buf,
+                            size_t len)
+{
+    int n =
+        snprintf(buf, len, "%s/%016llx.cubin", c->dir, (unsigned long long)key);
+
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+void atune__cache_stats_add(atune__cache *c, const atune__cache_stats *s)
+{
+    if (!c)
+        return;
+    atomic_fetch_add(&c->hits, s->hits);
+    atomic_fetch_add(&c->misses, s->misses);
+    atomic_fetch_add(&c->corrupt, s->corrupt);
+    atomic_fetch_add(&c->writes, s->writes);
+    atomic_fetch_add(&c->write_errors, s->write_errors);
+}
+
+void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s)
+{
+    /* atomic_load's parameter is not const in C17: drop the const. */
+    atune__cache *w = (atune__cache *)c;
+
+    memset(s, 0, sizeof(*s));
+    if (!w)
+        return;
+    s->hits = atomic_load(&w->hits);
+    s->misses = atomic_load(&w->misses);
+    s->corrupt = atomic_load(&w->corrupt);
+    s->writes = atomic_load(&w->writes);
+    s->write_errors = atomic_load(&w->write_errors);
+}
+
+/* --- key ------------------------------------------------------------------ */
+
+static uint64_t hash_u64(uint64_t h, uint64_t v)
+{
+    unsigned char b[8];
+
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    return atune__fnv1a(b, sizeof(b), h);
+}
+
+/* A string as its length then its bytes: "ab","c" never equals "a","bc". */
+static uint64_t hash_str(uint64_t h, const char *s, size_t len)
+{
+    return atune__fnv1a(s, len, hash_u64(h, len));
+}
+
+uint64_t atune__cache_key(const char *source, size_t source_len,
+                          const char *const *opts, int nopts,
+                          const char *const *names, int nnames,
+                          int nvrtc_version)
+{
+    static const char domain[] = "autotune cubin cache";
+    uint64_t h = hash_str(ATUNE__FNV_SEED, domain, sizeof(domain) - 1);
+
+    h = hash_str(h, source, source_len);
+    h = hash_u64(h, (uint64_t)nopts);
+    for (int i = 0; i < nopts; i++)
+        h = hash_str(h, opts[i], strlen(opts[i]));
+    h = hash_u64(h, (uint64_t)nnames);
+    for (int i = 0; i < nnames; i++)
+        h = hash_str(h, names[i], strlen(names[i]));
+    return hash_u64(h, (uint64_t)(int64_t)nvrtc_version);
+}
+
+/* --- entry format --------------------------------------------------------- */
+
+static void put_le(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t checksum(const unsigned char *hdr, const void *data,
+                         size_t dlen, const void *log, size_t llen)
+{
+    uint64_t h = atune__fnv1a(hdr, SUM_AT, ATUNE__FNV_SEED);
+
+    h = atune__fnv1a(data, dlen, h);
+    return atune__fnv1a(log, llen, h);
+}
+
+/* Checks a header against the entry wanted and the file's size; fills the
+ * kind and lengths. */
+static int header_ok(const unsigned char *hdr, uint64_t key, off_t size,
+                     uint32_t *kind, size_t *dlen, size_t *llen)
+{
+    uint64_t dl = get_le(hdr + 24, 8), ll = get_le(hdr + 32, 8);
+
+    *kind = (uint32_t)get_le(hdr + 12, 4);
+    if (memcmp(hdr, MAGIC, 8) != 0 || get_le(hdr + 8, 4) != FORMAT ||
+        get_le(hdr + 16, 8) != key || dl > MAX_DATA || ll > MAX_LOG ||
+        (uint64_t)size != HDR + dl + ll)
+        return 0;
+    if ((*kind == KIND_CUBIN && dl == 0) || (*kind == KIND_ERROR && dl) ||
+        *kind > KIND_ERROR)
+        return 0;
+    *dlen = (size_t)dl;
+    *llen = (size_t)ll;
+    return 1;
+}
+
+/* Reads the payload and log after a good header, and checks the sum. */
+static enum entry read_body(int fd, const unsigned char *hdr, uint32_t kind,
+                            size_t dlen, size_t llen, atune__cubin *out)
+{
+    char *data = dlen ? malloc(dlen) : NULL;
+    char *log = malloc(llen + 1);
+    enum entry e = ENTRY_BAD;
+
+    if ((dlen && !data) || !log) {
+        e = ENTRY_ABSENT;
+        goto out;
+    }
+    if (atune__read_full(fd, data, dlen) != 0 || atune__read_full(fd, log, llen) != 0)
+        goto out;
+    log[llen] = '\0';
+    /* A NUL inside the log would cut the message a caller prints. */
+    if (memchr(log, '\0', llen) ||
+        checksum(hdr, data, dlen, log, llen) != get_le(hdr + SUM_AT, 8))
+        goto out;
+    out->data = data;
+    out->len = dlen;
+    out->log = log;
+    data = log = NULL;
+    e = kind == KIND_CUBIN ? ENTRY_CUBIN : ENTRY_ERROR;
+out:
+    free(data);
+    free(log);
+    return e;
+}
+
+static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
+{
+    unsigned char hdr[HDR];
+    struct stat st;
+    uint32_t kind;
+    size_t dlen, llen;
+    enum entry e = ENTRY_BAD;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return ENTRY_ABSENT;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HDR ||
+        atune__read_full(fd, hdr, HDR) != 0 ||
+        !header_ok(hdr, key, st.st_size, &kind, &dlen, &llen))
+        goto out;
+    e = read_body(fd, hdr, kind, dlen, llen, out);
+out:
+    close(fd);
+    return e;
+}
+
+int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
+{
+    char path[4200];
+    enum entry e;
+
+    memset(out, 0, sizeof(*out));
+    if (!c)
+        return ATUNE__CACHE_MISS;
+    if (atune__cache_entry_path(c, key, path, sizeof(path)) != 0)
+        e = ENTRY_ABSENT;
+    else
+        e = read_entry(path, key, out);
+    if (e == ENTRY_CUBIN || e == ENTRY_ERROR) {
+        atomic_fetch_add(&c->hits, 1);
+        return e == ENTRY_CUBIN ? ATUNE__CACHE_HIT : ATUNE__CACHE_HIT_ERROR;
+    }
+    if (e == ENTRY_BAD)
+        atomic_fetch_add(&c->corrupt, 1);
+    atomic_fetch_add(&c->misses, 1);
+    return ATUNE__CACHE_MISS;
+}
+
+/* Writes the whole entry into a new temporary file and renames it over
+ * the entry: readers see the old entry or the new one, never a part. */
+static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
+                       const void *data, size_t dlen, const char *log,
+                       atune__err *err)
+{
+    size_t llen = log ? strlen(log) : 0;
+    unsigned char hdr[HDR];
+    char tmp[4200], path[4200];
+    int fd, ok;
+
+    if (dlen > MAX_DATA || llen > MAX_LOG)
+        return atune__fail(err, ATUNE__EIO, "cache entry too large");
+    if (atune__cache_entry_path(c, key, path, sizeof(path)) != 0 ||
+        snprintf(tmp, sizeof(tmp), "%s/.%016llx.XXXXXX", c->dir,
+                 (unsigned long long)key) >= (int)sizeof(tmp))
+        return atune__fail(err, ATUNE__ECANTCREAT, "cache path too long");
+    memset(hdr, 0, sizeof(hdr));
+    memcpy(hdr, MAGIC, 8);
+    put_le(hdr + 8, FORMAT, 4);
+    put_le(hdr + 12, kind, 4);
+    put_le(hdr + 16, key, 8);
+    put_le(hdr + 24, dlen, 8);
+    put_le(hdr + 32, llen, 8);
+    put_le(hdr + SUM_AT, checksum(hdr, data, dlen, log, llen), 8);
+    fd = mkstemp(tmp);
+    if (fd < 0)
+        return atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s",
+                           tmp, strerror(errno));
+    /* mkstemp makes the file private; a cache of compiled templates holds
+     * nothing secret, and a shared ATUNE_CACHE_DIR needs others to read. */
+    ok = fchmod(fd, 0644) == 0 && atune__write_full(fd, hdr, HDR) == 0 &&
+         atune__write_full(fd, data, dlen) == 0 && atune__write_full(fd, log, llen) == 0;
+    if (close(fd) != 0)
+        ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        int rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", path,
+                             strerror(errno));
+        unlink(tmp);
+        return rc;
+    }
+    return 0;
+}
+
+static int put_entry(atune__cache *c, uint64_t key, uint32_t kind,
+                     const void *data, size_t dlen, const char *log,
+                     atune__err *err)
+{
+    int rc;
+
+    if (!c)
+        return 0;
+    rc = write_entry(c, key, kind, data, dlen, log, err);
+    atomic_fetch_add(rc ? &c->write_errors : &c->writes, 1);
+    return rc;
+}
+
+int atune__cache_put(atune__cache *c, uint64_t key, const atune__cubin *cubin,
+                     atune__err *err)
+{
+    if (!cubin->data || cubin->len == 0)
+        return atune__fail(err, ATUNE__ESOFTWARE, "empty CUBIN not cached");
+    return put_entry(c, key, KIND_CUBIN, cubin->data, cubin->len, cubin->log,
+                     err);
+}
+
+int atune__cache_put_error(atune__cache *c, uint64_t key, const char *msg,
+                           atune__err *err)
+{
+    return put_entry(c, key, KIND_ERROR, "", 0, msg, err);
+}
+
+/* --- cached compilation --------------------------------------------------- */
+
+/* The part of a compile error after "<cu_path>", when the error is the
+ * configuration's own (NVRTC rejected the source, or an entry point is
+ * missing) and so will recur with the same inputs; NULL for failures that
+ * may not recur (out of memory, a broken NVRTC). Tied to jit.c's
+ * messages. */
+static const char *config_error_tail(const atune__manifest *m,
+                                     const atune__err *err)
+{
+    size_t plen = strlen(m->cu_path);
+
+    if (!err || err->code != ATUNE__EDATA ||
+        strncmp(err->msg, m->cu_path, plen) != 0 || err->msg[plen] != ':')
+        return NULL;
+    if (!strstr(err->msg, "compile error (NVRTC_ERROR_COMPILATION)") &&
+        !strstr(err->msg, ": no extern \"C\" __global__ function '"))
+        return NULL;
+    return err->msg + plen;
+}
+
+int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
+                              const atune__config *c, const char *arch,
+                              const char *const *names, int nnames,
+                              atune__cubin *out, int *hit, atune__err *err)
+{
+    atune__jit_opts o;
+    atune__config dflt;
+    const char *tail;
+    uint64_t key;
+    int found, rc;
+
+    if (hit)
+        *hit = 0;
+    if (!cache)
+        return atune__jit_compile(m, c, arch, names, nnames, out, err);
+    if (!c) {
+        atune__space_config(m, 0, &dflt);
+        c = &dflt;
+    }
+    atune__jit_options(m, c, arch, &o);
+    key = atune__cache_key(m->source, m->source_len, o.v, o.n, names, nnames,
+                           atune__jit_version());
+    found = atune__cache_get(cache, key, out);
+    if (found != ATUNE__CACHE_MISS && hit)
+        *hit = 1;
+    if (found == ATUNE__CACHE_HIT)
+        return 0;
+    if (found == ATUNE__CACHE_HIT_ERROR) {
+        rc = atune__fail(err, ATUNE__EDATA, "%s%s", m->cu_path, out->log);
+        atune__cubin_free(out);
+        return rc;
+    }
+    rc = atune__jit_compile(m, c, arch, names, nnames, out, err);
+    if (rc == 0)
+        atune__cache_put(cache, key, out, NULL);
+    else if ((tail = config_error_tail(m, err)) != NULL)
+        atune__cache_put_error(cache, key, tail, NULL);
+    return rc;
+}

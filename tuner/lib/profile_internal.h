@@ -1,0 +1,32 @@
+/* profile_internal.h -- entry points of profile.c that are not part of the
+ * public API: the profile writer and the fuzzer use them. Not installed;
+ * hidden in a shared libatune (no ATUNE_API), so callers link profile.c
+ * statically. */
+#ifndef ATUNE_PROFILE_INTERNAL_H
+#define ATUNE_PROFILE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "atune/atune.h"
+#include "lib/inidoc.h"
+
+/* atune_profile_open() on len bytes of text already in memory (which need
+ * not be NUL-terminated; a NUL byte inside is an error). path is used in
+ * messages and returned by atune_profile_path(). Same statuses, and *out
+ * is set as by atune_profile_open(). */
+int atune__profile_open_mem(const char *path, const char *text, size_t len,
+                            atune_profile **out);
+
+/* The parsed document behind an open profile, sections and entries in file
+ * order (the writer re-emits them). NULL when the profile did not parse. */
+const atune__ini *atune__profile_doc(const atune_profile *p);
+
+/* The canonical form of a "KERNEL SIZE" section name, its size variables
+ * sorted by name ("mm n=2,m=1" -> "mm m=1,n=2"), so that two names of the
+ * same size compare equal. Returns 0, or -1 when name is not a valid
+ * kernel section name or the result does not fit in len bytes; then msg
+ * (msglen bytes, may be NULL) says why. */
+int atune__section_canon(const char *name, char *buf, size_t len, char *msg,
+                         size_t msglen);
+
+#endif

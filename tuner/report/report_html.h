@@ -1,0 +1,19 @@
+/* report_html.h -- `autotune compare --html FILE`: one self-contained HTML
+ * page (inline CSS and SVG, no scripts, nothing fetched) with, per kernel
+ * and size, bars of each GPU's tuned, default and vendor metric, the
+ * configurations, and the portability matrix as a heat map. */
+#ifndef ATUNE_REPORT_HTML_H
+#define ATUNE_REPORT_HTML_H
+
+#include "report/compare.h"
+#include "base/util.h"
+
+/* Writes the report of c to path atomically: a temp file beside it
+ * (<path>.tmp.<pid>), synced, then renamed over path; on failure the temp
+ * file is removed and path is as it was. Returns ATUNE__OK, or
+ * ATUNE__ECANTCREAT (temp file or rename), ATUNE__EIO (write or sync),
+ * ATUNE__EOSERR, with the message in err. */
+int atune__report_html_write(const char *path, const atune__cmp *c,
+                             atune__err *err);
+
+#endif

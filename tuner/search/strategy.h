@@ -1,0 +1,79 @@
+/* strategy.h -- search strategies over a template's space at one size.
+ *
+ * The search is a loop of "propose a configuration, evaluate it, learn from
+ * its time". Evaluation is a callback, so the same strategies drive a GPU
+ * (tune.c) and a replay of recorded measurements (simulate.c). */
+#ifndef ATUNE_STRATEGY_H
+#define ATUNE_STRATEGY_H
+
+#include <stdint.h>
+
+#include "template/manifest.h"
+#include "base/util.h"
+
+typedef struct atune__search_spec {
+    const atune__manifest *m;
+    /* valid[i] != 0 for every space index i (0 <= i < atune__space_size(m))
+     * that passed constraints and device limits at this size: the only
+     * ones a strategy may propose. */
+    const unsigned char *valid;
+    const char *strategy; /* NULL: atune__strategy_default() */
+    int64_t budget;       /* evaluations; 0: no limit */
+    double time_limit;    /* seconds of wall time; 0: no limit */
+    uint64_t seed;
+    int final_k; /* best candidates re-measured at the end; 0: none */
+} atune__search_spec;
+
+/* Evaluates configuration idx (a valid space index never proposed before)
+ * and sets *time_ns to its median time, or to INFINITY when it is not ok
+ * (compile error, wrong output, launch error...). Returns 0, or an error
+ * code that ends the search (ATUNE__EINTR when interrupted). */
+typedef int (*atune__eval_fn)(void *ctx, int64_t idx, double *time_ns,
+                              atune__err *err);
+
+/* Re-measures k ok candidates with more repetitions, interleaved, and
+ * writes their new times into time_ns[] (INFINITY for one that failed).
+ * The search sets every time_ns[i] to NAN before the call: an entry left
+ * NAN (a callback that re-measures fewer than k) cannot win. */
+typedef int (*atune__remeasure_fn)(void *ctx, const int64_t *idx, int k,
+                                   double *time_ns, atune__err *err);
+
+typedef struct atune__search_result {
+    int64_t best;        /* space index of the winner; -1 when none was ok */
+    double best_time_ns; /* its time (re-measured when final_k > 0) */
+    int64_t evaluations; /* distinct configurations evaluated */
+    const char *stop;    /* "exhausted", "budget", "time", ... */
+} atune__search_result;
+
+/* Runs the search. Every strategy evaluates the default configuration
+ * (index 0) first when it is valid, so the speedup over the default is
+ * always known; it counts towards the budget. No configuration is
+ * evaluated twice. With remeasure non-NULL and final_k > 0, the final_k
+ * best are re-measured and the winner chosen from those numbers.
+ * When none was ok, out->best is -1. When no candidate has a finite
+ * re-measured time, the search's own times decide.
+ * Unknown strategy: ATUNE__EUSAGE (the message lists the known ones). An
+ * error from eval or remeasure ends the search and is returned, with *out
+ * describing what was found so far. */
+int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
+                  atune__remeasure_fn remeasure, void *ctx,
+                  atune__search_result *out, atune__err *err);
+
+/* Strategies (strategy.c says how each works and why the default):
+ *   greedy_ils           iterated first-improvement local search (default)
+ *   brute_force          every valid configuration in index order
+ *   random               uniform sampling without replacement
+ *   simulated_annealing  Metropolis walk over one-step neighbours
+ *   genetic_algorithm    steady-state GA, uniform crossover
+ *   diff_evo             differential evolution, DE/best/1/bin
+ *   auc_bandit           ATF-style AUC bandit over the four above
+ * Each is deterministic for a given seed and the times it is given.
+ * stop in atune__search_result is "exhausted" (every valid configuration
+ * was evaluated), "budget", "time", "interrupted" or "error". */
+
+/* NULL-terminated list of strategy names, the default first. */
+const char *const *atune__strategy_names(void);
+const char *atune__strategy_default(void);
+int atune__strategy_known(const char *name);
+
+#endif

@@ -1,0 +1,149 @@
+/* manifest.h -- a kernel template: NAME.cu plus its NAME.ini manifest.
+ * The format is specified in README.md ("Template manifest"). */
+#ifndef ATUNE_MANIFEST_H
+#define ATUNE_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "template/expr.h"
+#include "base/util.h"
+
+#define ATUNE__MAX_PARAMS 16
+#define ATUNE__MAX_VALUES 64   /* candidate values of one parameter */
+#define ATUNE__MAX_SIZES 8
+#define ATUNE__MAX_SIZE_VARS 4
+#define ATUNE__MAX_CONSTRAINTS 16
+#define ATUNE__MAX_ARGS 16
+#define ATUNE__MAX_CONSTANTS 8
+
+typedef enum atune__type {
+    ATUNE__CHAR,
+    ATUNE__INT,
+    ATUNE__UINT,
+    ATUNE__LONG,
+    ATUNE__ULONG,
+    ATUNE__FLOAT,
+    ATUNE__DOUBLE
+} atune__type;
+
+typedef enum atune__role {
+    ATUNE__SCALAR, /* not a buffer: passed by value */
+    ATUNE__INPUT,  /* filled once from the seeded generator */
+    ATUNE__OUTPUT, /* poisoned before verification, compared */
+    ATUNE__INOUT,  /* restored before every launch, compared */
+    ATUNE__ACCUM   /* zeroed before every launch, compared */
+} atune__role;
+
+typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;
+
+/* sizeof the C type on the device (char 1, int/uint/float 4, long/ulong/
+ * double 8: CUDA's long is 64-bit on Linux). */
+size_t atune__type_size(atune__type t);
+const char *atune__type_name(atune__type t);
+const char *atune__role_name(atune__role r);
+
+typedef struct atune__param {
+    char name[ATUNE__NAME_MAX]; /* upper-case C identifier */
+    int nvalues;
+    int64_t values[ATUNE__MAX_VALUES]; /* values[0] is the default */
+    int line;
+} atune__param;
+
+typedef struct atune__size {
+    char name[ATUNE__NAME_MAX]; /* "large" */
+    int nvars;
+    char var[ATUNE__MAX_SIZE_VARS][ATUNE__NAME_MAX]; /* "m", "n", "k" */
+    int64_t value[ATUNE__MAX_SIZE_VARS];
+    int line;
+} atune__size;
+
+typedef struct atune__named_expr {
+    char name[ATUNE__NAME_MAX];
+    atune__expr *expr;
+    int line;
+} atune__named_expr;
+
+/* One kernel parameter ([args]) or __constant__ symbol ([constants]). */
+typedef struct atune__arg {
+    char name[ATUNE__NAME_MAX];
+    atune__type type;
+    atune__role role;    /* ATUNE__SCALAR for scalars */
+    atune__expr *count;  /* buffers: element count */
+    atune__expr *value;  /* scalars: the value (int64 expression) */
+    double fvalue;       /* scalars of float/double type: the value when
+                            written as a literal with '.' or 'e'
+                            ("float 2.5"); has_fvalue tells */
+    int has_fvalue;
+    int line;
+} atune__arg;
+
+/* A launch shape: 1 to 3 expressions ("x" or "x, y" or "x, y, z"). */
+typedef struct atune__dim3 {
+    int n;
+    atune__expr *e[3];
+    int line;
+} atune__dim3;
+
+typedef struct atune__manifest {
+    char name[ATUNE__NAME_MAX]; /* file stem: "copy" */
+    char *ini_path;             /* for messages: "templates/copy.ini" */
+    char *cu_path;              /* "templates/copy.cu" */
+    char *source;               /* the .cu text, NUL-terminated */
+    size_t source_len;
+    uint64_t hash; /* FNV-1a of .cu then .ini bytes: staleness and caches */
+
+    char kernel[ATUNE__NAME_MAX];
+    char reference[ATUNE__NAME_MAX];
+    atune__dim3 ref_block, ref_grid;
+    atune__metric metric;
+    atune__expr *work; /* bytes (GB/s) or flops (GFLOP/s) per launch */
+    int work_line;
+    double tolerance; /* 0: exact; else max relative error */
+
+    int nsizes;
+    atune__size sizes[ATUNE__MAX_SIZES];
+    int nparams;
+    atune__param params[ATUNE__MAX_PARAMS];
+    int nconstraints;
+    atune__named_expr constraints[ATUNE__MAX_CONSTRAINTS];
+    atune__dim3 block, grid;
+    atune__expr *shared; /* dynamic shared memory bytes; never NULL */
+    int shared_line;
+    int nargs;
+    atune__arg args[ATUNE__MAX_ARGS];
+    int nconstants;
+    atune__arg constants[ATUNE__MAX_CONSTANTS]; /* role is INPUT */
+} atune__manifest;
+
+/* Loads INI text and CUDA source already in memory. name is the template
+ * name; ini_path and cu_path are only used in messages. Every defect is
+ * reported as "ini_path:LINE: message" with ATUNE__EDATA. */
+int atune__manifest_parse(const char *name, const char *ini_path,
+                          const char *ini_text, const char *cu_path,
+                          const char *cu_text, atune__manifest **out,
+                          atune__err *err);
+
+/* Loads DIR/NAME.ini and DIR/NAME.cu. */
+int atune__manifest_load(const char *dir, const char *name,
+                         atune__manifest **out, atune__err *err);
+
+void atune__manifest_free(atune__manifest *m);
+
+/* Returns the size called name ("large"), or NULL. */
+const atune__size *atune__manifest_size(const atune__manifest *m,
+                                        const char *name);
+
+/* Writes "n=268435456" or "m=4096,n=4096,k=4096" into buf. */
+void atune__size_key(const atune__size *s, char *buf, size_t len);
+
+/* Adds the size's variables to vs. */
+int atune__size_vars(const atune__size *s, atune__vars *vs);
+
+/* Evaluates an expression of the manifest, prefixing errors with
+ * "ini_path:line: ". */
+int atune__manifest_eval(const atune__manifest *m, const atune__expr *e,
+                         int line, const atune__vars *vs, int64_t *out,
+                         atune__err *err);
+
+#endif

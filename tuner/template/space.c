@@ -1,0 +1,572 @@
+/* space.c -- the parameter space of a template: enumeration, indexing,
+ * the textual form of a configuration, and validity against the
+ * manifest's constraints and the device's launch limits. */
+#include "template/space.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char dim_names[3] = {'x', 'y', 'z'};
+
+void atune__devattr_default(atune__devattr *d)
+{
+    *d = (atune__devattr){
+        .sm_count = 132,
+        .max_threads_per_block = 1024,
+        .max_block = {1024, 1024, 64},
+        .max_grid = {2147483647, 65535, 65535},
+        .max_shared_per_block = 232448,
+        .warp_size = 32,
+        .cc = 90,
+        .l2_bytes = 52428800,
+    };
+}
+
+/* The names must match the list manifest.c accepts in expressions. */
+int atune__devattr_vars(const atune__devattr *d, atune__vars *vs)
+{
+    if (atune__vars_set(vs, "sm_count", d->sm_count) ||
+        atune__vars_set(vs, "max_threads_per_block",
+                        d->max_threads_per_block) ||
+        atune__vars_set(vs, "max_shared_per_block", d->max_shared_per_block) ||
+        atune__vars_set(vs, "warp_size", d->warp_size) ||
+        atune__vars_set(vs, "cc", d->cc) ||
+        atune__vars_set(vs, "l2_bytes", d->l2_bytes))
+        return -1;
+    return 0;
+}
+
+int64_t atune__space_size(const atune__manifest *m)
+{
+    int64_t n = 1;
+
+    /* The loader refused spaces whose size does not fit. */
+    for (int i = 0; i < m->nparams; i++)
+        n *= m->params[i].nvalues;
+    return n;
+}
+
+void atune__space_config(const atune__manifest *m, int64_t index,
+                         atune__config *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (int i = m->nparams - 1; i >= 0; i--) {
+        const atune__param *p = &m->params[i];
+        c->v[i] = p->values[index % p->nvalues];
+        index /= p->nvalues;
+    }
+}
+
+static int value_index(const atune__param *p, int64_t v)
+{
+    for (int j = 0; j < p->nvalues; j++) {
+        if (p->values[j] == v)
+            return j;
+    }
+    return -1;
+}
+
+int64_t atune__space_index(const atune__manifest *m, const atune__config *c)
+{
+    int64_t index = 0;
+
+    for (int i = 0; i < m->nparams; i++) {
+        int j = value_index(&m->params[i], c->v[i]);
+        if (j < 0)
+            return -1;
+        index = index * m->params[i].nvalues + j;
+    }
+    return index;
+}
+
+int atune__config_vars(const atune__manifest *m, const atune__config *c,
+                       atune__vars *vs)
+{
+    for (int i = 0; i < m->nparams; i++) {
+        if (atune__vars_set(vs, m->params[i].name, c->v[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void atune__config_str(const atune__manifest *m, const atune__config *c,
+                       char *buf, size_t len)
+{
+    size_t used = 0;
+
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < m->nparams; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s=%" PRId64, i ? "," : "",
+                         m->params[i].name, c->v[i]);
+        if (n < 0 || (size_t)n >= len - used) {
+            buf[used] = '\0'; /* too small: keep whole items only */
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+/* One NAME=VALUE item, the bytes [s, end) of text. */
+static int parse_item(const atune__manifest *m, const char *text, const char *s,
+                      const char *end, atune__config *c, int *seen,
+                      atune__err *err)
+{
+    char item[2 * ATUNE__NAME_MAX + 32];
+    char *eq, *name, *value, *stop;
+    long long v;
+    int i;
+
+    if ((size_t)(end - s) >= sizeof(item))
+        return atune__fail(err, ATUNE__EDATA, "item too long in '%s'", text);
+    memcpy(item, s, (size_t)(end - s));
+    item[end - s] = '\0';
+    eq = strchr(item, '=');
+    if (!eq)
+        return atune__fail(err, ATUNE__EDATA,
+                           "expected NAME=VALUE, not '%s', in '%s'",
+                           atune__trim(item), text);
+    *eq = '\0';
+    name = atune__trim(item);
+    value = atune__trim(eq + 1);
+    for (i = 0; i < m->nparams && strcmp(m->params[i].name, name); i++)
+        continue;
+    if (i == m->nparams)
+        return atune__fail(err, ATUNE__EDATA, "unknown parameter '%s' in '%s'",
+                           name, text);
+    if (seen[i])
+        return atune__fail(err, ATUNE__EDATA,
+                           "parameter '%s' given twice in '%s'", name, text);
+    errno = 0;
+    v = strtoll(value, &stop, 10);
+    if (stop == value || *stop != '\0' || errno == ERANGE)
+        return atune__fail(err, ATUNE__EDATA,
+                           "bad value '%s' of parameter '%s' in '%s'", value,
+                           name, text);
+    if (value_index(&m->params[i], v) < 0)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s=%lld is not among the values of '%s' in '%s'",
+                           name, v, name, text);
+    c->v[i] = v;
+    seen[i] = 1;
+    return 0;
+}
+
+int atune__config_parse(const atune__manifest *m, const char *text,
+                        atune__config *c, atune__err *err)
+{
+    int seen[ATUNE__MAX_PARAMS] = {0};
+    const char *s = text;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    for (;;) {
+        const char *end = strchr(s, ',');
+        if (!end)
+            end = s + strlen(s);
+        if ((rc = parse_item(m, text, s, end, c, seen, err)) != 0)
+            return rc;
+        if (*end == '\0')
+            break;
+        s = end + 1;
+    }
+    for (int i = 0; i < m->nparams; i++) {
+        if (!seen[i])
+            return atune__fail(err, ATUNE__EDATA,
+                               "missing parameter '%s' in '%s'",
+                               m->params[i].name, text);
+    }
+    return ATUNE__OK;
+}
+
+int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
+                     const atune__vars *vs, int64_t out[3], atune__err *err)
+{
+    for (int i = 0; i < 3; i++) {
+        int rc;
+        out[i] = 1;
+        if (i < d->n && (rc = atune__manifest_eval(m, d->e[i], d->line, vs,
+                                                   &out[i], err)) != 0)
+            return rc;
+    }
+    return ATUNE__OK;
+}
+
+/* Writes the reason an invalid configuration is invalid; returns 0. */
+static int invalid(char *reason, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int invalid(char *reason, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (reason && len > 0) {
+        va_start(ap, fmt);
+        vsnprintf(reason, len, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+/* a * b for positive a and b, saturated at INT64_MAX. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+/* What a launch limit applies to: says which manifest line to blame. */
+enum part { PART_BLOCK, PART_GRID, PART_SHARED };
+
+/* Returns 1 when the launch fits the device, else 0, the reason and in
+ * *part what does not fit. */
+static int check_limits(const atune__launch *l, const atune__devattr *dev,
+                        char *reason, size_t len, enum part *part)
+{
+    int64_t threads = 1;
+
+    *part = PART_BLOCK;
+    for (int i = 0; i < 3; i++) {
+        if (l->block[i] < 1)
+            return invalid(reason, len, "block %c of %" PRId64 " is below 1",
+                           dim_names[i], l->block[i]);
+        threads = mul_sat(threads, l->block[i]);
+    }
+    if (threads > dev->max_threads_per_block)
+        return invalid(reason, len,
+                       "block of %" PRId64 " threads exceeds %" PRId64, threads,
+                       dev->max_threads_per_block);
+    for (int i = 0; i < 3; i++) {
+        *part = PART_BLOCK;
+        if (l->block[i] > dev->max_block[i])
+            return invalid(reason, len,
+                           "block %c of %" PRId64 " exceeds %" PRId64,
+                           dim_names[i], l->block[i], dev->max_block[i]);
+        *part = PART_GRID;
+        if (l->grid[i] < 1)
+            return invalid(reason, len, "grid %c of %" PRId64 " is below 1",
+                           dim_names[i], l->grid[i]);
+        if (l->grid[i] > dev->max_grid[i])
+            return invalid(reason, len,
+                           "grid %c of %" PRId64 " exceeds %" PRId64,
+                           dim_names[i], l->grid[i], dev->max_grid[i]);
+    }
+    *part = PART_SHARED;
+    if (l->shared < 0)
+        return invalid(reason, len,
+                       "shared memory of %" PRId64 " bytes is negative",
+                       l->shared);
+    if (l->shared > dev->max_shared_per_block)
+        return invalid(reason, len,
+                       "shared memory of %" PRId64 " bytes exceeds %" PRId64,
+                       l->shared, dev->max_shared_per_block);
+    return 1;
+}
+
+/* Whether v fits the C type a scalar argument is passed as: the runner
+ * converts with a cast, which would silently wrap. */
+static int scalar_fits(atune__type t, int64_t v)
+{
+    switch (t) {
+    case ATUNE__CHAR:
+        return v >= INT8_MIN && v <= INT8_MAX;
+    case ATUNE__INT:
+        return v >= INT32_MIN && v <= INT32_MAX;
+    case ATUNE__UINT:
+        return v >= 0 && v <= (int64_t)UINT32_MAX;
+    case ATUNE__ULONG:
+        return v >= 0;
+    default:
+        return 1; /* long, and reals, take any int64 */
+    }
+}
+
+/* Evaluates every integer scalar argument with the configuration's
+ * variables in vs; a value that does not fit its type is an error. */
+static int check_scalars(const atune__manifest *m, const atune__vars *vs,
+                         atune__err *err)
+{
+    for (int i = 0; i < m->nargs; i++) {
+        const atune__arg *a = &m->args[i];
+        int64_t v;
+        int rc;
+
+        if (a->role != ATUNE__SCALAR || a->has_fvalue)
+            continue;
+        rc = atune__manifest_eval(m, a->value, a->line, vs, &v, err);
+        if (rc)
+            return rc;
+        if (!scalar_fits(a->type, v))
+            return atune__fail(err, ATUNE__EDATA,
+                               "%s:%d: value %" PRId64 " of scalar '%s' does "
+                               "not fit in %s",
+                               m->ini_path, a->line, v, a->name,
+                               atune__type_name(a->type));
+    }
+    return 0;
+}
+
+/* atune__space_check, and for an invalid configuration the manifest line
+ * its reason comes from; with scalars, a valid configuration's scalar
+ * arguments are evaluated too. */
+static int check_config(const atune__manifest *m, const atune__config *c,
+                        const atune__vars *base, const atune__devattr *dev,
+                        atune__launch *launch, char *reason, size_t len,
+                        int *line, int scalars, atune__err *err)
+{
+    atune__vars vs = *base;
+    atune__launch l;
+    enum part part;
+    int rc;
+
+    if (atune__config_vars(m, c, &vs) != 0)
+        return atune__fail(err, ATUNE__ESOFTWARE,
+                           "%s: too many variables for one evaluation",
+                           m->ini_path);
+    for (int i = 0; i < m->nconstraints; i++) {
+        const atune__named_expr *k = &m->constraints[i];
+        int64_t v;
+        if ((rc = atune__manifest_eval(m, k->expr, k->line, &vs, &v, err)))
+            return rc;
+        *line = k->line;
+        if (v == 0)
+            return invalid(reason, len, "constraint '%s' is false", k->name);
+    }
+    if ((rc = atune__dim3_eval(m, &m->block, &vs, l.block, err)) ||
+        (rc = atune__dim3_eval(m, &m->grid, &vs, l.grid, err)) ||
+        (rc = atune__manifest_eval(m, m->shared, m->shared_line, &vs, &l.shared,
+                                   err)))
+        return rc;
+    if (!check_limits(&l, dev, reason, len, &part)) {
+        *line = part == PART_BLOCK  ? m->block.line
+                : part == PART_GRID ? m->grid.line
+                                    : m->shared_line;
+        return 0;
+    }
+    if (scalars && (rc = check_scalars(m, &vs, err)) != 0)
+        return rc;
+    if (launch)
+        *launch = l;
+    return 1;
+}
+
+int atune__space_check(const atune__manifest *m, const atune__config *c,
+                       const atune__vars *base, const atune__devattr *dev,
+                       atune__launch *launch, char *reason, size_t len,
+                       atune__err *err)
+{
+    int line;
+
+    return check_config(m, c, base, dev, launch, reason, len, &line, 0, err);
+}
+
+/* Appends where an evaluation failed to err's message: the size and, when
+ * c is non-NULL, the configuration, so that the user can reproduce it. */
+static int at(const atune__manifest *m, const atune__size *size,
+              const atune__config *c, int rc, atune__err *err)
+{
+    char key[256], cfg[512] = "";
+    size_t used;
+
+    if (!err || rc != ATUNE__EDATA)
+        return rc;
+    atune__size_key(size, key, sizeof(key));
+    if (c)
+        atune__config_str(m, c, cfg, sizeof(cfg));
+    used = strlen(err->msg);
+    snprintf(err->msg + used, sizeof(err->msg) - used, " at size '%s' (%s)%s%s",
+             size->name, key, c ? " with " : "", cfg);
+    return rc;
+}
+
+/* The reference launch: shared by all configurations, so a launch the
+ * device refuses is an error of the template, not an invalid point. */
+static int check_reference(const atune__manifest *m, const atune__vars *vs,
+                           const atune__devattr *dev, atune__err *err)
+{
+    atune__launch l = {.shared = 0};
+    enum part part;
+    char reason[128];
+    int rc;
+
+    if ((rc = atune__dim3_eval(m, &m->ref_block, vs, l.block, err)) ||
+        (rc = atune__dim3_eval(m, &m->ref_grid, vs, l.grid, err)))
+        return rc;
+    if (check_limits(&l, dev, reason, sizeof(reason), &part))
+        return 0;
+    return atune__fail(
+        err, ATUNE__EDATA, "%s:%d: reference launch: %s", m->ini_path,
+        part == PART_GRID ? m->ref_grid.line : m->ref_block.line, reason);
+}
+
+/* work is the numerator of every metric at this size. */
+static int check_work(const atune__manifest *m, const atune__vars *vs,
+                      atune__err *err)
+{
+    int64_t work;
+    int rc = atune__manifest_eval(m, m->work, m->work_line, vs, &work, err);
+
+    if (rc)
+        return rc;
+    if (work < 1)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: work is %" PRId64 ", not positive",
+                           m->ini_path, m->work_line, work);
+    return 0;
+}
+
+/* Adds copies of one buffer of a's count (evaluated with vs) to *total. */
+static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
+                      const atune__vars *vs, int64_t *total, atune__err *err)
+{
+    int64_t n, size = (int64_t)atune__type_size(a->type);
+    int rc = atune__manifest_eval(m, a->count, a->line, vs, &n, err);
+
+    if (rc)
+        return rc;
+    if (n < 1)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: buffer '%s' has %" PRId64 " elements",
+                           m->ini_path, a->line, a->name, n);
+    if (n > INT64_MAX / size)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: buffer '%s' of %" PRId64 " %s elements "
+                           "is more than 2^63 bytes",
+                           m->ini_path, a->line, a->name, n,
+                           atune__type_name(a->type));
+    if (n * size > (INT64_MAX - *total) / copies)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: with buffer '%s' the device memory the "
+                           "runner needs is more than 2^63 bytes",
+                           m->ini_path, a->line, a->name);
+    *total += n * size * copies;
+    return 0;
+}
+
+int atune__size_memory(const atune__manifest *m, const atune__size *size,
+                       const atune__devattr *dev, int64_t *bytes,
+                       atune__err *err)
+{
+    atune__vars vs = {0};
+    int64_t total = 0;
+    int rc = 0;
+
+    if (atune__size_vars(size, &vs) || atune__devattr_vars(dev, &vs))
+        return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                           m->ini_path);
+    for (int i = 0; !rc && i < m->nargs; i++) {
+        const atune__arg *a = &m->args[i];
+        /* The working buffer, its initial contents (inout) and the
+         * reference's result (every compared buffer): as the runner
+         * allocates them. */
+        int copies = 1 + (a->role == ATUNE__INOUT) + (a->role != ATUNE__INPUT);
+        if (a->role != ATUNE__SCALAR)
+            rc = add_buffer(m, a, copies, &vs, &total, err);
+    }
+    for (int i = 0; !rc && i < m->nconstants; i++)
+        rc = add_buffer(m, &m->constants[i], 1, &vs, &total, err);
+    if (rc)
+        return at(m, size, NULL, rc, err);
+    *bytes = total;
+    return 0;
+}
+
+/* What is shared by every configuration at one size. */
+static int check_size(const atune__manifest *m, const atune__size *size,
+                      const atune__vars *vs, const atune__devattr *dev,
+                      atune__err *err)
+{
+    int64_t bytes;
+    int rc;
+
+    if ((rc = check_work(m, vs, err)) ||
+        (rc = check_reference(m, vs, dev, err)))
+        return at(m, size, NULL, rc, err);
+    return atune__size_memory(m, size, dev, &bytes, err);
+}
+
+int atune__space_mark_valid(const atune__manifest *m, const atune__size *size,
+                            const atune__devattr *dev, unsigned char *valid,
+                            int64_t *count, atune__err *err)
+{
+    atune__vars vs = {0};
+    char reason[256];
+    int64_t total = atune__space_size(m), n = 0;
+    int rc;
+
+    if (atune__size_vars(size, &vs) || atune__devattr_vars(dev, &vs))
+        return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                           m->ini_path);
+    if ((rc = check_size(m, size, &vs, dev, err)) != 0)
+        return rc;
+    for (int64_t i = 0; i < total; i++) {
+        atune__config c;
+        int line;
+
+        atune__space_config(m, i, &c);
+        rc = check_config(m, &c, &vs, dev, NULL, reason, sizeof(reason), &line,
+                          1, err);
+        if (rc > 1)
+            return at(m, size, &c, rc, err);
+        n += rc;
+        valid[i] |= (unsigned char)rc;
+    }
+    if (count)
+        *count = n;
+    return 0;
+}
+
+/* Fails because no configuration is valid at size, blaming the line that
+ * rules out the default configuration. */
+static int none_valid(const atune__manifest *m, const atune__size *size,
+                      const atune__devattr *dev, atune__err *err)
+{
+    atune__vars vs = {0};
+    atune__config c;
+    char reason[256] = "", key[256], cfg[512];
+    int line = 0, rc;
+
+    atune__size_key(size, key, sizeof(key));
+    atune__space_config(m, 0, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    if (atune__size_vars(size, &vs) || atune__devattr_vars(dev, &vs))
+        return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                           m->ini_path);
+    rc = check_config(m, &c, &vs, dev, NULL, reason, sizeof(reason), &line, 1,
+                      err);
+    if (rc > 1)
+        return rc;
+    return atune__fail(err, ATUNE__EDATA,
+                       "%s:%d: no valid configuration at size '%s' (%s) "
+                       "among %" PRId64 "; the default %s is invalid: %s",
+                       m->ini_path, line ? line : size->line, size->name, key,
+                       atune__space_size(m), cfg, reason);
+}
+
+int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
+                          unsigned char *valid, int64_t *counts,
+                          atune__err *err)
+{
+    unsigned char *scratch = NULL;
+    int rc = 0;
+
+    if (!valid) {
+        valid = scratch = atune__calloc((size_t)atune__space_size(m), 1);
+        if (!scratch)
+            return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    for (int s = 0; !rc && s < m->nsizes; s++) {
+        int64_t n = 0;
+        rc = atune__space_mark_valid(m, &m->sizes[s], dev, valid, &n, err);
+        if (!rc && n == 0)
+            rc = none_valid(m, &m->sizes[s], dev, err);
+        if (!rc && counts)
+            counts[s] = n;
+    }
+    free(scratch);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/* space.h -- the parameter space of a template: the cartesian product of
+ * its [params] values, filtered by [constraints] and by device limits. */
+#ifndef ATUNE_SPACE_H
+#define ATUNE_SPACE_H
+
+#include <stdint.h>
+
+#include "template/manifest.h"
+
+/* Device attributes visible to expressions; also the limits the space is
+ * checked against before anything is compiled. */
+typedef struct atune__devattr {
+    int64_t sm_count;
+    int64_t max_threads_per_block;
+    int64_t max_block[3]; /* max block dimension x, y, z */
+    int64_t max_grid[3];
+    int64_t max_shared_per_block; /* opt-in maximum, bytes */
+    int64_t warp_size;
+    int64_t cc; /* 90 for 9.0 */
+    int64_t l2_bytes;
+} atune__devattr;
+
+/* The limits of a generic sm_90 device, used where no GPU is present
+ * (autotune check, list, simulations): H100 values. */
+void atune__devattr_default(atune__devattr *d);
+
+/* Adds sm_count, max_threads_per_block, max_shared_per_block, warp_size,
+ * cc and l2_bytes to vs. */
+int atune__devattr_vars(const atune__devattr *d, atune__vars *vs);
+
+/* A configuration: one value per parameter, in manifest order. */
+typedef struct atune__config {
+    int64_t v[ATUNE__MAX_PARAMS];
+} atune__config;
+
+/* Number of points of the cartesian product (before any filtering). */
+int64_t atune__space_size(const atune__manifest *m);
+
+/* The index-th point of the cartesian product, 0 <= index < size. Index 0
+ * is the default configuration (every parameter's first value); the LAST
+ * parameter varies fastest. */
+void atune__space_config(const atune__manifest *m, int64_t index,
+                         atune__config *c);
+
+/* Index of a configuration, or -1 when a value is not in the manifest. */
+int64_t atune__space_index(const atune__manifest *m, const atune__config *c);
+
+/* Adds the configuration's parameters to vs. */
+int atune__config_vars(const atune__manifest *m, const atune__config *c,
+                       atune__vars *vs);
+
+/* Writes "BLOCK_SIZE=128,VW=1" into buf. */
+void atune__config_str(const atune__manifest *m, const atune__config *c,
+                       char *buf, size_t len);
+
+/* Parses "BLOCK_SIZE=128,VW=1" (every parameter exactly once, any order).
+ * Returns 0 or ATUNE__EDATA. */
+int atune__config_parse(const atune__manifest *m, const char *text,
+                        atune__config *c, atune__err *err);
+
+/* The evaluated launch of one configuration at one size. */
+typedef struct atune__launch {
+    int64_t block[3];
+    int64_t grid[3];
+    int64_t shared;
+} atune__launch;
+
+/* Checks c at the size whose variables (plus device attributes) are in
+ * base: every constraint, then the launch shape against the device limits
+ * (each block and grid dimension >= 1 and within max_block/max_grid, block
+ * threads <= max_threads_per_block, shared <= max_shared_per_block).
+ * Returns 1 when valid (and fills *launch when non-NULL), 0 when invalid
+ * with a one-line reason ("constraint 'fits' is false",
+ * "block of 2048 threads exceeds 1024"), or an error code (< 0 is never
+ * returned; errors are ATUNE__EDATA with file:line) when an expression
+ * cannot be evaluated. */
+int atune__space_check(const atune__manifest *m, const atune__config *c,
+                       const atune__vars *base, const atune__devattr *dev,
+                       atune__launch *launch, char *reason, size_t len,
+                       atune__err *err);
+
+/* Sets valid[i] = 1 for every configuration that passes atune__space_check
+ * at size on dev; entries already set stay set, so calls for several sizes
+ * give "valid at any of them". *count (when non-NULL) is the number valid
+ * at this size. valid has atune__space_size(m) entries.
+ * Before anything is compiled or launched, it also evaluates what the
+ * runner will: work (must be >= 1), the reference launch (must fit dev),
+ * every buffer's size (atune__size_memory) and the scalar arguments of
+ * every valid configuration (must fit their type). A failure is
+ * ATUNE__EDATA with file:line, the size and the configuration. */
+int atune__space_mark_valid(const atune__manifest *m, const atune__size *size,
+                            const atune__devattr *dev, unsigned char *valid,
+                            int64_t *count, atune__err *err);
+
+/* atune__space_mark_valid at every size, and an error (file:line of what
+ * rules out the default configuration) for a size where no configuration
+ * is valid: everything about a template that can be known without a GPU,
+ * on dev's limits. valid (atune__space_size(m) entries) and counts
+ * (m->nsizes entries: valid configurations per size) may be NULL. */
+int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
+                          unsigned char *valid, int64_t *counts,
+                          atune__err *err);
+
+/* The device memory the runner allocates at size, in bytes: every buffer,
+ * a copy of each inout buffer's initial contents, the reference's result
+ * of each compared buffer, and the constants. Fails (ATUNE__EDATA,
+ * file:line) when a count is below 1 or the bytes overflow int64. Whether
+ * that much is free is known only on the device: the runner checks it
+ * before allocating. */
+int atune__size_memory(const atune__manifest *m, const atune__size *size,
+                       const atune__devattr *dev, int64_t *bytes,
+                       atune__err *err);
+
+/* Evaluates a dim3 of the manifest. */
+int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
+                     const atune__vars *vs, int64_t out[3], atune__err *err);
+
+#endif
