@@ -1,0 +1,296 @@
+/* measure.c -- one configuration on one problem: checks it against the
+ * device's limits, verifies its output against the reference result, then
+ * times it with the adaptive stopping rule. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/runner_internal.h"
+#include "engine/stats.h"
+
+void atune__timing_default(atune__timing *t)
+{
+    /* The verification launch just before is the warm-up; 7 samples as
+     * Kernel Tuner takes, more while the spread is over 1%. */
+    t->warmup = 0;
+    t->min_samples = 7;
+    t->max_samples = 100;
+    t->target_s = 0.05;
+    t->rel_spread = 0.01;
+    t->early_samples = 3;
+    t->cutoff_ns = 0;
+    t->flush_l2 = 1;
+    t->watch = NULL;
+    t->watch_ctx = NULL;
+}
+
+void atune__timing_watch(const atune__timing *t, int launches)
+{
+    if (t && t->watch)
+        t->watch(t->watch_ctx, launches);
+}
+
+/* --- evaluation --------------------------------------------------------- */
+
+/* Classifies a failed launch or synchronisation. Sticky errors end the
+ * run (the context is lost); others are the configuration's fault. */
+static int launch_failed(atune__problem *p, CUresult rc, const char *when,
+                         atune__result *res, atune__err *err)
+{
+    char buf[256];
+
+    atune__cudrv_errstr(rc, buf, sizeof(buf));
+    snprintf(res->detail, sizeof(res->detail), "%s: %s", when, buf);
+    if (atune__cudrv_sticky(rc)) {
+        res->status = ATUNE__ST_FAULT;
+        return atune__fail(err, ATUNE__ERESTART, "%s %s: %s: %s", p->m->name,
+                           p->size_key, when, buf);
+    }
+    res->status = ATUNE__ST_LAUNCH_ERROR;
+    return 0;
+}
+
+static CUresult launch(atune__problem *p, atune__kernel *k,
+                       const atune__launch *l, void **args)
+{
+    return p->d->cu->cuLaunchKernel(
+        k->fn, (unsigned)l->grid[0], (unsigned)l->grid[1],
+        (unsigned)l->grid[2], (unsigned)l->block[0], (unsigned)l->block[1],
+        (unsigned)l->block[2], (unsigned)l->shared, p->d->stream, args, NULL);
+}
+
+/* Compares one buffer with the reference result; sets *ok. */
+static int compare(atune__problem *p, const struct buffer *b, int *ok,
+                   atune__result *res, atune__err *err)
+{
+    atune__device *d = p->d;
+    struct cmp_result r;
+    long n = (long)b->count;
+    CUdeviceptr out = b->ptr, ref = b->expect, resp = d->cmpres;
+    void *args[] = {&out, &ref, &n, &resp};
+    double tol = p->m->tolerance;
+    unsigned grid = (unsigned)(d->info.attr.sm_count * 8);
+
+    memset(&r, 0, sizeof(r));
+    r.first = ~0ULL;
+    CU(cuMemcpyHtoD(d->cmpres, &r, sizeof(r)), "cuMemcpyHtoD");
+    CU(cuLaunchKernel(d->cmp[b->arg->type], grid, 1, 1, CMP_BLOCK, 1, 1, 0,
+                      d->stream, args, NULL),
+       "launching the compare kernel");
+    CU(cuStreamSynchronize(d->stream), "comparing outputs");
+    CU(cuMemcpyDtoH(&r, d->cmpres, sizeof(r)), "cuMemcpyDtoH");
+    *ok = 1;
+    if (b->arg->type == ATUNE__FLOAT || b->arg->type == ATUNE__DOUBLE) {
+        double diff, mref, rel;
+        memcpy(&diff, &r.max_diff, sizeof(diff));
+        memcpy(&mref, &r.max_ref, sizeof(mref));
+        rel = mref > 0 ? diff / mref : diff;
+        if (r.nonfinite) {
+            *ok = 0;
+            snprintf(res->detail, sizeof(res->detail),
+                     "%s: %llu non-finite elements, first at %llu",
+                     b->arg->name, r.nonfinite, r.first);
+        } else if (rel > tol) {
+            *ok = 0;
+            snprintf(res->detail, sizeof(res->detail),
+                     "%s: relative error %.3g exceeds tolerance %.3g",
+                     b->arg->name, rel, tol);
+        }
+    } else if (r.mismatches) {
+        *ok = 0;
+        snprintf(res->detail, sizeof(res->detail),
+                 "%s: %llu of %zu elements differ, first at %llu",
+                 b->arg->name, r.mismatches, b->count, r.first);
+    }
+    return 0;
+}
+
+static int verify(atune__problem *p, atune__kernel *k,
+                  const atune__launch *l, void **args, const atune__timing *t,
+                  atune__result *res, atune__err *err)
+{
+    atune__device *d = p->d;
+    CUresult crc;
+    int rc, ok = 1;
+
+    if ((rc = atune__problem_prepare(p, 1, err)))
+        return rc;
+    crc = launch(p, k, l, args);
+    if (crc != CUDA_SUCCESS)
+        return launch_failed(p, crc, "launch", res, err);
+    atune__timing_watch(t, 1);
+    crc = d->cu->cuStreamSynchronize(d->stream);
+    atune__timing_watch(t, 0);
+    if (crc != CUDA_SUCCESS)
+        return launch_failed(p, crc, "kernel", res, err);
+    for (int i = 0; ok && i < p->m->nargs; i++) {
+        const struct buffer *b = &p->buf[i];
+        if (b->arg->role == ATUNE__SCALAR || b->arg->role == ATUNE__INPUT)
+            continue;
+        if ((rc = compare(p, b, &ok, res, err)))
+            return rc;
+    }
+    res->status = ok ? ATUNE__ST_OK : ATUNE__ST_WRONG_OUTPUT;
+    return 0;
+}
+
+/* Launches n times between event pairs; restores buffers (and flushes L2)
+ * before each launch, outside the timed region. */
+static int timed_batch(atune__problem *p, atune__kernel *k,
+                       const atune__launch *l, void **args, int n, int flush,
+                       const atune__timing *t, double *ns,
+                       atune__result *res, atune__err *err)
+{
+    atune__device *d = p->d;
+    CUresult crc;
+    int rc;
+
+    for (int i = 0; i < n; i++) {
+        if ((rc = atune__problem_prepare(p, 0, err)))
+            return rc;
+        if (flush)
+            CU(cuMemsetD8Async(d->flush, (unsigned char)i, d->flush_bytes,
+                               d->stream),
+               "flushing L2");
+        CU(cuEventRecord(d->ev[2 * i], d->stream), "cuEventRecord");
+        crc = launch(p, k, l, args);
+        if (crc != CUDA_SUCCESS)
+            return launch_failed(p, crc, "launch", res, err);
+        CU(cuEventRecord(d->ev[2 * i + 1], d->stream), "cuEventRecord");
+    }
+    atune__timing_watch(t, n);
+    crc = d->cu->cuStreamSynchronize(d->stream);
+    atune__timing_watch(t, 0);
+    if (crc != CUDA_SUCCESS)
+        return launch_failed(p, crc, "kernel", res, err);
+    for (int i = 0; i < n; i++) {
+        float ms = 0;
+        CU(cuEventElapsedTime(&ms, d->ev[2 * i], d->ev[2 * i + 1]),
+           "cuEventElapsedTime");
+        ns[i] = (double)ms * 1e6;
+    }
+    return 0;
+}
+
+/* Adaptive measurement, after NVBench's stopping rule: batches of timed
+ * launches until the relative interquartile range is under rel_spread (with
+ * at least min_samples), or target_s of GPU time or max_samples is reached.
+ * A configuration whose first early_samples are all slower than cutoff_ns
+ * stops there: it cannot win, and its ranking among losers does not
+ * matter. */
+static int measure(atune__problem *p, atune__kernel *k,
+                   const atune__launch *l, void **args,
+                   const atune__timing *t, atune__result *res,
+                   atune__err *err)
+{
+    double ns[MAX_SAMPLES], sorted[MAX_SAMPLES], spent = 0;
+    atune__summary s;
+    int maxn = t->max_samples > MAX_SAMPLES ? MAX_SAMPLES : t->max_samples;
+    int minn = t->min_samples < 1 ? 1 : t->min_samples;
+    int flush = atune__problem_flushes(p, t), n = 0, rc;
+    int batch = t->early_samples > 0 ? t->early_samples : minn;
+
+    if (maxn < 1)
+        maxn = 1;
+    if (minn > maxn)
+        minn = maxn;
+    for (int i = 0; i < t->warmup; i++) {
+        if ((rc = timed_batch(p, k, l, args, 1, flush, t, ns, res, err)))
+            return rc;
+        if (res->status != ATUNE__ST_OK)
+            return 0;
+    }
+    for (;;) {
+        if (batch > maxn - n)
+            batch = maxn - n;
+        if ((rc = timed_batch(p, k, l, args, batch, flush, t, ns + n, res,
+                              err)))
+            return rc;
+        if (res->status != ATUNE__ST_OK)
+            return 0;
+        for (int i = n; i < n + batch; i++)
+            spent += ns[i];
+        n += batch;
+        memcpy(sorted, ns, sizeof(double) * (size_t)n);
+        atune__summarize(sorted, n, &s);
+        if (t->cutoff_ns > 0 && n < minn && s.min > t->cutoff_ns)
+            break;
+        if (n >= maxn || (n >= minn && (spent >= t->target_s * 1e9 ||
+                                        s.q3 - s.q1 <= t->rel_spread *
+                                                           s.median)))
+            break;
+        batch = n < minn ? minn - n : minn;
+    }
+    res->time_ns = s.median;
+    res->spread_ns = s.q3 - s.q1;
+    res->min_ns = s.min;
+    res->samples = n;
+    res->metric = p->work / s.median;
+    return 0;
+}
+
+int atune__problem_eval(atune__problem *p, atune__kernel *k,
+                        const atune__config *c, const atune__timing *t,
+                        atune__result *res, atune__err *err)
+{
+    atune__device *d = p->d;
+    atune__vars vs = p->vars;
+    atune__launch l;
+    union scalar sc[ATUNE__MAX_ARGS];
+    void *args[ATUNE__MAX_ARGS];
+    int64_t threads;
+    double t0, t1;
+    int rc;
+
+    memset(res, 0, sizeof(*res));
+    res->regs = k->regs;
+    if ((rc = atune__cucheck(d->cu->cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", err)))
+        return rc;
+    rc = atune__space_check(p->m, c, &p->vars, &d->info.attr, &l, res->detail,
+                            sizeof(res->detail), err);
+    if (rc > 1)
+        return rc;
+    if (rc == 0) {
+        res->status = ATUNE__ST_INVALID;
+        return 0;
+    }
+    threads = l.block[0] * l.block[1] * l.block[2];
+    if (threads > k->max_threads) {
+        res->status = ATUNE__ST_INVALID;
+        snprintf(res->detail, sizeof(res->detail),
+                 "%d registers per thread allow %d threads per block, not "
+                 "%lld",
+                 k->regs, k->max_threads, (long long)threads);
+        return 0;
+    }
+    if (l.shared + k->static_shared > d->info.attr.max_shared_per_block) {
+        res->status = ATUNE__ST_INVALID;
+        snprintf(res->detail, sizeof(res->detail),
+                 "%lld bytes of shared memory exceed %lld",
+                 (long long)(l.shared + k->static_shared),
+                 (long long)d->info.attr.max_shared_per_block);
+        return 0;
+    }
+    /* Above 48 KB of dynamic shared memory a kernel must opt in. */
+    if (l.shared > 48 * 1024)
+        CU(cuFuncSetAttribute(k->fn,
+                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                              (int)l.shared),
+           "cuFuncSetAttribute");
+    if ((rc = atune__config_vars(p->m, c, &vs)))
+        return rc;
+    if ((rc = atune__problem_set_constants(p, k->mod, err)))
+        return rc;
+    if ((rc = atune__problem_make_args(p, &vs, sc, args, err)))
+        return rc;
+    t0 = atune__now();
+    rc = verify(p, k, &l, args, t, res, err);
+    t1 = atune__now();
+    res->verify_s = t1 - t0;
+    if (rc || res->status != ATUNE__ST_OK)
+        return rc;
+    rc = measure(p, k, &l, args, t, res, err);
+    res->measure_s = atune__now() - t1;
+    return rc;
+}

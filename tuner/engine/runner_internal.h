@@ -1,0 +1,111 @@
+/* runner_internal.h -- what the three files of the device runner share:
+ * device.c (the GPU and its helper kernels), runner.c (the buffers and
+ * reference result of a problem, loaded kernels) and measure.c
+ * (verification and timing of one configuration). Private to engine/. */
+#ifndef ATUNE_RUNNER_INTERNAL_H
+#define ATUNE_RUNNER_INTERNAL_H
+
+#include "engine/runner.h"
+#include "jit/cudrv.h"
+
+#define MAX_SAMPLES 200
+#define CMP_BLOCK 256
+#define POISON 0xA5 /* a byte no generator produces in every position */
+
+/* The helpers in devutil.cu, per element type, in atune__type order. */
+#define NTYPES 7
+
+struct cmp_result {
+    unsigned long long mismatches;
+    unsigned long long first;
+    unsigned long long max_diff;
+    unsigned long long max_ref;
+    unsigned long long nonfinite;
+};
+
+struct atune__device {
+    const atune__cudrv *cu;
+    CUdevice dev;
+    CUcontext ctx;
+    CUstream stream;
+    CUevent ev[2 * MAX_SAMPLES];
+    int nev;
+    CUmodule util;
+    CUfunction fill[NTYPES], cmp[NTYPES];
+    CUdeviceptr cmpres;
+    CUdeviceptr flush;
+    size_t flush_bytes;
+    atune__devinfo info;
+};
+
+struct buffer {
+    const atune__arg *arg;
+    size_t count, bytes;
+    CUdeviceptr ptr;    /* what the kernel gets */
+    CUdeviceptr init;   /* inout: the initial contents */
+    CUdeviceptr expect; /* compared roles: the reference's result */
+};
+
+struct constant {
+    const atune__arg *arg;
+    size_t bytes;
+    CUdeviceptr data; /* contents copied into each module's symbol */
+};
+
+struct atune__problem {
+    atune__device *d;
+    const atune__manifest *m;
+    const atune__size *size;
+    char size_key[96];
+    atune__vars vars;
+    double work;
+    uint64_t seed;
+    struct buffer buf[ATUNE__MAX_ARGS];
+    struct constant con[ATUNE__MAX_CONSTANTS];
+    int64_t bytes; /* all buffers together */
+    double ref_ns; /* the reference's launch to completion, host clock */
+};
+
+struct atune__kernel {
+    atune__device *d;
+    CUmodule mod;
+    CUfunction fn;
+    int max_threads;
+    int regs;
+    int static_shared;
+};
+
+/* Scalar kernel arguments, by the C type the kernel declares. */
+union scalar {
+    signed char c;
+    int i;
+    unsigned u;
+    long long l;
+    unsigned long long ul;
+    float f;
+    double d;
+};
+
+/* Checks a driver call; on failure formats "what: CUDA_ERROR_X: text" and
+ * returns ATUNE__ESOFTWARE (ATUNE__EUNAVAIL for out of memory). */
+int atune__cucheck(CUresult rc, const char *what, atune__err *err);
+
+#define CU(call, what)                                                         \
+    do {                                                                       \
+        int rc_ = atune__cucheck(d->cu->call, what, err);                             \
+        if (rc_)                                                               \
+            return rc_;                                                        \
+    } while (0)
+
+/* Brings every non-input buffer to its pre-launch state (runner.c). */
+int atune__problem_prepare(atune__problem *p, int poison, atune__err *err);
+/* Copies the problem's __constant__ data into mod's symbols (runner.c). */
+int atune__problem_set_constants(atune__problem *p, CUmodule mod,
+                                 atune__err *err);
+/* The kernel arguments at variables vs, scalars stored in sc (runner.c). */
+int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
+                             union scalar *sc, void **args, atune__err *err);
+/* Tells the hang watchdog about launches about to be waited for (measure.c). */
+void atune__timing_watch(const atune__timing *t, int launches);
+
+#endif
