@@ -5,7 +5,7 @@
 # under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
 # the journal of each GPU.
 #
-#   STEPS="test tune bench consumer kt evaluate all"  steps (default:
+#   STEPS="test tune bench consumer kt evaluate all ncu"  steps (default:
 #                             test tune bench consumer)
 #   ALL_ARGS="--kernel copy"  all: the work run on GPU 0 and on --device all
 #   KERNELS=copy,saxpy        templates to benchmark (default all)
@@ -115,6 +115,31 @@ if has all; then
     [ $trc -eq 0 ] || status=1
   done
   "$build/autotune" show /tmp/atune-all-all/*.ini >>"$log" 2>&1
+fi
+if has ncu; then
+  # What the driver's copy does at the small size next to the tuned copy
+  # (issue 15): kernels through Nsight Compute, copies through Nsight
+  # Systems' summary (a D2D copy may not be a kernel at all).
+  say "Nsight: copy at the small size, tuned kernel and cudaMemcpy D2D"
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+  bench_copy=("$build/tests/bench" --device 0 --profile-dir "$root/profiles" --kernel copy --size small)
+  if [ -n "$nsys_bin" ]; then
+    "$nsys_bin" profile -o /tmp/atune-nsys --force-overwrite true --stats=true \
+      "${bench_copy[@]}" >"$OUT/nsys.txt" 2>&1
+    grep -A14 -E 'cuda_gpu_kern_sum|cuda_gpu_mem_time_sum' "$OUT/nsys.txt" | tee -a "$log"
+  else
+    echo "nsys not found" | tee -a "$log"
+  fi
+  if [ -n "$ncu_bin" ]; then
+    "$ncu_bin" -k 'regex:copy|[Mm]emcpy|[Cc]opy' -c 8 --section SpeedOfLight \
+      --section LaunchStats --section MemoryWorkloadAnalysis --section Occupancy \
+      "${bench_copy[@]}" >"$OUT/ncu.txt" 2>&1
+    grep -E '^  [a-zA-Z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|L2 Hit|Grid Size|Block Size|Registers|Achieved Occupancy|Waves' \
+      "$OUT/ncu.txt" | head -120 | tee -a "$log"
+  else
+    echo "ncu not found" | tee -a "$log"
+  fi
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
