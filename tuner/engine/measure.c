@@ -20,6 +20,7 @@ void atune__timing_default(atune__timing *t)
     t->rel_spread = 0.01;
     t->early_samples = 3;
     t->cutoff_ns = 0;
+    t->cutoff_margin = 0.03;
     t->flush_l2 = 1;
     t->watch = NULL;
     t->watch_ctx = NULL;
@@ -173,12 +174,29 @@ static int timed_batch(atune__problem *p, atune__kernel *k,
     return 0;
 }
 
+/* Whether the race is decided against the incumbent: the fastest sample
+ * is slower than the incumbent's median plus its noise. */
+static int race_lost(const atune__timing *t, const atune__summary *s)
+{
+    return t->cutoff_ns > 0 && s->min > t->cutoff_ns * (1 + t->cutoff_margin);
+}
+
+/* Whether the median is within the incumbent's noise: the ranking of the
+ * two is what the search acts on, so it deserves more samples. */
+static int close_call(const atune__timing *t, const atune__summary *s)
+{
+    return t->cutoff_ns > 0 &&
+           fabs(s->median - t->cutoff_ns) <= t->cutoff_margin * t->cutoff_ns;
+}
+
 /* Adaptive measurement, after NVBench's stopping rule: batches of timed
  * launches until the relative interquartile range is under rel_spread (with
  * at least min_samples), or target_s of GPU time or max_samples is reached.
- * A configuration whose first early_samples are all slower than cutoff_ns
- * stops there: it cannot win, and its ranking among losers does not
- * matter. */
+ * Against an incumbent (cutoff_ns) it races: a configuration that is
+ * clearly slower stops after the batch that shows it (the first is
+ * early_samples long), since its ranking among losers does not matter; a
+ * close call takes twice the minimum. Batches grow geometrically, so a
+ * loser costs few synchronisations and a winner few batches. */
 static int measure(atune__problem *p, atune__kernel *k,
                    const atune__launch *l, void **args,
                    const atune__timing *t, atune__result *res,
@@ -202,6 +220,8 @@ static int measure(atune__problem *p, atune__kernel *k,
             return 0;
     }
     for (;;) {
+        int need;
+
         if (batch > maxn - n)
             batch = maxn - n;
         if ((rc = timed_batch(p, k, l, args, batch, flush, t, ns + n, res,
@@ -214,13 +234,23 @@ static int measure(atune__problem *p, atune__kernel *k,
         n += batch;
         memcpy(sorted, ns, sizeof(double) * (size_t)n);
         atune__summarize(sorted, n, &s);
-        if (t->cutoff_ns > 0 && n < minn && s.min > t->cutoff_ns)
+        if (race_lost(t, &s))
             break;
-        if (n >= maxn || (n >= minn && (spent >= t->target_s * 1e9 ||
+        need = close_call(t, &s) ? 2 * minn : minn;
+        if (need > maxn)
+            need = maxn;
+        if (n >= maxn || (n >= need && (spent >= t->target_s * 1e9 ||
                                         s.q3 - s.q1 <= t->rel_spread *
                                                            s.median)))
             break;
-        batch = n < minn ? minn - n : minn;
+        batch = n < need ? need - n : n;
+        /* Not far past the time target: long kernels stop on time. */
+        if (n >= need && s.median > 0) {
+            double left = t->target_s * 1e9 - spent;
+            int fits = left > 0 ? (int)(left / s.median) + 1 : 1;
+            if (batch > fits)
+                batch = fits;
+        }
     }
     res->time_ns = s.median;
     res->spread_ns = s.q3 - s.q1;

@@ -63,8 +63,13 @@ typedef struct atune__timing {
     double target_s;    /* or once this much GPU time was timed */
     int max_samples;    /* at most this many */
     int early_samples;  /* first batch; with cutoff_ns, may be the only one */
-    double cutoff_ns;   /* > 0: stop after early_samples when all of them are
-                           slower than this (a clear loser) */
+    double cutoff_ns;   /* > 0: the incumbent's median. The race: after each
+                           batch, a configuration whose fastest sample is
+                           over cutoff_ns * (1 + cutoff_margin) stops (noise
+                           only adds time, so its median cannot win); one
+                           whose median is within the margin is a close
+                           call and gets twice min_samples */
+    double cutoff_margin; /* the incumbent's relative noise, e.g. 0.03 */
     int flush_l2;       /* flush L2 before each timed launch (small sizes) */
     /* Called with the number of launches about to be waited for, then
      * with 0 once they finished: the hook of the hang watchdog (tune.c),

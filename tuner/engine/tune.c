@@ -32,7 +32,7 @@ void atune__tune_opts_default(atune__tune_opts *o)
     atune__timing_default(&o->timing);
     o->seed = 0x5eed5eed12345678ULL;
     o->final_k = 3;
-    o->cutoff = 3.0;
+    o->race_margin = 0.03;
     o->resume = 1;
     o->watch_fd = -1;
     o->journal_gpu = -1;
@@ -209,9 +209,15 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
         j = NULL; /* recorded already */
     } else {
         atune__timing t = o->timing;
-        /* 3x slower than the best so far: a few samples say enough. */
-        if (out->have_best && o->cutoff > 0)
-            t.cutoff_ns = o->cutoff * out->best_res.time_ns;
+        /* Racing the best so far: its median, with a margin of at least
+         * twice its relative interquartile range. */
+        if (out->have_best && o->race_margin >= 0) {
+            const atune__result *b = &out->best_res;
+            double noise = 2 * b->spread_ns / b->time_ns;
+
+            t.cutoff_ns = b->time_ns;
+            t.cutoff_margin = noise > o->race_margin ? noise : o->race_margin;
+        }
         rc = measure_config(sc, idx, &c, cfg, &t, &res, err);
     }
     out->verify_s += res.verify_s;

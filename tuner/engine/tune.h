@@ -26,8 +26,10 @@ typedef struct atune__tune_opts {
     int64_t budget;          /* evaluations per size; 0: no limit */
     double time_limit;       /* seconds per size; 0: no limit */
     int final_k;             /* candidates re-timed for the final pick */
-    double cutoff;           /* stop timing configurations this many times
-                                slower than the best so far (0: never) */
+    double race_margin;      /* race against the best so far (runner.h,
+                                cutoff_ns): at least this relative margin,
+                                more when the best's own spread is larger;
+                                < 0: no race */
     int resume;              /* take what an unfinished run of the journal
                                 measured instead of measuring it again */
     int watch_fd;            /* >= 0: tell the supervisor (supervise.h)
