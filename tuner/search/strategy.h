@@ -59,7 +59,8 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
                   atune__remeasure_fn remeasure, void *ctx,
                   atune__search_result *out, atune__err *err);
 
-/* Strategies (strategy.c says how each works and why the default):
+/* Strategies (each file of search/ says how it works; driver.c why the
+ * default):
  *   greedy_ils           iterated first-improvement local search (default)
  *   brute_force          every valid configuration in index order
  *   random               uniform sampling without replacement

@@ -1,0 +1,267 @@
+/* driver.c -- the search driver (see strategy.h): the table of
+ * strategies, the loop that asks a technique for configurations and
+ * evaluates them, and the final pick. What the techniques see of the
+ * search, and how they answer, is in technique.h; each technique has a
+ * file of its own. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/technique.h"
+
+/* ---- the table of strategies ---------------------------------------------
+ * The default is greedy_ils, chosen by tests/eval_strategies.c (50 seeds,
+ * budgets of 5, 10, 20 and 50% of each space, score against the exact
+ * expectation of random search): it had the best mean score at every
+ * budget and the best worst case, the only one positive on every space at
+ * 10% and 20%. Simulated annealing was a close second; the population
+ * methods (genetic_algorithm, diff_evo) need more evaluations than 10% of
+ * a 315-configuration space to get going, and the bandit spends its first
+ * evaluations finding out which of its techniques works. The numbers and
+ * the date are in README.md, "Search strategies"; rerun the harness when
+ * new journals are recorded. */
+
+/* The default first. */
+static const atune__technique *const techniques[] = {
+    &atune__greedy_ils,          &atune__brute_force,       &atune__random,
+    &atune__simulated_annealing, &atune__genetic_algorithm, &atune__diff_evo,
+    &atune__auc_bandit,
+};
+
+enum { NTECH = sizeof(techniques) / sizeof(techniques[0]) };
+
+/* The same names. */
+static const char *const names[] = {
+    "greedy_ils",        "brute_force", "random",     "simulated_annealing",
+    "genetic_algorithm", "diff_evo",    "auc_bandit", NULL};
+
+const char *const *atune__strategy_names(void)
+{
+    return names;
+}
+
+const char *atune__strategy_default(void)
+{
+    return names[0];
+}
+
+const atune__technique *atune__technique_find(const char *name)
+{
+    for (int i = 0; i < NTECH; i++)
+        if (strcmp(techniques[i]->name, name) == 0)
+            return techniques[i];
+    return NULL;
+}
+
+int atune__strategy_known(const char *name)
+{
+    return name && atune__technique_find(name) != NULL;
+}
+
+/* ---- the driver ---------------------------------------------------------- */
+
+/* 0 when the search must stop (and why in s->stop). */
+static int more(atune__search_state *s)
+{
+    const atune__search_spec *sp = s->spec;
+
+    if (s->rc)
+        return 0;
+    if (s->n >= s->sp.nvalid)
+        s->stop = "exhausted";
+    else if (sp->budget > 0 && s->n >= sp->budget)
+        s->stop = "budget";
+    else if (sp->time_limit > 0 && atune__now() - s->t0 >= sp->time_limit)
+        s->stop = "time";
+    else
+        return 1;
+    return 0;
+}
+
+static int evaluate(atune__search_state *s, int64_t pos)
+{
+    double t = INFINITY;
+    int rc = s->eval(s->ctx, s->sp.index[pos], &t, s->err);
+
+    if (rc) {
+        s->rc = rc;
+        s->stop = rc == ATUNE__EINTR ? "interrupted" : "error";
+        return rc;
+    }
+    if (isnan(t) || t < 0)
+        t = INFINITY;
+    s->done[pos] = 1;
+    s->t[pos] = t;
+    s->n++;
+    if (t < s->best_t || s->best < 0) {
+        s->best = pos;
+        s->best_t = t;
+    }
+    return 0;
+}
+
+/* Proposals of known configurations cost nothing, but a technique stuck
+ * among them would never end: after this many in a row, the driver
+ * substitutes a random new configuration. */
+enum { MAX_KNOWN_RUN = 256 };
+
+static void drive(atune__search_state *s, const atune__technique *tq, void *st)
+{
+    int known = 0;
+
+    if (s->sp.nvalid > 0 && s->sp.index[0] == 0 && more(s) && !evaluate(s, 0))
+        tq->tell(st, s, 0, s->t[0], ATUNE__TOLD_JUMP);
+    while (more(s)) {
+        int64_t pos = tq->ask(st, s);
+        int how = ATUNE__TOLD_NEW;
+        if (pos >= 0 && s->done[pos] && ++known <= MAX_KNOWN_RUN) {
+            tq->tell(st, s, pos, s->t[pos], ATUNE__TOLD_CACHED);
+            continue;
+        }
+        if (pos < 0 || s->done[pos]) {
+            pos = atune__random_new(s);
+            how = ATUNE__TOLD_JUMP;
+        }
+        known = 0;
+        if (evaluate(s, pos))
+            break;
+        tq->tell(st, s, pos, s->t[pos], how);
+    }
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const atune__member *x = a, *y = b;
+
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The final pick: the k best re-measured; the winner is the fastest by the
+ * new numbers. Candidates left without a finite new time (failed, or not
+ * re-measured) cannot win; when none has one, the search's own numbers
+ * decide. */
+static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
+                      atune__search_result *out)
+{
+    int64_t nok = 0, *idx = NULL;
+    atune__member *m = NULL;
+    double *t = NULL;
+    int k = s->spec->final_k, win = -1, rc = 0;
+
+    for (int64_t pos = 0; pos < s->sp.nvalid; pos++)
+        nok += s->done[pos] && isfinite(s->t[pos]);
+    if (k > nok)
+        k = (int)nok;
+    if (k <= 0)
+        return 0;
+    m = atune__calloc((size_t)nok, sizeof(*m));
+    idx = atune__calloc((size_t)k, sizeof(*idx));
+    t = atune__calloc((size_t)k, sizeof(*t));
+    if (!m || !idx || !t) {
+        rc = atune__fail(s->err, ATUNE__EOSERR, "out of memory");
+        goto done;
+    }
+    nok = 0;
+    for (int64_t pos = 0; pos < s->sp.nvalid; pos++)
+        if (s->done[pos] && isfinite(s->t[pos]))
+            m[nok++] = (atune__member){pos, s->t[pos]};
+    qsort(m, (size_t)nok, sizeof(*m), by_time);
+    for (int i = 0; i < k; i++) {
+        idx[i] = s->sp.index[m[i].pos];
+        t[i] = NAN;
+    }
+    if ((rc = remeasure(s->ctx, idx, k, t, s->err))) {
+        s->stop = rc == ATUNE__EINTR ? "interrupted" : "error";
+        goto done;
+    }
+    for (int i = 0; i < k; i++)
+        if (isfinite(t[i]) && t[i] >= 0 && (win < 0 || t[i] < t[win]))
+            win = i;
+    if (win >= 0) {
+        out->best = idx[win];
+        out->best_time_ns = t[win];
+    }
+done:
+    free(m);
+    free(idx);
+    free(t);
+    return rc;
+}
+
+/* "unknown strategy 'x' (known: greedy_ils, ...)". */
+static int unknown(const char *name, atune__err *err)
+{
+    char list[512] = "";
+    size_t len = 0;
+
+    for (int i = 0; names[i] && len < sizeof(list); i++)
+        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+                                i ? ", " : "", names[i]);
+    return atune__fail(err, ATUNE__EUSAGE, "unknown strategy '%s' (known: %s)",
+                       name, list);
+}
+
+int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
+                  atune__remeasure_fn remeasure, void *ctx,
+                  atune__search_result *out, atune__err *err)
+{
+    const char *name =
+        spec->strategy ? spec->strategy : atune__strategy_default();
+    const atune__technique *tq = atune__technique_find(name);
+    atune__search_state s = {.spec = spec,
+                             .eval = eval,
+                             .ctx = ctx,
+                             .err = err,
+                             .best = -1,
+                             .best_t = INFINITY,
+                             .stop = "exhausted"};
+    void *st = NULL;
+    int rc;
+
+    out->best = -1;
+    out->best_time_ns = INFINITY;
+    out->evaluations = 0;
+    out->stop = "exhausted";
+    if (!tq)
+        return unknown(name, err);
+    if ((rc = atune__space_view_init(&s.sp, spec->m, spec->valid, err)))
+        goto done;
+    s.done = atune__calloc((size_t)s.sp.nvalid, 1);
+    s.t = atune__calloc((size_t)s.sp.nvalid, sizeof(*s.t));
+    st = atune__calloc(1, tq->state_size);
+    if (!s.done || !s.t || !st) {
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+        goto done;
+    }
+    atune__rng_seed(&s.r, spec->seed);
+    s.horizon = spec->budget > 0 && spec->budget < s.sp.nvalid ? spec->budget
+                                                               : s.sp.nvalid;
+    if (s.horizon < 1)
+        s.horizon = 1;
+    s.t0 = atune__now();
+    if (tq->init && (rc = tq->init(st, &s)))
+        goto done;
+    drive(&s, tq, st);
+    rc = s.rc;
+    out->evaluations = s.n;
+    out->stop = s.stop;
+    if (s.best >= 0 && isfinite(s.best_t)) {
+        out->best = s.sp.index[s.best];
+        out->best_time_ns = s.best_t;
+    }
+    if (!rc && remeasure && spec->final_k > 0) {
+        rc = final_pick(&s, remeasure, out);
+        out->stop = s.stop;
+    }
+done:
+    if (st && tq->fini)
+        tq->fini(st);
+    free(st);
+    free(s.done);
+    free(s.t);
+    atune__space_view_free(&s.sp);
+    return rc;
+}

@@ -1,0 +1,212 @@
+/* space_view.c -- the space as the techniques see it: valid
+ * configurations as rank vectors, their neighbourhoods, and the helpers
+ * that turn what a technique makes up into a configuration worth
+ * evaluating (see technique.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/technique.h"
+#include "template/space.h"
+
+int atune__space_view_init(atune__space_view *sp, const atune__manifest *m,
+                           const unsigned char *valid, atune__err *err)
+{
+    int64_t total = atune__space_size(m), k = 0;
+
+    memset(sp, 0, sizeof(*sp));
+    sp->np = m->nparams;
+    for (int p = sp->np - 1; p >= 0; p--) {
+        const atune__param *pa = &m->params[p];
+        sp->nv[p] = pa->nvalues;
+        sp->stride[p] = p == sp->np - 1 ? 1 : sp->stride[p + 1] * sp->nv[p + 1];
+        /* Rank of each value: how many values are smaller. */
+        for (int i = 0; i < pa->nvalues; i++) {
+            int r = 0;
+            for (int j = 0; j < pa->nvalues; j++)
+                r += pa->values[j] < pa->values[i];
+            sp->list_pos[p][r] = i;
+        }
+    }
+    for (int64_t i = 0; i < total; i++)
+        sp->nvalid += valid[i] != 0;
+    sp->index = atune__calloc((size_t)sp->nvalid, sizeof(*sp->index));
+    sp->coord = atune__calloc((size_t)sp->nvalid, (size_t)sp->np);
+    if (!sp->index || !sp->coord)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int64_t i = 0; i < total; i++) {
+        if (!valid[i])
+            continue;
+        sp->index[k] = i;
+        for (int p = 0; p < sp->np; p++) {
+            int lp = (int)(i / sp->stride[p] % sp->nv[p]);
+            for (int r = 0; r < sp->nv[p]; r++)
+                if (sp->list_pos[p][r] == lp)
+                    sp->coord[k * sp->np + p] = (atune__rank)r;
+        }
+        k++;
+    }
+    return 0;
+}
+
+void atune__space_view_free(atune__space_view *sp)
+{
+    free(sp->index);
+    free(sp->coord);
+}
+
+int64_t atune__lookup(const atune__space_view *sp, const atune__rank *c)
+{
+    int64_t idx = 0, lo = 0, hi = sp->nvalid - 1;
+
+    for (int p = 0; p < sp->np; p++)
+        idx += sp->list_pos[p][c[p]] * sp->stride[p];
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (sp->index[mid] == idx)
+            return mid;
+        if (sp->index[mid] < idx)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* The neighbour of pos one step along parameter p in direction dir (+1 or
+ * -1). Constraints punch holes into the space, so a step skips invalid
+ * values until it reaches a valid configuration or the end of the list. */
+static int64_t step(const atune__search_state *s, int64_t pos, int p, int dir)
+{
+    atune__rank c[ATUNE__MAX_PARAMS];
+
+    memcpy(c, atune__coord(s, pos), (size_t)s->sp.np);
+    for (int r = c[p] + dir; r >= 0 && r < s->sp.nv[p]; r += dir) {
+        int64_t q;
+        c[p] = (atune__rank)r;
+        if ((q = atune__lookup(&s->sp, c)) >= 0)
+            return q;
+    }
+    return -1;
+}
+
+int atune__adjacent(const atune__search_state *s, int64_t pos, int64_t *out)
+{
+    int n = 0;
+
+    for (int p = 0; p < s->sp.np; p++)
+        for (int dir = -1; dir <= 1; dir += 2) {
+            int64_t q = step(s, pos, p, dir);
+            if (q >= 0)
+                out[n++] = q;
+        }
+    return n;
+}
+
+/* In the order of a variable neighbourhood descent: the one-step
+ * neighbours first (in random order), then those that change one
+ * parameter to any other value (in random order). One-step moves follow
+ * the smooth trends of ordered parameters; the others cross what rank
+ * order hides, such as GRID = 0 ("cover the data once") sitting next to
+ * GRID = 1 while behaving like the largest grids. */
+int atune__neighbourhood(atune__search_state *s, int64_t pos, int64_t *out)
+{
+    atune__rank c[ATUNE__MAX_PARAMS];
+    const atune__rank *at = atune__coord(s, pos);
+    int n = atune__adjacent(s, pos, out), near = n;
+
+    atune__rng_shuffle(&s->r, out, near);
+    memcpy(c, at, (size_t)s->sp.np);
+    for (int p = 0; p < s->sp.np; p++) {
+        for (int r = 0; r < s->sp.nv[p]; r++) {
+            int64_t q;
+            int dup = 0;
+            c[p] = (atune__rank)r;
+            if (r == at[p] || (q = atune__lookup(&s->sp, c)) < 0)
+                continue;
+            for (int i = 0; i < near && !dup; i++)
+                dup = out[i] == q;
+            if (!dup)
+                out[n++] = q;
+        }
+        c[p] = at[p];
+    }
+    atune__rng_shuffle(&s->r, out + near, n - near);
+    return n;
+}
+
+/* Rejection while most are new, else a scan for the k-th new one. */
+int64_t atune__random_new(atune__search_state *s)
+{
+    int64_t left = s->sp.nvalid - s->n, k;
+
+    if (left <= 0)
+        return -1;
+    if (left * 4 >= s->sp.nvalid) {
+        for (;;) {
+            int64_t pos = atune__rng_below(&s->r, s->sp.nvalid);
+            if (!s->done[pos])
+                return pos;
+        }
+    }
+    k = atune__rng_below(&s->r, left);
+    for (int64_t pos = 0; pos < s->sp.nvalid; pos++)
+        if (!s->done[pos] && k-- == 0)
+            return pos;
+    return -1;
+}
+
+/* The configuration not evaluated yet whose ranks are closest to c (sum of
+ * rank differences), ties broken at random; -1 when none is left. This
+ * repairs what crossover and mutation produce: invalid or known points. */
+static int64_t nearest_new(atune__search_state *s, const atune__rank *c)
+{
+    int64_t best = -1, ties = 0;
+    int bestd = 1 << 30;
+
+    for (int64_t pos = 0; pos < s->sp.nvalid; pos++) {
+        const atune__rank *q = atune__coord(s, pos);
+        int d = 0;
+        if (s->done[pos])
+            continue;
+        for (int p = 0; p < s->sp.np && d <= bestd; p++)
+            d += abs((int)q[p] - (int)c[p]);
+        if (d < bestd) {
+            bestd = d;
+            best = pos;
+            ties = 1;
+        } else if (d == bestd && atune__rng_below(&s->r, ++ties) == 0) {
+            best = pos;
+        }
+    }
+    return best;
+}
+
+int64_t atune__repair(atune__search_state *s, const atune__rank *c)
+{
+    int64_t pos = atune__lookup(&s->sp, c);
+
+    return pos >= 0 && !s->done[pos] ? pos : nearest_new(s, c);
+}
+
+double atune__worse(double a, double b)
+{
+    if (isinf(b))
+        return isinf(a) ? 0 : INFINITY;
+    if (isinf(a))
+        return -INFINITY;
+    return (b - a) / a;
+}
+
+double atune__progress(const atune__search_state *s)
+{
+    double f = (double)s->n / (double)s->horizon;
+
+    return f < 1 ? f : 1;
+}
+
+void atune__told_nothing(void *st, atune__search_state *s, int64_t pos,
+                         double t, int how)
+{
+    (void)st, (void)s, (void)pos, (void)t, (void)how;
+}
