@@ -1,0 +1,259 @@
+/* profile_lookup.c -- finding the configuration of a kernel at a problem
+ * size in an open profile, and reading a configuration. */
+#include "lib/profile_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TIE_EPS 1e-9 /* log2 distances closer than this tie */
+
+static const char empty[] = "";
+
+static const kernel *find_kernel(const atune_profile *p, const char *name)
+{
+    int lo = 0, hi = p->nkernels;
+
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = strcmp(p->kernels[mid].name, name);
+        if (c == 0)
+            return &p->kernels[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The sizes of k with the variables of q, or NULL. */
+static const shape *find_shape(const atune_profile *p, const kernel *k,
+                               const size_vars *q)
+{
+    for (int i = k->first; i < k->first + k->count; i++) {
+        const shape *s = &p->shapes[i];
+        if (atune__size_vars_cmp(&p->sorted[s->first]->vars, q) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* The entry of s at exactly size q, else the nearest on a log scale (ties:
+ * the larger tuned size, then the first in the file). */
+static entry *nearest(const atune_profile *p, const shape *s,
+                      const size_vars *q, int *exact)
+{
+    entry **first = p->sorted + s->first;
+    double lq[MAX_VARS], best_d = HUGE_VAL;
+    entry *best = NULL;
+
+    for (int j = 0; j < s->count; j++) {
+        if (atune__size_same_values(&first[j]->vars, q)) {
+            *exact = 1;
+            return first[j];
+        }
+    }
+    for (int i = 0; i < q->n; i++)
+        lq[i] = atune__size_log2(q->v[i].val);
+    for (int j = 0; j < s->count; j++) {
+        entry *e = first[j];
+        double d = 0;
+
+        for (int i = 0; i < q->n; i++)
+            d += fabs(e->lg[i] - lq[i]);
+        if (!best || d < best_d - TIE_EPS ||
+            (d <= best_d + TIE_EPS && e->lgsum > best->lgsum + TIE_EPS)) {
+            best = e;
+            best_d = d;
+        }
+    }
+    *exact = 0;
+    return best;
+}
+
+int atune_profile_lookup(atune_profile *p, const char *kernel_name,
+                         const char *size, const atune_config **out)
+{
+    const kernel *k;
+    const shape *s;
+    size_vars q;
+    const char *why;
+    entry *e;
+    int exact;
+
+    if (!p)
+        return ATUNE_EINVAL;
+    if (out)
+        *out = NULL;
+    if (!kernel_name || !size || !out)
+        return atune__profile_fail(p, ATUNE_EINVAL,
+                                   "lookup with a NULL argument");
+    if (p->status != ATUNE_OK)
+        return atune__profile_fail(p, ATUNE_EINVAL,
+                                   "lookup on a profile that did not open");
+    if ((why = atune__size_parse(size, 1, &q)) != NULL)
+        return atune__profile_fail(p, ATUNE_EINVAL, "bad size '%s': %s", size,
+                                   why);
+    k = find_kernel(p, kernel_name);
+    if (!k)
+        return atune__profile_fail(p, ATUNE_ENOTFOUND,
+                                   "%s: no entry for kernel '%s'", p->path,
+                                   kernel_name);
+    if ((s = find_shape(p, k, &q)) == NULL)
+        return atune__profile_fail(
+            p, ATUNE_ENOTFOUND,
+            "%s: kernel '%s' has no tuned size with the variables of '%s'",
+            p->path, kernel_name, size);
+    e = nearest(p, s, &q, &exact);
+    if (exact) {
+        *out = &e->exact;
+    } else {
+        for (int i = 0; i < q.n; i++)
+            e->wanted[i] = q.v[i].val;
+        *out = &e->nearest;
+    }
+    return atune__profile_ok(p);
+}
+
+int atune_profile_count(const atune_profile *p)
+{
+    return p && p->status == ATUNE_OK ? p->nentries : 0;
+}
+
+const atune_config *atune_profile_entry(const atune_profile *p, int i)
+{
+    if (i < 0 || i >= atune_profile_count(p))
+        return NULL;
+    return &p->entries[i].exact;
+}
+
+/* ---- configurations ----------------------------------------------------- */
+
+int atune_config_count(const atune_config *c)
+{
+    return c ? c->e->nparams : 0;
+}
+
+const char *atune_config_name(const atune_config *c, int i)
+{
+    return c && i >= 0 && i < c->e->nparams ? c->e->pname[i] : NULL;
+}
+
+int64_t atune_config_value(const atune_config *c, int i)
+{
+    return c && i >= 0 && i < c->e->nparams ? c->e->pval[i] : 0;
+}
+
+int64_t atune_config_get(const atune_config *c, const char *param, int64_t dflt)
+{
+    if (!c || !param)
+        return dflt;
+    for (int i = 0; i < c->e->nparams; i++)
+        if (strcmp(c->e->pname[i], param) == 0)
+            return c->e->pval[i];
+    return dflt;
+}
+
+const char *atune_config_kernel(const atune_config *c)
+{
+    return c ? c->e->kernel : empty;
+}
+
+const char *atune_config_size(const atune_config *c)
+{
+    return c ? c->e->size : empty;
+}
+
+atune_size_match atune_config_size_match(const atune_config *c)
+{
+    return c ? c->match : ATUNE_SIZE_EXACT;
+}
+
+int64_t atune_config_time_ns(const atune_config *c)
+{
+    return c ? c->e->time_ns : 0;
+}
+
+int64_t atune_config_default_time_ns(const atune_config *c)
+{
+    return c ? c->e->default_time_ns : 0;
+}
+
+const char *atune_config_template_hash(const atune_config *c)
+{
+    return c ? c->e->hash : empty;
+}
+
+const char *atune_config_meta(const atune_config *c, const char *key)
+{
+    const atune__ini_entry *e;
+
+    if (!c || !key)
+        return NULL;
+    e = atune__ini_get(c->e->sec, key);
+    return e ? e->value : NULL;
+}
+
+/* The size a nearest match was asked for, variables in the tuned size's
+ * order: "n=1000000". */
+static void format_wanted(const entry *e, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (int pos = 0; pos < e->vars.n; pos++) {
+        for (int i = 0; i < e->vars.n && n < len; i++) {
+            const size_var *v = &e->vars.v[i];
+            if (v->pos != pos)
+                continue;
+            n += (size_t)snprintf(buf + n, len - n, "%s%.*s=%lld",
+                                  pos ? "," : "", (int)v->len, v->name,
+                                  (long long)e->wanted[i]);
+        }
+    }
+}
+
+static const char *device_note(const atune_profile *p, char *buf, size_t len)
+{
+    switch (p->match) {
+    case ATUNE_DEVICE_EXACT:
+        return " (same GPU model)";
+    case ATUNE_DEVICE_NAME:
+        snprintf(buf, len,
+                 " (same GPU model, tuned with %d SMs, this one has %d)",
+                 p->dev.sm_count, p->wanted.sm_count);
+        return buf;
+    case ATUNE_DEVICE_CC:
+        snprintf(buf, len, " (same compute capability as '%s')",
+                 p->wanted.name);
+        return buf;
+    case ATUNE_DEVICE_FILE:
+        break;
+    }
+    return "";
+}
+
+int atune_config_describe(const atune_profile *p, const atune_config *c,
+                          char *buf, size_t len)
+{
+    char wanted[256], note[400];
+    const entry *e;
+    int exact;
+
+    if (!buf || len == 0)
+        return ATUNE_EINVAL;
+    buf[0] = '\0';
+    if (!p || !c)
+        return ATUNE_EINVAL;
+    e = c->e;
+    exact = c->match == ATUNE_SIZE_EXACT;
+    if (exact)
+        snprintf(wanted, sizeof(wanted), "%s", e->size);
+    else
+        format_wanted(e, wanted, sizeof(wanted));
+    snprintf(buf, len, "%s %s: using tuned size %s (%s) from profile '%s'%s",
+             e->kernel, wanted, e->size, exact ? "exact" : "nearest",
+             p->dev.name, device_note(p, note, sizeof(note)));
+    return ATUNE_OK;
+}
