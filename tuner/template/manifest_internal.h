@@ -1,0 +1,61 @@
+/* manifest_internal.h -- shared by the manifest loader's files only:
+ * manifest.c (loading, sections, [template], [launch]), manifest_params.c
+ * ([sizes], [params], [constraints]), manifest_args.c ([args],
+ * [constants]) and manifest_names.c (identifiers and name checks). */
+#ifndef ATUNE_MANIFEST_INTERNAL_H
+#define ATUNE_MANIFEST_INTERNAL_H
+
+#include <stddef.h>
+
+#include "lib/inidoc.h"
+#include "template/manifest.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+struct loader {
+    atune__manifest *m;
+    const atune__ini *ini;
+    const char *cu_name; /* the .cu file's base name, for messages */
+    char *code; /* the .cu with comments and literals blanked: names are
+                   looked up here, so that one only in a comment is missing */
+    atune__err *err;
+};
+
+/* Fails with "ini_path:line: message" (ATUNE__EDATA). */
+int atune__mf_bad(struct loader *ld, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int atune__mf_oom(struct loader *ld);
+
+/* Parses an expression, prefixing errors with "ini_path:line: ". */
+int atune__mf_parse_expr(struct loader *ld, int line, const char *text,
+                         atune__expr **out);
+
+/* manifest_names.c */
+int atune__mf_is_ident_char(char ch);
+int atune__mf_is_ident(const char *s);
+/* Copies the identifier s into dst, or fails naming it as what. */
+int atune__mf_copy_ident(struct loader *ld, int line, const char *what,
+                         const char *s, char dst[ATUNE__NAME_MAX]);
+/* Whether word occurs in text as a whole identifier. */
+int atune__mf_has_word(const char *text, const char *word);
+/* A copy of CUDA source with comments and string and character literals
+ * turned into spaces (line breaks kept), or NULL when out of memory. */
+char *atune__mf_blank_comments(const char *src);
+/* The index of the first of names[0..n) equal to s[0..len), or -1. */
+int atune__mf_find_name(const char *const *names, size_t n, const char *s,
+                        size_t len);
+int atune__mf_is_devattr(const char *name);
+int atune__mf_is_size_var(const atune__manifest *m, const char *name);
+/* Checks that every expression uses only names it may use. */
+int atune__mf_check_names(struct loader *ld);
+
+/* manifest_params.c */
+int atune__mf_parse_sizes(struct loader *ld);
+int atune__mf_parse_params(struct loader *ld);
+int atune__mf_parse_constraints(struct loader *ld);
+
+/* manifest_args.c */
+int atune__mf_parse_args(struct loader *ld);
+int atune__mf_parse_constants(struct loader *ld);
+
+#endif

@@ -1,0 +1,253 @@
+/* manifest_params.c -- [sizes], [params] and [constraints] of a manifest:
+ * the problem sizes and the tuning space. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "template/manifest_internal.h"
+
+/* [A-Z][A-Z0-9_]*: profiles tell parameters from their own lower-case
+ * keys by case. */
+static int is_upper_ident(const char *s)
+{
+    if (!(*s >= 'A' && *s <= 'Z'))
+        return 0;
+    for (; *s; s++) {
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+static int first_name(void *ctx, const char *name)
+{
+    atune__strlcpy(ctx, name, ATUNE__NAME_MAX);
+    return 1;
+}
+
+/* Evaluates text, which may not use variables ("-1", "0x10", "1 << 20");
+ * what names the value in messages ("parameter 'VW'"). */
+static int const_value(struct loader *ld, int line, const char *what,
+                       const char *text, int64_t *out)
+{
+    char name[ATUNE__NAME_MAX];
+    atune__expr *e = NULL;
+    int rc = atune__expr_parse(text, &e, ld->err);
+
+    if (rc == ATUNE__EDATA)
+        return atune__mf_bad(ld, line,
+                             "%s: '%s' is not an integer expression: %s", what,
+                             text, ld->err->msg);
+    if (rc)
+        return rc;
+    if (atune__expr_names(e, first_name, name))
+        rc = atune__mf_bad(ld, line, "%s: '%s' must be constant, not use '%s'",
+                           what, text, name);
+    else if ((rc = atune__expr_eval(e, NULL, out, ld->err)) != 0)
+        atune__err_prefix(ld->err, "%s:%d: %s: ", ld->m->ini_path, line, what);
+    atune__expr_free(e);
+    return rc;
+}
+
+/* One VAR=EXPR of a size. */
+static int parse_size_var(struct loader *ld, int line, char *text,
+                          atune__size *sz)
+{
+    char *eq = strchr(text, '=');
+    char *var = text;
+    char what[ATUNE__NAME_MAX + 20];
+    int64_t v;
+    int rc;
+
+    if (!eq)
+        return atune__mf_bad(ld, line, "'%s' is not VAR=EXPR", text);
+    *eq = '\0';
+    var = atune__trim(var);
+    rc = atune__mf_copy_ident(ld, line, "size variable", var,
+                              sz->var[sz->nvars]);
+    if (rc)
+        return rc;
+    if (atune__mf_is_devattr(var))
+        return atune__mf_bad(ld, line,
+                             "size variable '%s' is a device attribute", var);
+    for (int i = 0; i < sz->nvars; i++) {
+        if (strcmp(sz->var[i], var) == 0)
+            return atune__mf_bad(ld, line, "size variable '%s' given twice",
+                                 var);
+    }
+    snprintf(what, sizeof(what), "size variable '%s'", var);
+    if ((rc = const_value(ld, line, what, atune__trim(eq + 1), &v)) != 0)
+        return rc;
+    if (v < 1)
+        return atune__mf_bad(
+            ld, line, "size variable '%s' must be >= 1, not %" PRId64, var, v);
+    sz->value[sz->nvars++] = v;
+    return 0;
+}
+
+static int parse_size(struct loader *ld, const atune__ini_entry *en,
+                      atune__size *sz)
+{
+    char *piece[ATUNE__MAX_SIZE_VARS];
+    int n, rc = 0;
+
+    if ((rc = atune__mf_copy_ident(ld, en->line, "size name", en->key,
+                                   sz->name)))
+        return rc;
+    sz->line = en->line;
+    n = atune__split_top(en->value, piece, ATUNE__MAX_SIZE_VARS);
+    if (n < 0)
+        return atune__mf_bad(
+            ld, en->line, "size '%s' must be 1 to %d comma-separated VAR=EXPR",
+            en->key, ATUNE__MAX_SIZE_VARS);
+    for (int i = 0; i < n; i++) {
+        if (rc == 0)
+            rc = parse_size_var(ld, en->line, piece[i], sz);
+        free(piece[i]);
+    }
+    return rc;
+}
+
+/* Whether b defines exactly the variables of a, in any order. */
+static int same_vars(const atune__size *a, const atune__size *b)
+{
+    if (a->nvars != b->nvars)
+        return 0;
+    for (int i = 0; i < b->nvars; i++) {
+        int found = 0;
+        for (int j = 0; j < a->nvars; j++)
+            found |= strcmp(a->var[j], b->var[i]) == 0;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+int atune__mf_parse_sizes(struct loader *ld)
+{
+    const atune__ini_section *s = atune__ini_find(ld->ini, "sizes");
+    atune__manifest *m = ld->m;
+    int rc;
+
+    if (s->nentries == 0)
+        return atune__mf_bad(ld, s->line, "[sizes] has no entries");
+    for (int i = 0; i < s->nentries; i++) {
+        const atune__ini_entry *en = &s->entries[i];
+        if (i == ATUNE__MAX_SIZES)
+            return atune__mf_bad(ld, en->line, "more than %d sizes",
+                                 ATUNE__MAX_SIZES);
+        if ((rc = parse_size(ld, en, &m->sizes[i])) != 0)
+            return rc;
+        m->nsizes++;
+        if (!same_vars(&m->sizes[0], &m->sizes[i]))
+            return atune__mf_bad(
+                ld, en->line,
+                "size '%s' does not have the same variables as '%s'", en->key,
+                m->sizes[0].name);
+    }
+    return 0;
+}
+
+/* The candidate values of one parameter: constant expressions. */
+static int parse_values(struct loader *ld, const atune__ini_entry *en,
+                        atune__param *p)
+{
+    char *piece[ATUNE__MAX_VALUES];
+    char what[ATUNE__NAME_MAX + 16];
+    int n, rc = 0;
+
+    snprintf(what, sizeof(what), "parameter '%s'", p->name);
+    if (en->value[0] == '\0')
+        return atune__mf_bad(ld, en->line, "parameter '%s' has no values",
+                             p->name);
+    n = atune__split_top(en->value, piece, ATUNE__MAX_VALUES);
+    if (n < 0)
+        return atune__mf_bad(ld, en->line,
+                             "parameter '%s' needs 1 to %d values, none empty",
+                             p->name, ATUNE__MAX_VALUES);
+    for (int i = 0; i < n; i++) {
+        int64_t v = 0;
+        if (rc == 0)
+            rc = const_value(ld, en->line, what, piece[i], &v);
+        for (int j = 0; rc == 0 && j < p->nvalues; j++) {
+            if (p->values[j] == v)
+                rc = atune__mf_bad(ld, en->line,
+                                   "duplicate value %" PRId64
+                                   " of parameter '%s'",
+                                   v, p->name);
+        }
+        if (rc == 0)
+            p->values[p->nvalues++] = v;
+        free(piece[i]);
+    }
+    return rc;
+}
+
+int atune__mf_parse_params(struct loader *ld)
+{
+    const atune__ini_section *s = atune__ini_find(ld->ini, "params");
+    atune__manifest *m = ld->m;
+    int64_t points = 1;
+    int rc;
+
+    if (s->nentries == 0)
+        return atune__mf_bad(ld, s->line, "[params] has no entries");
+    for (int i = 0; i < s->nentries; i++) {
+        const atune__ini_entry *en = &s->entries[i];
+        atune__param *p = &m->params[i];
+        if (i == ATUNE__MAX_PARAMS)
+            return atune__mf_bad(ld, en->line, "more than %d parameters",
+                                 ATUNE__MAX_PARAMS);
+        if (!atune__mf_is_ident(en->key))
+            return atune__mf_bad(
+                ld, en->line, "parameter '%s' is not a C identifier", en->key);
+        if (!is_upper_ident(en->key))
+            return atune__mf_bad(
+                ld, en->line,
+                "parameter '%s' is not upper case ([A-Z][A-Z0-9_]*)", en->key);
+        if ((rc = atune__mf_copy_ident(ld, en->line, "parameter", en->key,
+                                       p->name)))
+            return rc;
+        /* Device attributes are lower case: only sizes can collide. */
+        if (atune__mf_is_size_var(m, p->name))
+            return atune__mf_bad(
+                ld, en->line, "parameter '%s' has the name of a size variable",
+                p->name);
+        p->line = en->line;
+        m->nparams++;
+        if ((rc = parse_values(ld, en, p)) != 0)
+            return rc;
+        if (points > INT64_MAX / p->nvalues)
+            return atune__mf_bad(
+                ld, en->line, "the parameter space has more than 2^63 points");
+        points *= p->nvalues;
+    }
+    return 0;
+}
+
+int atune__mf_parse_constraints(struct loader *ld)
+{
+    const atune__ini_section *s = atune__ini_find(ld->ini, "constraints");
+    atune__manifest *m = ld->m;
+    int rc;
+
+    for (int i = 0; s && i < s->nentries; i++) {
+        const atune__ini_entry *en = &s->entries[i];
+        atune__named_expr *c = &m->constraints[i];
+        if (i == ATUNE__MAX_CONSTRAINTS)
+            return atune__mf_bad(ld, en->line, "more than %d constraints",
+                                 ATUNE__MAX_CONSTRAINTS);
+        if ((rc = atune__mf_copy_ident(ld, en->line, "constraint", en->key,
+                                       c->name)))
+            return rc;
+        c->line = en->line;
+        m->nconstraints++;
+        if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &c->expr)) != 0)
+            return rc;
+    }
+    return 0;
+}
