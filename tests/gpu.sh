@@ -5,7 +5,7 @@
 # under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
 # the journal of each GPU.
 #
-#   STEPS="test tune bench consumer kt evaluate all ncu"  steps (default:
+#   STEPS="test tune bench consumer kt evaluate all ncu default"  steps (default:
 #                             test tune bench consumer)
 #   ALL_ARGS="--kernel copy"  all: the work run on GPU 0 and on --device all
 #   KERNELS=copy,saxpy        templates to benchmark (default all)
@@ -115,6 +115,36 @@ if has all; then
     [ $trc -eq 0 ] || status=1
   done
   "$build/autotune" show /tmp/atune-all-all/*.ini >>"$log" 2>&1
+fi
+if has default; then
+  # The default run as a new user makes it (cold module cache, no options),
+  # then brute force of the same templates on the same GPU; the default
+  # run's choices are looked up in the brute-force journal (issue 13).
+  say "default run, cold module cache"
+  cache=$(mktemp -d)
+  rm -rf /tmp/atune-default /tmp/atune-brute
+  start=$(date +%s.%N)
+  ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --profile-dir /tmp/atune-default \
+    --json >"$OUT/default.json" 2>>"$log"
+  trc=$?
+  end=$(date +%s.%N)
+  echo "default run: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+  [ $trc -eq 0 ] || status=1
+  cp /tmp/atune-default/*.journal "$OUT/default.journal" 2>/dev/null
+  if [ -z "${NO_BRUTE:-}" ]; then
+    say "brute force of the same templates"
+    start=$(date +%s.%N)
+    ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --strategy brute_force \
+      --profile-dir /tmp/atune-brute --json >"$OUT/brute.json" 2>>"$log"
+    trc=$?
+    end=$(date +%s.%N)
+    echo "brute force: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+    [ $trc -eq 0 ] || status=1
+    cp /tmp/atune-brute/*.journal "$OUT/brute.journal" 2>/dev/null
+    python3 "$root/tests/bench/default_vs_brute.py" "$OUT/default.json" \
+      "$OUT/brute.journal" --min-mean 0.99 --min-worst 0.97 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  fi
 fi
 if has ncu; then
   # What the driver's copy does at the small size next to the tuned copy

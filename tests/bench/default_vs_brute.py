@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""default_vs_brute.py -- the default run's choices against brute force.
+
+    default_vs_brute.py DEFAULT.json BRUTE.journal [--min-mean F] [--min-worst F]
+
+DEFAULT.json is `autotune --json` of the default run; BRUTE.journal the
+journal of a brute-force run of the same templates on the same GPU in the
+same session. For every (kernel, size) of the default run it looks up the
+chosen configuration's time in the brute-force journal (both measured by
+the same run, so no cross-run noise) and prints optimum / chosen, the share
+of the space the default run evaluated and why it stopped. Exit 1 when the
+mean or the worst fraction is under the bounds given. A benchmark tool of
+the GPU script (tests/gpu.sh, step 'default'); Python is not needed to
+build or test autotune.
+"""
+import json
+import sys
+
+
+def read_journal(path):
+    """(kernel, size) -> {frozenset of (param, value): time_ns} of ok records."""
+    times = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            col = line.rstrip("\n").split("\t")
+            if len(col) < 5 or col[3] != "ok":
+                continue
+            detail = col[9] if len(col) > 9 else ""
+            if detail == "final":
+                continue  # re-timings of the winners: the search's own records count
+            cfg = frozenset(kv.split("=", 1)[0] + "=" + kv.split("=", 1)[1]
+                            for kv in col[2].split(","))
+            times.setdefault((col[0], col[1]), {})[cfg] = float(col[4])
+    return times
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    min_mean = min_worst = 0.0
+    if "--min-mean" in argv:
+        min_mean = float(argv[argv.index("--min-mean") + 1])
+    if "--min-worst" in argv:
+        min_worst = float(argv[argv.index("--min-worst") + 1])
+    with open(argv[1], encoding="utf-8") as f:
+        default = json.load(f)
+    brute = read_journal(argv[2])
+    fractions, shares = [], []
+    print(f"{'kernel':10} {'size':28} {'evals':>6} {'space':>6} {'share':>6} "
+          f"{'optimum/chosen':>14}  stopped")
+    for r in default["results"]:
+        best = r.get("best")
+        key = (r["kernel"], r["size"])
+        if not best or key not in brute:
+            print(f"{key[0]:10} {key[1]:28} no result or no brute-force record")
+            fractions.append(0.0)
+            continue
+        cfg = frozenset(f"{k}={v}" for k, v in best["params"].items())
+        opt = min(brute[key].values())
+        chosen = brute[key].get(cfg)
+        frac = opt / chosen if chosen else 0.0
+        share = r["evaluations"] / r["space"] if r["space"] else 0.0
+        fractions.append(frac)
+        shares.append(share)
+        print(f"{key[0]:10} {key[1]:28} {r['evaluations']:6} {r['space']:6} "
+              f"{100 * share:5.1f}% {100 * frac:13.2f}%  {r.get('stopped', '?')}")
+    mean = sum(fractions) / len(fractions) if fractions else 0.0
+    worst = min(fractions) if fractions else 0.0
+    share = sum(shares) / len(shares) if shares else 0.0
+    print(f"mean {100 * mean:.2f}% of the brute-force optimum, worst "
+          f"{100 * worst:.2f}%, {100 * share:.1f}% of each space evaluated "
+          f"on average, {len(fractions)} (kernel, size)")
+    return 0 if mean >= min_mean and worst >= min_worst else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
