@@ -36,6 +36,37 @@ cmp -s "$tmp/a.json" "$tmp/b.json" && ok || ko "simulation is not deterministic"
   --strategy brute_force --json >"$tmp/c.json" 2>/dev/null
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["best"]["time_ns"]==r["optimum"]["time_ns"], r' "$tmp/c.json" && ok || ko "brute force misses the optimum"
 
+# Issue 13: the default settings (no --strategy, no --budget) stop by
+# themselves and say why; on every recorded journal (ours and the
+# third-party evaluation set, not the held-out one) they reach at least
+# 99% of the optimum on average, evaluating at most 20% of each space on
+# average. Named strategies without a budget still cover the space.
+kt=$src/tests/data/kerneltuner
+for j in "$src"/tests/data/journals/*.journal; do
+  "$bin" tune --simulate "$j" --json >>"$tmp/def.json" 2>>"$tmp/err" ||
+    ko "default settings on $j"
+done
+for j in "$kt"/train/*.journal; do
+  "$bin" tune --simulate "$j" --templates "$kt" --json >>"$tmp/def.json" \
+    2>>"$tmp/err" || ko "default settings on $j"
+done
+awk '
+/"fraction_of_optimum":/ { f += $2 + 0 }
+/"evaluations":/ { e = $2 + 0 }
+/"space":/ { ev += e / ($2 + 0); n++ }
+/"stop":/ { gsub(/[",]/, "", $2); if ($2 != "converged") bad++ }
+END {
+  printf "default settings on %d spaces: %.2f%% of the optimum, %.1f%% of each space evaluated (means)\n", n, 100 * f / n, 100 * ev / n
+  exit !(n >= 25 && f / n >= 0.99 && ev / n <= 0.20 && bad == 0)
+}' "$tmp/def.json" && ok || ko "default settings: mean fraction of the optimum < 99%, mean evaluated > 20% or a stop other than converged"
+"$bin" tune --simulate "$journal" --kernel copy --size large \
+  --strategy greedy_ils --json >"$tmp/d.json" 2>/dev/null
+grep -q '"stop": "exhausted"' "$tmp/d.json" && grep -q '"evaluations": 315' "$tmp/d.json" &&
+  ok || ko "greedy_ils without a budget does not cover the space"
+"$bin" tune --simulate "$journal" --kernel copy --size large --budget 31 \
+  --json >"$tmp/e.json" 2>/dev/null
+grep -q '"stop": "budget"' "$tmp/e.json" && ok || ko "a budget does not stop as 'budget'"
+
 "$bin" tune --simulate "$journal" --strategy nosuch >/dev/null 2>&1
 [ $? -eq 64 ] && ok || ko "unknown strategy is not 64"
 "$bin" tune --simulate "$tmp/none.journal" >/dev/null 2>&1
