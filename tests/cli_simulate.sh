@@ -36,6 +36,50 @@ cmp -s "$tmp/a.json" "$tmp/b.json" && ok || ko "simulation is not deterministic"
   --strategy brute_force --json >"$tmp/c.json" 2>/dev/null
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["best"]["time_ns"]==r["optimum"]["time_ns"], r' "$tmp/c.json" && ok || ko "brute force misses the optimum"
 
+# Issue 13: the default settings (no --strategy, no --budget) stop by
+# themselves and say why; on every recorded journal (ours and the
+# third-party evaluation set) they reach at least 99% of the optimum on
+# average, evaluating at most 20% of each space on average. The held-out
+# set (never used to choose the rule) is checked the same way, apart.
+# Named strategies without a budget still cover the space.
+kt=$src/tests/data/kerneltuner
+defaults() { # OUT JOURNAL [--templates DIR]
+  local out=$1 j=$2
+  shift 2
+  "$bin" tune --simulate "$j" "$@" --json >>"$out" 2>>"$tmp/err" ||
+    ko "default settings on $j"
+}
+# Means over the results of FILE; fails unless there are at least N.
+accept() { # WHAT FILE N
+  awk -v what="$1" -v want="$3" '
+/"fraction_of_optimum":/ { f += $2 + 0 }
+/"evaluations":/ { e = $2 + 0 }
+/"space":/ { ev += e / ($2 + 0); n++ }
+/"stop":/ { gsub(/[",]/, "", $2); if ($2 != "converged") bad++ }
+END {
+  printf "default settings, %s: %d spaces, %.2f%% of the optimum, %.1f%% of each space evaluated (means)\n", what, n, 100 * f / n, 100 * ev / n
+  exit !(n >= want && f / n >= 0.99 && ev / n <= 0.20 && bad == 0)
+}' "$2"
+}
+for j in "$src"/tests/data/journals/*.journal; do defaults "$tmp/def.json" "$j"; done
+for j in "$kt"/train/*.journal; do
+  defaults "$tmp/def.json" "$j" --templates "$kt"
+done
+accept "recorded journals" "$tmp/def.json" 25 && ok ||
+  ko "default settings: under 99% of the optimum, over 20% evaluated or not converged"
+for j in "$kt"/heldout/*.journal; do
+  defaults "$tmp/held.json" "$j" --templates "$kt"
+done
+accept "held-out set" "$tmp/held.json" 3 && ok ||
+  ko "default settings on the held-out set: under 99% of the optimum, over 20% evaluated or not converged"
+"$bin" tune --simulate "$journal" --kernel copy --size large \
+  --strategy greedy_ils --json >"$tmp/d.json" 2>/dev/null
+grep -q '"stop": "exhausted"' "$tmp/d.json" && grep -q '"evaluations": 315' "$tmp/d.json" &&
+  ok || ko "greedy_ils without a budget does not cover the space"
+"$bin" tune --simulate "$journal" --kernel copy --size large --budget 31 \
+  --json >"$tmp/e.json" 2>/dev/null
+grep -q '"stop": "budget"' "$tmp/e.json" && ok || ko "a budget does not stop as 'budget'"
+
 "$bin" tune --simulate "$journal" --strategy nosuch >/dev/null 2>&1
 [ $? -eq 64 ] && ok || ko "unknown strategy is not 64"
 "$bin" tune --simulate "$tmp/none.journal" >/dev/null 2>&1

@@ -19,13 +19,22 @@
  * configurations, the median fraction of the optimum at a 10% budget is at
  * least 0.98 and the score against random is positive at 10% and 20%; and
  * every strategy runs on every space without breaking the search contract.
+ * It also asserts the default settings (issue 13: no strategy, no budget,
+ * the search stops by itself): over every space, the mean fraction of the
+ * optimum is at least 0.99 and the mean fraction of the space evaluated at
+ * most 0.20, with the CLI's seed and as means over the seeds.
+ * --defaults prints only the default settings' table and summary.
  * Exit status: 0 passed, 1 failed, 77 skipped (no journal to check), 2
  * usage or data error.
  *
- *   eval_strategies [--check] [--seeds N] [--strategies a,b]
- *                   [--budgets 5,10,20,50] [--templates DIR]
+ *   eval_strategies [--check | --defaults] [--seeds N] [--strategies a,b]
+ *                   [--budgets 5,10,20,50] [--templates DIR]...
  *                   [JOURNAL|DIR]...
- * Without paths it reads $ATUNE_SOURCE_DIR/tests/data/journals. */
+ * Templates are looked up in the --templates directories in order, then
+ * in the built-in set. Without paths it reads $ATUNE_SOURCE_DIR/
+ * tests/data/journals and tests/data/kerneltuner/train, with the templates
+ * of tests/data/kerneltuner. The held-out set (tests/data/kerneltuner/
+ * heldout) is not read unless named; tests/cli_simulate.sh checks it. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,23 +43,30 @@
 
 #include "engine/journal.h"
 #include "engine/simulate.h"
-#include "template/space.h"
 #include "search/strategy.h"
+#include "template/space.h"
 #include "template/templates.h"
 
-enum { MAX_BUDGETS = 8, MAX_STRATEGIES = 16, MAX_PATHS = 64 };
+enum { MAX_BUDGETS = 8, MAX_STRATEGIES = 16, MAX_PATHS = 64, MAX_DIRS = 4 };
 
 #define CHECK_MIN_SPACE 200
 #define CHECK_FRACTION 0.98
+/* Issue 13: the default settings (no strategy, no budget) reach this
+ * fraction of the optimum on average over the spaces, evaluating at most
+ * this fraction of each space on average. */
+#define DEFAULT_FRACTION 0.99
+#define DEFAULT_EVALUATED 0.20
 
 typedef struct opts {
     int check;
+    int defaults; /* only the default settings, no strategy table */
     int seeds;
     int nbudgets;
     double budget[MAX_BUDGETS]; /* percent of the valid space */
     int nstrategies;
     const char *strategy[MAX_STRATEGIES];
-    const char *templates;
+    int ndirs; /* --templates, searched before the built-in set */
+    const char *dir[MAX_DIRS];
     int npaths;
     char *path[MAX_PATHS];
 } opts;
@@ -264,8 +280,8 @@ static void check_space(const char *jname, const atune__sim *sim, const opts *o,
                    jname, sim->m->name, sim->size_key, sim->optimum_spread_ns,
                    sim->optimum_ns,
                    100 * sim->optimum_spread_ns / sim->optimum_ns,
-                   100 * (1 - CHECK_FRACTION), o->strategy[0],
-                   100 * c->median, (long long)c->budget);
+                   100 * (1 - CHECK_FRACTION), o->strategy[0], 100 * c->median,
+                   (long long)c->budget);
             unrankable++;
         } else if (ten && c->median < CHECK_FRACTION) {
             printf("FAIL: %s %s %s: %s reaches %.1f%% of the optimum "
@@ -281,6 +297,128 @@ static void check_space(const char *jname, const atune__sim *sim, const opts *o,
                    o->budget[b]);
             failures++;
         }
+    }
+}
+
+/* ---- the default settings (issue 13) ------------------------------------
+ * No strategy and no budget: the default strategy under its stopping rule,
+ * as `autotune tune` and `tune --simulate` run it. Per space: the fraction
+ * of the optimum and of the space evaluated with the CLI's seed (the first
+ * of seed_of()), and their means over --seeds seeds. */
+
+typedef struct dtotal {
+    double frac, evaluated;           /* the CLI's seed, summed over spaces */
+    double mean_frac, mean_evaluated; /* means over seeds, summed */
+    double worst_frac;                /* of any seed on any space */
+    int n;
+} dtotal;
+
+static dtotal dtot = {.worst_frac = INFINITY};
+
+static int default_once(atune__sim *sim, uint64_t seed, double *frac,
+                        int64_t *evals, const char **stop)
+{
+    atune__search_spec spec = {
+        .m = sim->m, .valid = sim->valid, .seed = seed, .final_k = 3};
+    atune__search_result res;
+    atune__err err = {0};
+    double t;
+    int rc;
+
+    atune__sim_reset(sim);
+    rc = atune__search(&spec, atune__sim_eval, atune__sim_remeasure, sim, &res,
+                       &err);
+    if (!rc && res.evaluations != sim->evaluations)
+        rc = atune__fail(
+            &err, ATUNE__ESOFTWARE, "%lld evaluations reported, %lld made",
+            (long long)res.evaluations, (long long)sim->evaluations);
+    if (rc) {
+        fprintf(stderr, "eval_strategies: default settings on %s %s: %s\n",
+                sim->m->name, sim->size_key, err.msg);
+        return rc;
+    }
+    t = res.best >= 0 ? sim->time_ns[res.best] : INFINITY;
+    *frac = isfinite(t) ? sim->optimum_ns / t : 0;
+    *evals = res.evaluations;
+    *stop = res.stop;
+    return 0;
+}
+
+static void default_header(const opts *o)
+{
+    printf("\nDefault settings (no --strategy, no --budget): fraction of "
+           "the optimum and evaluations, with the CLI's seed and as means "
+           "over %d seeds.\n\n",
+           o->seeds);
+    printf("| journal | kernel size | valid | of optimum | evaluated | stop "
+           "| mean of optimum | worst | mean evaluated |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+}
+
+static int default_space(const char *jname, atune__sim *sim, const opts *o)
+{
+    static int started;
+    double frac0, sumf = 0, sume = 0, minf = INFINITY;
+    const char *stop0;
+    int64_t ev0;
+    int rc;
+
+    if (!started++)
+        default_header(o);
+    rc = default_once(sim, seed_of(0), &frac0, &ev0, &stop0);
+    for (int i = 0; i < o->seeds && !rc; i++) {
+        double f;
+        int64_t e;
+        const char *stop;
+        rc = default_once(sim, seed_of(i), &f, &e, &stop);
+        sumf += f;
+        sume += (double)e / (double)sim->space;
+        minf = f < minf ? f : minf;
+    }
+    if (rc)
+        return rc;
+    printf("| %s | %s %s | %lld | %.2f%% | %lld (%.1f%%) | %s | %.2f%% | "
+           "%.2f%% | %.1f%% |\n",
+           jname, sim->m->name, sim->size_key, (long long)sim->space,
+           100 * frac0, (long long)ev0,
+           100.0 * (double)ev0 / (double)sim->space, stop0,
+           100 * sumf / o->seeds, 100 * minf, 100 * sume / o->seeds);
+    dtot.frac += frac0;
+    dtot.evaluated += (double)ev0 / (double)sim->space;
+    dtot.mean_frac += sumf / o->seeds;
+    dtot.mean_evaluated += sume / o->seeds;
+    dtot.worst_frac = minf < dtot.worst_frac ? minf : dtot.worst_frac;
+    dtot.n++;
+    return 0;
+}
+
+/* The summary of the default settings, and in --check their acceptance. */
+static void default_summary(const opts *o)
+{
+    double f = dtot.frac / dtot.n, e = dtot.evaluated / dtot.n;
+    double mf = dtot.mean_frac / dtot.n, me = dtot.mean_evaluated / dtot.n;
+
+    printf("\nDefault settings over %d space(s): the CLI's seed: mean "
+           "%.2f%% of the optimum, %.1f%% of each space evaluated on "
+           "average; %d seeds: mean %.2f%%, %.1f%% evaluated, worst run "
+           "%.2f%%\n",
+           dtot.n, 100 * f, 100 * e, o->seeds, 100 * mf, 100 * me,
+           100 * dtot.worst_frac);
+    if (!o->check)
+        return;
+    if (f < DEFAULT_FRACTION || mf < DEFAULT_FRACTION) {
+        printf("FAIL: the default settings reach %.2f%% (CLI seed) / %.2f%% "
+               "(mean over seeds) of the optimum on average, want >= "
+               "%.0f%%\n",
+               100 * f, 100 * mf, 100 * DEFAULT_FRACTION);
+        failures++;
+    }
+    if (e > DEFAULT_EVALUATED || me > DEFAULT_EVALUATED) {
+        printf("FAIL: the default settings evaluate %.1f%% (CLI seed) / "
+               "%.1f%% (mean over seeds) of each space on average, want <= "
+               "%.0f%%\n",
+               100 * e, 100 * me, 100 * DEFAULT_EVALUATED);
+        failures++;
     }
 }
 
@@ -332,12 +470,14 @@ done:
     return rc;
 }
 
-static const atune__manifest *find_template(const atune__templates *t,
+/* The first template called name in the sets t[0..nt). */
+static const atune__manifest *find_template(const atune__templates *t, int nt,
                                             const char *name)
 {
-    for (int i = 0; i < t->n; i++)
-        if (strcmp(t->m[i]->name, name) == 0)
-            return t->m[i];
+    for (int k = 0; k < nt; k++)
+        for (int i = 0; i < t[k].n; i++)
+            if (strcmp(t[k].m[i]->name, name) == 0)
+                return t[k].m[i];
     return NULL;
 }
 
@@ -348,8 +488,10 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static int eval_journal(const char *path, const atune__templates *t,
-                        const opts *o, int *spaces)
+/* One pass over a journal: the strategy table, or (defaults) the default
+ * settings. */
+static int eval_journal(const char *path, const atune__templates *t, int nt,
+                        const opts *o, int defaults, int *spaces)
 {
     atune__record *recs = NULL;
     atune__sim_pair *pairs = NULL;
@@ -360,7 +502,7 @@ static int eval_journal(const char *path, const atune__templates *t,
         (rc = atune__sim_pairs(recs, n, &pairs, &np, &err)))
         goto done;
     for (int i = 0; i < np && !rc; i++) {
-        const atune__manifest *m = find_template(t, pairs[i].kernel);
+        const atune__manifest *m = find_template(t, nt, pairs[i].kernel);
         atune__sim sim;
         if (!m) {
             rc = atune__fail(&err, ATUNE__EDATA, "%s:%d: no template '%s'",
@@ -370,10 +512,13 @@ static int eval_journal(const char *path, const atune__templates *t,
         if ((rc = atune__sim_open(&sim, m, pairs[i].size_key, recs, n, path,
                                   &err)))
             break;
-        if (sim.ok > 0 && (!o->check || sim.space >= CHECK_MIN_SPACE)) {
+        if (sim.ok > 0 && !defaults &&
+            (!o->check || sim.space >= CHECK_MIN_SPACE)) {
             rc = eval_space(base_name(path), &sim, o);
             (*spaces)++;
         }
+        if (sim.ok > 0 && defaults)
+            rc = default_space(base_name(path), &sim, o);
         atune__sim_close(&sim);
     }
 done:
@@ -446,7 +591,8 @@ static int parse_list(char *s, opts *o, int budgets)
 
 static int usage(void)
 {
-    fputs("usage: eval_strategies [--check] [--seeds N] [--strategies a,b]\n"
+    fputs("usage: eval_strategies [--check | --defaults] [--seeds N]\n"
+          "                       [--strategies a,b]\n"
           "                       [--budgets 5,10,20,50] [--templates DIR]\n"
           "                       [JOURNAL|DIR]...\n",
           stderr);
@@ -472,8 +618,12 @@ static int parse(int argc, char **argv, opts *o)
         } else if (strcmp(a, "--budgets") == 0 && !last) {
             if (parse_list(argv[++i], o, 1))
                 return usage();
+        } else if (strcmp(a, "--defaults") == 0) {
+            o->defaults = 1;
         } else if (strcmp(a, "--templates") == 0 && !last) {
-            o->templates = argv[++i];
+            if (o->ndirs == MAX_DIRS)
+                return usage();
+            o->dir[o->ndirs++] = argv[++i];
         } else if (a[0] == '-') {
             return usage();
         } else if (add_path(o, a)) {
@@ -507,17 +657,27 @@ static int finish_opts(opts *o)
         memcpy(o->budget, b, sizeof(*b) * (size_t)o->nbudgets);
     }
     if (!o->npaths) {
-        /* No journal recorded yet is a skip, not an error. */
+        /* Ours and the third-party evaluation set (not its held-out
+         * part); no journal recorded yet is a skip, not an error. */
+        static const char *const sets[] = {"tests/data/journals",
+                                           "tests/data/kerneltuner/train"};
+        static char tdir[4096];
         const char *src = getenv("ATUNE_SOURCE_DIR");
-        char dir[4096];
-        DIR *d;
-        snprintf(dir, sizeof(dir), "%s/tests/data/journals",
-                 src && *src ? src : ".");
-        if ((d = opendir(dir))) {
+        for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+            char dir[4096];
+            DIR *d;
+            snprintf(dir, sizeof(dir), "%s/%s", src && *src ? src : ".",
+                     sets[i]);
+            if (!(d = opendir(dir)))
+                continue;
             closedir(d);
             if (add_path(o, dir))
                 return -1;
         }
+        snprintf(tdir, sizeof(tdir), "%s/tests/data/kerneltuner",
+                 src && *src ? src : ".");
+        if (!o->ndirs)
+            o->dir[o->ndirs++] = tdir;
     }
     return 0;
 }
@@ -539,21 +699,29 @@ static void header(const opts *o)
 
 int main(int argc, char **argv)
 {
-    atune__templates t = {0};
+    atune__templates t[MAX_DIRS + 1] = {{0}};
     atune__err err = {0};
     opts o;
-    int rc = parse(argc, argv, &o), spaces = 0;
+    int rc = parse(argc, argv, &o), spaces = 0, nt = 0;
 
     if (!rc && finish_opts(&o))
         rc = usage();
-    if (!rc && atune__templates_load(o.templates, NULL, &t, &err)) {
-        fprintf(stderr, "eval_strategies: %s\n", err.msg);
-        rc = 2;
-    }
-    for (int i = 0; i < o.npaths && !rc; i++)
-        if (eval_journal(o.path[i], &t, &o, &spaces))
+    /* The --templates directories, then the built-in set. */
+    for (int i = 0; i <= o.ndirs && !rc; i++, nt++)
+        if (atune__templates_load(i < o.ndirs ? o.dir[i] : NULL, NULL, &t[i],
+                                  &err)) {
+            fprintf(stderr, "eval_strategies: %s\n", err.msg);
             rc = 2;
-    if (!rc && spaces == 0) {
+        }
+    for (int i = 0; i < o.npaths && !rc && !o.defaults; i++)
+        if (eval_journal(o.path[i], t, nt, &o, 0, &spaces))
+            rc = 2;
+    for (int i = 0; i < o.npaths && !rc && (o.check || o.defaults); i++)
+        if (eval_journal(o.path[i], t, nt, &o, 1, &spaces))
+            rc = 2;
+    if (!rc && o.defaults && dtot.n > 0) {
+        default_summary(&o);
+    } else if (!rc && spaces == 0) {
         printf("SKIPPED: no recorded journal with a space of %s to "
                "evaluate (looked in %d file(s))\n",
                o.check ? "at least 200 valid configurations" : "any size",
@@ -561,15 +729,18 @@ int main(int argc, char **argv)
         rc = 77;
     } else if (!rc) {
         summary(&o, spaces);
+        if (o.check && dtot.n > 0)
+            default_summary(&o);
         if (o.check)
             printf("\n%s: %d failure(s) on %d space(s); %d space(s) not "
                    "rankable to %.0f%% (listed above)\n",
-                   failures ? "FAILED" : "PASSED", failures, spaces,
-                   unrankable, 100 * (1 - CHECK_FRACTION));
+                   failures ? "FAILED" : "PASSED", failures, spaces, unrankable,
+                   100 * (1 - CHECK_FRACTION));
         rc = failures ? 1 : 0;
     }
     for (int i = 0; i < o.npaths; i++)
         free(o.path[i]);
-    atune__templates_free(&t);
+    for (int i = 0; i < nt; i++)
+        atune__templates_free(&t[i]);
     return rc;
 }

@@ -22,8 +22,8 @@
 
 #include "engine/journal.h"
 #include "engine/simulate.h"
-#include "template/space.h"
 #include "search/strategy.h"
+#include "template/space.h"
 #include "template/templates.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -129,6 +129,7 @@ typedef struct ctx {
     int64_t n;
     int64_t fail_after; /* return ATUNE__EINTR at this evaluation, -1 */
     double sleep_s;     /* per evaluation */
+    double spread;      /* reported with every time */
     /* remeasure */
     int calls, k;
     int64_t idx[64];
@@ -136,7 +137,8 @@ typedef struct ctx {
     int all_fail;
 } ctx;
 
-static int eval_cb(void *p, int64_t idx, double *time_ns, atune__err *err)
+static int eval_cb(void *p, int64_t idx, double *time_ns, double *spread_ns,
+                   atune__err *err)
 {
     ctx *c = p;
 
@@ -156,6 +158,7 @@ static int eval_cb(void *p, int64_t idx, double *time_ns, atune__err *err)
     c->seen[idx] = 1;
     c->order[c->n++] = idx;
     *time_ns = c->s->t[idx];
+    *spread_ns = c->spread;
     return 0;
 }
 
@@ -489,6 +492,90 @@ static void test_default_finds_bowl(void **state)
     free_space(&s);
 }
 
+/* No strategy and no budget: the default stops when patience evaluations
+ * in a row have not beaten the reference by more than its noise; a named
+ * strategy or a budget keeps its meaning. */
+static void test_converge(void **state)
+{
+    space s;
+    double opt = INFINITY;
+    int64_t patience;
+
+    (void)state;
+    make_space(BOWL, &s);
+    patience = atune__search_patience(s.nvalid);
+    assert_true(patience >= 30 && patience < s.nvalid / 2);
+    for (int64_t i = 0; i < s.total; i++)
+        opt = fmin(opt, s.t[i]);
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        atune__search_result out;
+        atune__err err = {0};
+        double before = INFINITY, after = INFINITY;
+        ctx c;
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, NULL, 0, seed, 0, &c, &out, &err), 0);
+        assert_string_equal(out.stop, "converged");
+        assert_int_equal(out.evaluations, c.n);
+        assert_true(c.n > patience && c.n < s.nvalid);
+        assert_true(out.best_time_ns == opt);
+        /* With no noise, the last patience evaluations beat nothing
+         * found before them, and the one before them was a gain. */
+        for (int64_t i = 0; i < c.n; i++) {
+            double t = s.t[c.order[i]];
+            if (i < c.n - patience)
+                before = fmin(before, t);
+            else
+                after = fmin(after, t);
+        }
+        assert_true(after >= before);
+        assert_true(s.t[c.order[c.n - patience - 1]] == before);
+        ctx_free(&c);
+    }
+    /* Noise wider than every gain: nothing beats the default by more. */
+    {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        c.spread = 1e6;
+        assert_int_equal(run(&s, NULL, 0, 1, 0, &c, &out, &err), 0);
+        assert_string_equal(out.stop, "converged");
+        assert_int_equal(out.evaluations, 1 + patience);
+        ctx_free(&c);
+    }
+    /* A named strategy covers the space; a budget is a budget. */
+    {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, "greedy_ils", 0, 1, 0, &c, &out, &err), 0);
+        assert_string_equal(out.stop, "exhausted");
+        assert_int_equal(out.evaluations, s.nvalid);
+        ctx_free(&c);
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, NULL, 200, 1, 0, &c, &out, &err), 0);
+        assert_string_equal(out.stop, "budget");
+        assert_int_equal(out.evaluations, 200);
+        ctx_free(&c);
+    }
+    free_space(&s);
+    /* Nothing ok within the patience: that is no gain either. */
+    make_space(ALL_FAIL, &s);
+    {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, NULL, 0, 1, 0, &c, &out, &err), 0);
+        assert_string_equal(out.stop, "converged");
+        assert_int_equal(out.evaluations, patience);
+        assert_int_equal(out.best, -1);
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
 /* ---- simulate.c --------------------------------------------------------- */
 
 static atune__manifest *copy_template(void)
@@ -532,7 +619,7 @@ static void test_simulate(void **state)
     atune__err err = {0};
     atune__config c;
     int64_t i0, i1, i2, i3;
-    double t;
+    double t, sp;
     int np;
 
     (void)state;
@@ -547,6 +634,7 @@ static void test_simulate(void **state)
     /* The last record of a configuration wins. */
     recs[4] =
         record(m, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 700, 7);
+    recs[4].spread_ns = 35;
     recs[5] =
         record(m, "BLOCK_SIZE=128,VW=2,UNROLL=1,GRID=0", ATUNE__ST_OK, 600, 8);
     strcpy(recs[5].size_key, "n=268435456");
@@ -573,18 +661,20 @@ static void test_simulate(void **state)
     assert_int_equal(sim.optimum, i1);
     assert_true(sim.optimum_ns == 700);
     assert_false(sim.valid[i3]);
-    assert_int_equal(atune__sim_eval(&sim, i2, &t, &err), 0);
-    assert_true(isinf(t));
-    assert_int_equal(atune__sim_eval(&sim, i1, &t, &err), 0);
-    assert_true(t == 700);
+    assert_int_equal(atune__sim_eval(&sim, i2, &t, &sp, &err), 0);
+    assert_true(isinf(t) && sp == 0);
+    assert_int_equal(atune__sim_eval(&sim, i1, &t, &sp, &err), 0);
+    assert_true(t == 700 && sp == 35);
     /* A strategy bug is reported, not hidden. */
-    assert_int_equal(atune__sim_eval(&sim, i1, &t, &err), ATUNE__ESOFTWARE);
-    assert_int_equal(atune__sim_eval(&sim, i3, &t, &err), ATUNE__ESOFTWARE);
+    assert_int_equal(atune__sim_eval(&sim, i1, &t, &sp, &err),
+                     ATUNE__ESOFTWARE);
+    assert_int_equal(atune__sim_eval(&sim, i3, &t, &sp, &err),
+                     ATUNE__ESOFTWARE);
     assert_int_equal(atune__sim_remeasure(&sim, &i1, 1, &t, &err), 0);
     assert_true(t == 700);
     atune__sim_reset(&sim);
     assert_int_equal(sim.evaluations, 0);
-    assert_int_equal(atune__sim_eval(&sim, i1, &t, &err), 0);
+    assert_int_equal(atune__sim_eval(&sim, i1, &t, &sp, &err), 0);
     atune__sim_close(&sim);
 
     /* Another template version: refused with the record's line. */
@@ -653,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_eval_error),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_default_finds_bowl),
+        cmocka_unit_test(test_converge),
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_simulated_search),
     };

@@ -165,7 +165,9 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
     replay r = {.sim = &sim};
     const char *strategy =
         o->strategy ? o->strategy : atune__strategy_default();
-    atune__search_spec spec = {.strategy = strategy,
+    /* o->strategy, not its name: no strategy means the default stopping
+     * rule, as in tune. */
+    atune__search_spec spec = {.strategy = o->strategy,
                                .budget = o->budget,
                                .time_limit = o->time_limit,
                                .seed = o->seed,

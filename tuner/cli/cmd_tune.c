@@ -73,6 +73,11 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
     atune__json_str(j, "strategy", out->strategy);
     atune__json_int(j, "evaluations", out->evaluations);
     atune__json_int(j, "space", out->space);
+    /* Why the search stopped: exhausted, budget, time, converged... */
+    if (out->stop)
+        atune__json_str(j, "stop", out->stop);
+    else
+        atune__json_null(j, "stop");
     atune__json_object(j, "statuses");
     for (int s = 0; s < ATUNE__ST_COUNT; s++)
         atune__json_int(j, atune__status_name((atune__status)s),

@@ -140,11 +140,13 @@ fail:
     return rc;
 }
 
-int atune__sim_eval(void *ctx, int64_t idx, double *time_ns, atune__err *err)
+int atune__sim_eval(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
+                    atune__err *err)
 {
     atune__sim *s = ctx;
 
     *time_ns = INFINITY;
+    *spread_ns = 0;
     if (idx < 0 || idx >= s->total || !s->valid[idx])
         return atune__fail(err, ATUNE__ESOFTWARE,
                            "%s %s: the search proposed configuration %lld, "
@@ -158,6 +160,8 @@ int atune__sim_eval(void *ctx, int64_t idx, double *time_ns, atune__err *err)
     s->seen[idx] = 1;
     s->evaluations++;
     *time_ns = s->time_ns[idx];
+    if (isfinite(*time_ns))
+        *spread_ns = s->spread_ns[idx];
     return 0;
 }
 

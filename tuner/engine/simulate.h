@@ -6,26 +6,26 @@
 
 #include <stdint.h>
 
+#include "base/util.h"
 #include "engine/journal.h"
 #include "template/manifest.h"
-#include "base/util.h"
 
 /* The recorded space of one template at one size. */
 typedef struct atune__sim {
     const atune__manifest *m;
     char size_key[96];
-    int64_t total;        /* atune__space_size(m) */
-    unsigned char *valid; /* total entries: recorded, status not invalid */
-    double *time_ns;      /* total entries: recorded median time, INFINITY
-                             when the status is not ok, NAN when absent */
-    unsigned char *seen;  /* total entries: evaluated in this replay */
-    int64_t space;        /* configurations with valid[] set */
-    int64_t ok;           /* of them with status ok */
-    int64_t optimum;      /* index of the best ok record; -1 when none */
-    double optimum_ns;    /* its time; INFINITY when none */
+    int64_t total;            /* atune__space_size(m) */
+    unsigned char *valid;     /* total entries: recorded, status not invalid */
+    double *time_ns;          /* total entries: recorded median time, INFINITY
+                                 when the status is not ok, NAN when absent */
+    unsigned char *seen;      /* total entries: evaluated in this replay */
+    int64_t space;            /* configurations with valid[] set */
+    int64_t ok;               /* of them with status ok */
+    int64_t optimum;          /* index of the best ok record; -1 when none */
+    double optimum_ns;        /* its time; INFINITY when none */
     double optimum_spread_ns; /* its recorded interquartile range */
-    double *spread_ns;    /* total entries: recorded interquartile range */
-    int64_t evaluations;  /* eval calls since open or reset */
+    double *spread_ns;        /* total entries: recorded interquartile range */
+    int64_t evaluations;      /* eval calls since open or reset */
 } atune__sim;
 
 /* One (kernel, size) of a journal; strings point into the records. */
@@ -55,10 +55,11 @@ void atune__sim_close(atune__sim *s);
 /* Forgets what the last replay evaluated, for another one. */
 void atune__sim_reset(atune__sim *s);
 
-/* The recorded time of idx (an atune__eval_fn; ctx is the atune__sim). A
- * configuration that is not valid or was evaluated since the last reset
- * is a strategy bug: ATUNE__ESOFTWARE. */
-int atune__sim_eval(void *ctx, int64_t idx, double *time_ns, atune__err *err);
+/* The recorded time and spread of idx (an atune__eval_fn; ctx is the
+ * atune__sim). A configuration that is not valid or was evaluated since
+ * the last reset is a strategy bug: ATUNE__ESOFTWARE. */
+int atune__sim_eval(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
+                    atune__err *err);
 
 /* The recorded times again (an atune__remeasure_fn): a replay has no
  * noise to average away. */

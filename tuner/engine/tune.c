@@ -226,6 +226,7 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
         out->evaluations++;
     out->count[res.status]++;
     out->last_ns = res.time_ns;
+    out->last_spread_ns = res.spread_ns;
     if (idx == 0 && res.status == ATUNE__ST_OK) {
         out->have_default = 1;
         out->default_res = res;
@@ -338,7 +339,8 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
             (long long)out->evaluations, out->wall_s);
 }
 
-static int eval_cb(void *ctx, int64_t idx, double *time_ns, atune__err *err)
+static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
+                   atune__err *err)
 {
     search_ctx *sc = ctx;
     int64_t ok_before = sc->out->count[ATUNE__ST_OK];
@@ -349,6 +351,7 @@ static int eval_cb(void *ctx, int64_t idx, double *time_ns, atune__err *err)
     rc = evaluate(sc, idx, err);
     *time_ns = sc->out->count[ATUNE__ST_OK] > ok_before ? sc->out->last_ns
                                                         : INFINITY;
+    *spread_ns = isfinite(*time_ns) ? sc->out->last_spread_ns : 0;
     draw_progress(sc->o, sc->out, ++sc->done, sc->out->space, sc->t0);
     return rc;
 }
@@ -490,7 +493,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
                                .budget = o->budget,
                                .time_limit = o->time_limit, .seed = o->seed,
                                .final_k = o->final_k};
-    atune__search_result found;
+    atune__search_result found = {.best = -1};
     int rc;
 
     if (!valid)

@@ -62,6 +62,7 @@ typedef struct atune__outcome {
     const char *strategy;
     const char *stop;  /* why the search ended */
     double last_ns;    /* the latest evaluation's time (search feedback) */
+    double last_spread_ns; /* and its interquartile range */
 } atune__outcome;
 
 typedef struct atune__tune_run {

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "template/manifest.h"
 #include "base/util.h"
+#include "template/manifest.h"
 
 typedef struct atune__search_spec {
     const atune__manifest *m;
@@ -17,19 +17,24 @@ typedef struct atune__search_spec {
      * that passed constraints and device limits at this size: the only
      * ones a strategy may propose. */
     const unsigned char *valid;
-    const char *strategy; /* NULL: atune__strategy_default() */
-    int64_t budget;       /* evaluations; 0: no limit */
-    double time_limit;    /* seconds of wall time; 0: no limit */
+    /* NULL: atune__strategy_default(), and with no budget the search
+     * stops when it has converged (see atune__search) */
+    const char *strategy;
+    int64_t budget;    /* evaluations; 0: no limit */
+    double time_limit; /* seconds of wall time; 0: no limit */
     uint64_t seed;
     int final_k; /* best candidates re-measured at the end; 0: none */
 } atune__search_spec;
 
 /* Evaluates configuration idx (a valid space index never proposed before)
  * and sets *time_ns to its median time, or to INFINITY when it is not ok
- * (compile error, wrong output, launch error...). Returns 0, or an error
- * code that ends the search (ATUNE__EINTR when interrupted). */
+ * (compile error, wrong output, launch error...), and *spread_ns to the
+ * noise of that time (the interquartile range of its samples; the search
+ * sets it to 0 before the call, for callbacks that do not know it).
+ * Returns 0, or an error code that ends the search (ATUNE__EINTR when
+ * interrupted). */
 typedef int (*atune__eval_fn)(void *ctx, int64_t idx, double *time_ns,
-                              atune__err *err);
+                              double *spread_ns, atune__err *err);
 
 /* Re-measures k ok candidates with more repetitions, interleaved, and
  * writes their new times into time_ns[] (INFINITY for one that failed).
@@ -42,12 +47,18 @@ typedef struct atune__search_result {
     int64_t best;        /* space index of the winner; -1 when none was ok */
     double best_time_ns; /* its time (re-measured when final_k > 0) */
     int64_t evaluations; /* distinct configurations evaluated */
-    const char *stop;    /* "exhausted", "budget", "time", ... */
+    const char *stop;    /* "exhausted", "budget", "converged", ... */
 } atune__search_result;
 
-/* Runs the search. Every strategy evaluates the default configuration
- * (index 0) first when it is valid, so the speedup over the default is
- * always known; it counts towards the budget. No configuration is
+/* Runs the search. With no strategy and no budget (spec->strategy NULL,
+ * spec->budget 0), the default strategy stops when further evaluation is
+ * unlikely to pay ("converged"): after atune__search_patience() evaluations
+ * in a row that did not beat the reference time by more than the
+ * reference's own noise (driver.c has the rule and how it was chosen). A
+ * named strategy, or a budget, searches until the budget, the time limit
+ * or the end of the space. Every strategy evaluates the default
+ * configuration (index 0) first when it is valid, so the speedup over the
+ * default is always known; it counts towards the budget. No configuration is
  * evaluated twice. With remeasure non-NULL and final_k > 0, the final_k
  * best are re-measured and the winner chosen from those numbers.
  * When none was ok, out->best is -1. When no candidate has a finite
@@ -70,7 +81,12 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
  *   auc_bandit           ATF-style AUC bandit over the four above
  * Each is deterministic for a given seed and the times it is given.
  * stop in atune__search_result is "exhausted" (every valid configuration
- * was evaluated), "budget", "time", "interrupted" or "error". */
+ * was evaluated), "budget", "time", "converged" (the default search's
+ * stopping rule), "interrupted" or "error". */
+
+/* The default search's patience in a space of nvalid configurations:
+ * evaluations in a row without a gain beyond the noise that stop it. */
+int64_t atune__search_patience(int64_t nvalid);
 
 /* NULL-terminated list of strategy names, the default first. */
 const char *const *atune__strategy_names(void);

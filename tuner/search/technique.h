@@ -70,6 +70,12 @@ typedef struct atune__search_state {
     double best_t;
     int rc;
     const char *stop;
+    /* The default search's stopping rule (driver.c). */
+    int converge;     /* the rule applies */
+    int64_t patience; /* evaluations without a gain that stop the search */
+    int64_t gain_n;   /* evaluations when the reference was last set */
+    double ref_t;     /* the reference: its time and noise */
+    double ref_noise;
 } atune__search_state;
 
 /* How a configuration came to be told. */
