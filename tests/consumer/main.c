@@ -117,7 +117,14 @@ static int gpu_identity(atune_device *d, char *why, size_t len)
     if (e == cudaSuccess)
         e = cudaFree(NULL); /* creates the context */
     if (e != cudaSuccess) {
-        snprintf(why, len, "%s", cudaGetErrorString(e));
+        /* The runtime's own words for a missing driver ("driver version
+         * is insufficient") send people looking for an upgrade. */
+        snprintf(why, len, "%s%s",
+                 e == cudaErrorInsufficientDriver
+                     ? "no CUDA driver, or one older than this program's "
+                       "CUDA runtime: "
+                     : "",
+                 cudaGetErrorString(e));
         return 0;
     }
     memset(d, 0, sizeof(*d));
