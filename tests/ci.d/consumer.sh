@@ -56,6 +56,16 @@ run_consumer() {
     grep -q -E "skipped the launch|output matches input" <<<"$out" ||
       fail "$bin: neither launched nor skipped"
   fi
+  # No directory: the search path finds the installed profiles (a static
+  # library knows only its configured prefix: the path names them).
+  local env=(env -u XDG_DATA_HOME HOME="$work/home" ATUNE_PROFILE_PATH=)
+  [ "$kind" = static ] &&
+    env+=(ATUNE_PROFILE_PATH="$work/nowhere:$prefix/share/autotune/profiles")
+  out=$("${env[@]}" "$bin" --profiles '' --name "NVIDIA H200" --cc 90 \
+        --sms 132) || fail "$bin (search path) failed: $out"
+  echo "$out"
+  grep -q "from profile 'NVIDIA H200' (same GPU model) in '$prefix/share/autotune/profiles/nvidia-h200.ini'" <<<"$out" ||
+    fail "$bin: the search path did not find the installed profile"
   if compgen -G "$root/profiles/*.ini" >/dev/null; then
     out=$("$bin" --profiles "$root/profiles") || fail "$bin failed: $out"
     echo "$out"

@@ -90,8 +90,19 @@ static int add_system(dirlist *l)
     if (ATUNE_DATADIR_FROM_LIBDIR[0] && dladdr(&anchor, &info) &&
         info.dli_fname && info.dli_fname[0] == '/') {
         const char *slash = strrchr(info.dli_fname, '/');
-        int rc = add(l, info.dli_fname, (size_t)(slash - info.dli_fname),
-                     "/" ATUNE_DATADIR_FROM_LIBDIR SUBDIR);
+        char *dir, *real;
+        int rc;
+        if (!(dir = malloc(strlen(info.dli_fname) + sizeof(SUBDIR) +
+                           sizeof(ATUNE_DATADIR_FROM_LIBDIR) + 2)))
+            return ATUNE_ENOMEM;
+        sprintf(dir, "%.*s/%s%s", (int)(slash - info.dli_fname), info.dli_fname,
+                ATUNE_DATADIR_FROM_LIBDIR, SUBDIR);
+        /* "PREFIX/share/...", not "PREFIX/lib/../share/...", in messages;
+         * a directory that is not there is not searched. */
+        real = realpath(dir, NULL);
+        free(dir);
+        rc = real ? add(l, real, strlen(real), "") : ATUNE_OK;
+        free(real);
         if (rc != ATUNE_OK)
             return rc;
     }
