@@ -39,6 +39,10 @@ extern "C" {
 #define ATUNE_API
 #endif
 
+/* Versions and the ABI: before 1.0 a minor release may change the ABI,
+ * so the shared library's SONAME is libatune.so.MAJOR.MINOR (0.1) and
+ * find_package(autotune 0.1) accepts 0.1.x only; from 1.0 on the SONAME
+ * is libatune.so.MAJOR and any 1.x is accepted. */
 #define ATUNE_VERSION_MAJOR 0
 #define ATUNE_VERSION_MINOR 1
 #define ATUNE_VERSION_PATCH 0
