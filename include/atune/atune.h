@@ -5,13 +5,18 @@
  * no GPU. Every fallible call returns an atune status (ATUNE_OK is 0);
  * atune_strerror() names a status and atune_profile_errmsg() gives the
  * detailed message, with file and line, of the last failure on a handle.
- * No function calls exit() or abort(). A handle is not thread-safe (a
- * lookup records its message and the size it was asked for on the handle):
- * use one per thread, or a lock.
+ * No function calls exit() or abort().
+ *
+ * Threads: an open handle may be shared. Lookups and every read-only
+ * call may run at the same time on one handle; what a lookup returns is
+ * never changed by a later one; a failed lookup's message is kept per
+ * thread. Opening and closing are not concurrent with anything on that
+ * handle. A configuration made with atune_config_new() belongs to its
+ * maker: share it only once it is no longer changed.
  *
  *     atune_device dev = { "NVIDIA H100 80GB HBM3", 90, 132, "" };
  *     atune_profile *p;
- *     int rc = atune_profile_open_for("profiles", &dev, &p);
+ *     int rc = atune_profile_open_for(NULL, &dev, &p); // the search path
  *     const atune_config *c;
  *     if (rc == ATUNE_OK &&
  *         atune_profile_lookup(p, "copy", "n=1000000", &c) == ATUNE_OK)
@@ -34,6 +39,10 @@ extern "C" {
 #define ATUNE_API
 #endif
 
+/* Versions and the ABI: before 1.0 a minor release may change the ABI,
+ * so the shared library's SONAME is libatune.so.MAJOR.MINOR (0.1) and
+ * find_package(autotune 0.1) accepts 0.1.x only; from 1.0 on the SONAME
+ * is libatune.so.MAJOR and any 1.x is accepted. */
 #define ATUNE_VERSION_MAJOR 0
 #define ATUNE_VERSION_MINOR 1
 #define ATUNE_VERSION_PATCH 0
@@ -84,7 +93,8 @@ typedef enum atune_device_match {
 /* How a configuration was chosen for a size (atune_profile_lookup). */
 typedef enum atune_size_match {
     ATUNE_SIZE_EXACT = 0, /* the size was tuned */
-    ATUNE_SIZE_NEAREST    /* nearest tuned size on a log scale */
+    ATUNE_SIZE_NEAREST,   /* nearest tuned size on a log scale */
+    ATUNE_SIZE_OVERRIDE   /* made by the application: atune_config_new() */
 } atune_size_match;
 
 typedef struct atune_profile atune_profile;
@@ -99,16 +109,38 @@ typedef struct atune_config atune_config; /* owned by its profile */
  * ATUNE_PROFILE_FORMAT); ATUNE_ENOMEM. */
 ATUNE_API int atune_profile_open(const char *path, atune_profile **out);
 
+/* atune_profile_open() on len bytes of profile text in memory (need not
+ * be NUL-terminated; a NUL byte inside is an error), e.g. a profile built
+ * into the application. name is used in messages and returned by
+ * atune_profile_path(). Same statuses. */
+ATUNE_API int atune_profile_open_string(const char *name, const char *text,
+                                        size_t len, atune_profile **out);
+
 /* Opens the profile in dir (regular files *.ini) that best fits dev: same
  * name, compute capability and SM count; else same name; else the same
  * compute capability (the closest SM count wins, then the file name).
- * Returns ATUNE_ENOTFOUND when no profile fits: the caller then uses the
- * template's defaults. A malformed file is skipped when another one fits
- * and its error (status and message) is returned when no good file fits
- * and it may (its [device] fits, or cannot be read). ATUNE_EIO when dir
- * cannot be read. *out is set as by atune_profile_open(). */
+ * dir NULL searches the profile search path (atune_profile_search_path):
+ * every directory of it that exists, the best fit over all of them, an
+ * earlier directory winning a tie. Returns ATUNE_ENOTFOUND when no profile
+ * fits: the caller then uses the template's defaults. A malformed file is
+ * never skipped silently: when a good file is chosen over a malformed one
+ * that would have fitted better, atune_profile_warning() says so (and
+ * atune_config_describe repeats it); when no good file fits, the malformed
+ * one's error (status and message) is returned if it may fit (its
+ * [device] fits, or cannot be read). ATUNE_EIO when dir cannot be read (a
+ * missing directory of the search path is skipped). *out is set as by
+ * atune_profile_open(). */
 ATUNE_API int atune_profile_open_for(const char *dir, const atune_device *dev,
                                      atune_profile **out);
+
+/* The profile search path, the directories separated by ':', in order:
+ * each directory of $ATUNE_PROFILE_PATH (':'-separated); the user's,
+ * $XDG_DATA_HOME/autotune/profiles, or ~/.local/share/autotune/profiles
+ * when XDG_DATA_HOME is unset or relative; the system's: DATADIR/autotune/
+ * profiles of the prefix the shared library is installed in, then of the
+ * prefix it was configured for. Truncated to len bytes like snprintf.
+ * ATUNE_EINVAL for a NULL buf or len 0; ATUNE_ENOMEM. */
+ATUNE_API int atune_profile_search_path(char *buf, size_t len);
 
 /* Frees p and every configuration it returned. NULL-tolerant. */
 ATUNE_API void atune_profile_close(atune_profile *p);
@@ -118,12 +150,20 @@ ATUNE_API void atune_profile_close(atune_profile *p);
  * NULL p. Never NULL. */
 ATUNE_API const char *atune_profile_errmsg(const atune_profile *p);
 
-/* The file the profile was read from ("" for NULL). */
+/* A problem found while choosing p that did not stop it from opening:
+ * "skipped a malformed profile for this exact GPU: h100.ini:12: ...", or
+ * "" (also for NULL). Never NULL. */
+ATUNE_API const char *atune_profile_warning(const atune_profile *p);
+
+/* The file the profile was read from ("" for NULL); when no file could be
+ * chosen, the directories searched. */
 ATUNE_API const char *atune_profile_path(const atune_profile *p);
 
 /* The [device] the profile was tuned on (NULL for NULL). */
 ATUNE_API const atune_device *atune_profile_device(const atune_profile *p);
 
+/* How the profile was chosen for the device: ATUNE_DEVICE_FILE when it was
+ * opened by path (or p is NULL). */
 ATUNE_API atune_device_match atune_profile_device_match(const atune_profile *p);
 
 /* Finds the configuration of kernel at size, a problem size written as in
@@ -132,35 +172,50 @@ ATUNE_API atune_device_match atune_profile_device_match(const atune_profile *p);
  * tuned size of that kernel with the same variables and the smallest sum
  * of |log2(tuned) - log2(wanted)| over the variables; a tie goes to the
  * larger tuned size (product of its variables), then to the first in the
- * file. A value 0 counts as 1. ATUNE_ENOTFOUND when the kernel has no
- * entry with those variables, ATUNE_EINVAL for a malformed size or a
- * profile that did not open. The configuration stays valid until the
- * profile is closed. Allocates nothing. */
+ * file. A value 0 is looked up as 1 (an empty problem gets the
+ * configuration of the smallest; it is the application's to skip the
+ * launch: atune_jit_shape refuses a grid of 0 blocks). ATUNE_ENOTFOUND
+ * when the kernel has no entry with those variables, ATUNE_EINVAL for a
+ * malformed size or a profile that did not open, ATUNE_ENOMEM. The
+ * configuration stays valid, unchanged, until the profile is closed; the
+ * same size returns the same pointer. Safe to call from several threads
+ * on one handle. Allocates only the first time a size that was not tuned
+ * is asked for (under 150 bytes, kept until close). */
 ATUNE_API int atune_profile_lookup(atune_profile *p, const char *kernel,
                                    const char *size, const atune_config **out);
 
-/* Every configuration of the profile, in file order: 0 <= i < count. */
+/* The number of configurations of the profile (0 for NULL or a profile
+ * that did not open). */
 ATUNE_API int atune_profile_count(const atune_profile *p);
+/* Configuration i (0 <= i < count) in file order, as an exact match;
+ * NULL out of range. */
 ATUNE_API const atune_config *atune_profile_entry(const atune_profile *p,
                                                   int i);
 
-/* Parameters of a configuration, in the order the profile lists them
- * (keys [A-Z][A-Z0-9_]*). Out of range i: NULL and 0. */
+/* The number of parameters of a configuration (0 for NULL). */
 ATUNE_API int atune_config_count(const atune_config *c);
+/* Parameter i's name, in the order the profile lists them (keys
+ * [A-Z][A-Z0-9_]*); NULL out of range. */
 ATUNE_API const char *atune_config_name(const atune_config *c, int i);
+/* Parameter i's value; 0 out of range. */
 ATUNE_API int64_t atune_config_value(const atune_config *c, int i);
 
 /* The value of param, or dflt when the configuration has none. */
 ATUNE_API int64_t atune_config_get(const atune_config *c, const char *param,
                                    int64_t dflt);
 
+/* The kernel the configuration is for ("" for NULL, or an override made
+ * without one). */
 ATUNE_API const char *atune_config_kernel(const atune_config *c);
-/* The tuned size the configuration belongs to: "n=268435456". */
+/* The tuned size the configuration belongs to: "n=268435456" ("" for an
+ * override). */
 ATUNE_API const char *atune_config_size(const atune_config *c);
+/* How the configuration was found (ATUNE_SIZE_EXACT for NULL). */
 ATUNE_API atune_size_match atune_config_size_match(const atune_config *c);
-/* Median time of one launch at the tuned size, and of the default
- * configuration; 0 when not recorded. */
+/* Median time of one launch at the tuned size; 0 when not recorded. */
 ATUNE_API int64_t atune_config_time_ns(const atune_config *c);
+/* Median time of the template's default configuration at the tuned size;
+ * 0 when not recorded. */
 ATUNE_API int64_t atune_config_default_time_ns(const atune_config *c);
 /* Hash of the template (.cu and .ini) the configuration was tuned with, as
  * 16 hex digits; compare with the application's copy to detect a stale
@@ -173,12 +228,49 @@ ATUNE_API const char *atune_config_meta(const atune_config *c, const char *key);
 
 /* One line describing the match, for logs: "copy n=1000000: using tuned
  * size n=1048576 (nearest) from profile 'NVIDIA H100 80GB HBM3'
- * (same compute capability as 'NVIDIA H800')". The wanted size is the last
- * one for which a lookup returned c. Truncated to len bytes like snprintf;
- * ATUNE_EINVAL for a NULL argument or len 0. */
+ * (same compute capability as 'NVIDIA H800') in 'profiles/h100.ini'",
+ * followed by "; warning: " and atune_profile_warning() when there is one.
+ * The wanted size is the one the lookup that returned c was asked. For an
+ * override (p may be NULL): "copy: using the application's configuration
+ * BLOCK_SIZE=128,VW=4". Truncated to len bytes like snprintf; ATUNE_EINVAL
+ * for a NULL argument or len 0. */
 ATUNE_API int atune_config_describe(const atune_profile *p,
                                     const atune_config *c, char *buf,
                                     size_t len);
+
+/* ---- configurations made by the application (overrides) ----
+ * Usable wherever a looked-up configuration is (atune_config_get,
+ * atune_jit_build, ...); libatune_jit checks them against the template:
+ * atune_jit_stale() reports unknown or missing parameters and another
+ * kernel's name, atune_jit_shape() the template's constraints and the
+ * device's limits. Free with atune_config_free(). */
+
+/* Makes a configuration for kernel (NULL: base's kernel, else none) with a
+ * copy of base's parameters (base NULL: none), to change with
+ * atune_config_set(). ATUNE_EINVAL (out NULL, or kernel not made of
+ * letters, digits, '_', '-' and '.'); ATUNE_ENOMEM. */
+ATUNE_API int atune_config_new(const char *kernel, const atune_config *base,
+                               atune_config **out);
+
+/* Sets param ([A-Z][A-Z0-9_]*) to value in a configuration made by
+ * atune_config_new(), adding it when new. ATUNE_EINVAL for any other
+ * configuration or a bad name; ATUNE_ENOMEM. */
+ATUNE_API int atune_config_set(atune_config *c, const char *param,
+                               int64_t value);
+
+/* Makes a configuration from "BLOCK_SIZE=128,VW=4" (blanks allowed around
+ * every token; "" gives an empty configuration: the template's
+ * defaults). ATUNE_EINVAL with the reason and column in msg (msglen bytes;
+ * msg may be NULL) for malformed text or a parameter given twice;
+ * ATUNE_ENOMEM. *out is NULL on failure. */
+ATUNE_API int atune_config_from_string(const char *kernel, const char *text,
+                                       atune_config **out, char *msg,
+                                       size_t msglen);
+
+/* Frees a configuration made by atune_config_new() or
+ * atune_config_from_string(); does nothing for NULL or a configuration
+ * that belongs to a profile. */
+ATUNE_API void atune_config_free(atune_config *c);
 
 #ifdef __cplusplus
 }

@@ -111,10 +111,12 @@ ATUNE_API const char *atune_jit_template_hash(const atune_jit *j);
  * is NULL), else a mask of the reasons: ATUNE_JIT_STALE_HASH, tuned with
  * another version of the template (its hash differs); ATUNE_JIT_STALE_PARAMS,
  * c lacks a parameter of the template (its default is used) or has one the
- * template does not. Reported, never enforced: atune_jit_build() still
- * takes c. */
+ * template does not; ATUNE_JIT_STALE_KERNEL, c is another kernel's (an
+ * override made without a kernel name is not checked for it). Reported,
+ * never enforced: atune_jit_build() still takes c. */
 #define ATUNE_JIT_STALE_HASH 1
 #define ATUNE_JIT_STALE_PARAMS 2
+#define ATUNE_JIT_STALE_KERNEL 4
 ATUNE_API int atune_jit_stale(const atune_jit *j, const atune_config *c);
 
 /* Uses the disk cache in dir instead of the default one; NULL turns the

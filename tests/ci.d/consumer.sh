@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The example consumer against installed copies of autotune: builds and
-# installs autotune into a temporary prefix, static and shared; checks that
-# the shared libraries export only the public API; builds tests/consumer
-# against each installed copy with CMake (find_package) and with
-# pkg-config; runs the consumer's CPU part (on a machine with a GPU it also
-# launches the tuned copy and checks its output).
+# The example consumer against installed copies of autotune: builds
+# autotune static and shared, configured without a prefix, and installs
+# each with `cmake --install --prefix` into a temporary directory (the .pc
+# files and the CMake package must follow); checks that the shared
+# libraries export only the public API; builds tests/consumer against each
+# installed copy with CMake (find_package) and with plain
+# `pkg-config --cflags --libs atune_jit` (no --static); runs the consumer's
+# CPU part (on a machine with a GPU it also launches the tuned copy and
+# checks its output; on one without a driver it must say so and go on).
 #
 #   ATUNE_CONSUMER_KEEP=1   keep the temporary directory (printed)
 #   ATUNE_CONSUMER_GPU=1    require the launch (GPU machines: tests/gpu.sh)
@@ -43,12 +46,26 @@ run_consumer() {
   echo "$out"
   grep -q "copy n=1000000: using tuned size n=1048576 (nearest)" <<<"$out" ||
     fail "$bin: unexpected match"
+  if ! ldconfig -p | grep -q 'libcuda\.so\.1 '; then
+    grep -q -E "^no GPU \(.+\): skipped the launch" <<<"$out" ||
+      fail "$bin: no clear message without a driver"
+  fi
   if [ "${ATUNE_CONSUMER_GPU:-0}" = 1 ]; then
     grep -q "output matches input" <<<"$out" || fail "$bin: no verified launch"
   else
     grep -q -E "skipped the launch|output matches input" <<<"$out" ||
       fail "$bin: neither launched nor skipped"
   fi
+  # No directory: the search path finds the installed profiles (a static
+  # library knows only its configured prefix: the path names them).
+  local env=(env -u XDG_DATA_HOME HOME="$work/home" ATUNE_PROFILE_PATH=)
+  [ "$kind" = static ] &&
+    env+=(ATUNE_PROFILE_PATH="$work/nowhere:$prefix/share/autotune/profiles")
+  out=$("${env[@]}" "$bin" --profiles '' --name "NVIDIA H200" --cc 90 \
+        --sms 132) || fail "$bin (search path) failed: $out"
+  echo "$out"
+  grep -q "from profile 'NVIDIA H200' (same GPU model) in '$prefix/share/autotune/profiles/nvidia-h200.ini'" <<<"$out" ||
+    fail "$bin: the search path did not find the installed profile"
   if compgen -G "$root/profiles/*.ini" >/dev/null; then
     out=$("$bin" --profiles "$root/profiles") || fail "$bin failed: $out"
     echo "$out"
@@ -62,16 +79,20 @@ for kind in static shared; do
   echo "== $kind: build and install autotune into $prefix"
   cmake -S . -B "$work/$kind/build" -DCMAKE_BUILD_TYPE=Release \
     -DBUILD_SHARED_LIBS=$shared -DATUNE_BUILD_TESTS=OFF \
-    -DCMAKE_INSTALL_PREFIX="$prefix" >"$work/$kind.log" 2>&1 ||
+    >"$work/$kind.log" 2>&1 ||
     { cat "$work/$kind.log"; fail "configure failed"; }
   cmake --build "$work/$kind/build" >>"$work/$kind.log" 2>&1 ||
     { tail -40 "$work/$kind.log"; fail "build failed"; }
-  cmake --install "$work/$kind/build" >>"$work/$kind.log" 2>&1 ||
+  cmake --install "$work/$kind/build" --prefix "$prefix" \
+    >>"$work/$kind.log" 2>&1 ||
     { tail -40 "$work/$kind.log"; fail "install failed"; }
   libdir=$(dirname "$(find "$prefix" -name 'libatune_jit.*' | head -1)")
   for h in atune.h atune_cuda.h atune_jit.h; do
     [ -f "$prefix/include/atune/$h" ] || fail "$h not installed"
   done
+  if grep -rq -- "--as-needed" "$libdir/cmake/autotune"; then
+    fail "the installed CMake package adds --as-needed to applications"
+  fi
   if [ $kind = shared ]; then
     check_exports "$libdir/libatune.so"
     check_exports "$libdir/libatune_jit.so"
@@ -88,17 +109,19 @@ for kind in static shared; do
   fi
   run_consumer "$work/$kind/consumer/consumer"
 
-  echo "== $kind: consumer through pkg-config atune_jit"
-  static=""
-  [ $kind = static ] && static=--static
-  flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config $static \
+  echo "== $kind: consumer through pkg-config atune_jit (no --static)"
+  flags=$(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config \
           --cflags --libs atune_jit) || fail "pkg-config atune_jit failed"
+  echo "pkg-config --cflags --libs atune_jit: $flags"
   # shellcheck disable=SC2086
   cc -std=c17 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror \
     -DCONSUMER_PROFILES="\"$root/profiles\"" tests/consumer/main.c \
     -o "$work/$kind/consumer-pc" $flags -Wl,-rpath,"$libdir" \
     -L"$cuda_lib" -lcudart_static -lrt -lpthread -ldl ||
     fail "pkg-config build failed"
+  if readelf -d "$work/$kind/consumer-pc" | grep -q 'libcuda\.so'; then
+    fail "the pkg-config consumer NEEDs libcuda"
+  fi
   run_consumer "$work/$kind/consumer-pc"
 done
 echo "== consumer: static and shared installs work"

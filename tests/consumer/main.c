@@ -7,8 +7,10 @@
  *   consumer [--profiles DIR] [--templates DIR] [--size n=N]
  *            [--name NAME --cc CC --sms N]
  *
- * Without a GPU the device identity comes from --name/--cc/--sms, else
- * from the first profile of DIR; the launch is then skipped (exit 0).
+ * --profiles '' searches the profile search path (atune_profile_search_path:
+ * $ATUNE_PROFILE_PATH, the user's, the installed ones). Without a GPU the
+ * device identity comes from --name/--cc/--sms, else from the first
+ * profile of DIR; the launch is then skipped (exit 0).
  * Exit status: 0 fine or skipped, 1 error or wrong output, 64 bad usage. */
 #include <dirent.h>
 #include <getopt.h>
@@ -20,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atune/atune.h>
+#include <atune/atune_cuda.h>
 #include <atune/atune_jit.h>
 
 #ifndef CONSUMER_PROFILES
@@ -102,34 +105,24 @@ static int parse_options(int argc, char **argv, struct options *o)
  * current; 0 with the reason when there is no usable GPU. */
 static int gpu_identity(atune_device *d, char *why, size_t len)
 {
-    struct cudaDeviceProp prop;
-    const unsigned char *u;
     cudaError_t e;
-    int count = 0;
 
-    e = cudaGetDeviceCount(&count);
-    if (e == cudaSuccess && count == 0)
-        e = cudaErrorNoDevice;
-    if (e == cudaSuccess)
-        e = cudaGetDeviceProperties(&prop, 0);
-    if (e == cudaSuccess)
+    if (atune_device_from_cudart(d, 0, &e) == ATUNE_OK) {
         e = cudaSetDevice(0);
-    if (e == cudaSuccess)
-        e = cudaFree(NULL); /* creates the context */
+        if (e == cudaSuccess)
+            e = cudaFree(NULL); /* creates the context */
+    }
     if (e != cudaSuccess) {
-        snprintf(why, len, "%s", cudaGetErrorString(e));
+        /* The runtime's own words for a missing driver ("driver version
+         * is insufficient") send people looking for an upgrade. */
+        snprintf(why, len, "%s%s",
+                 e == cudaErrorInsufficientDriver
+                     ? "no CUDA driver, or one older than this program's "
+                       "CUDA runtime: "
+                     : "",
+                 cudaGetErrorString(e));
         return 0;
     }
-    memset(d, 0, sizeof(*d));
-    snprintf(d->name, sizeof(d->name), "%s", prop.name);
-    d->cc = 10 * prop.major + prop.minor;
-    d->sm_count = prop.multiProcessorCount;
-    u = (const unsigned char *)prop.uuid.bytes;
-    snprintf(d->uuid, sizeof(d->uuid),
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-             "%02x%02x%02x%02x%02x%02x",
-             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
-             u[11], u[12], u[13], u[14], u[15]);
     return 1;
 }
 
@@ -174,8 +167,9 @@ static int first_profile(const char *dir, atune_device *d)
 static int lookup(const struct options *o, const atune_device *dev,
                   atune_profile **p, const atune_config **c)
 {
-    char line[512];
-    int rc = atune_profile_open_for(o->profiles, dev, p);
+    const char *dir = *o->profiles ? o->profiles : NULL;
+    char line[8192];
+    int rc = atune_profile_open_for(dir, dev, p);
 
     *c = NULL;
     if (rc == ATUNE_OK)
@@ -183,7 +177,7 @@ static int lookup(const struct options *o, const atune_device *dev,
     if (rc == ATUNE_ENOTFOUND) {
         printf("copy %s: no profile entry for '%s' in %s: using the "
                "template's defaults\n",
-               o->size, dev->name, o->profiles);
+               o->size, dev->name, atune_profile_path(*p));
         return 0;
     }
     if (rc != ATUNE_OK) {
@@ -311,7 +305,7 @@ int main(int argc, char **argv)
     gpu = gpu_identity(&dev, why, sizeof(why));
     if (!gpu && o.have_dev)
         dev = o.dev;
-    else if (!gpu && !first_profile(o.profiles, &dev)) {
+    else if (!gpu && (!*o.profiles || !first_profile(o.profiles, &dev))) {
         fprintf(stderr,
                 "consumer: no GPU (%s), no --name and no readable "
                 "profile in %s\n",

@@ -197,7 +197,7 @@ static int manifest_param(const atune__manifest *m, const char *name)
 
 int atune_jit_stale(const atune_jit *j, const atune_config *c)
 {
-    const char *h;
+    const char *h, *k;
     int mask = 0;
 
     if (!j || !j->m || !c)
@@ -205,6 +205,10 @@ int atune_jit_stale(const atune_jit *j, const atune_config *c)
     h = atune_config_template_hash(c);
     if (h && *h && strcmp(h, j->hash) != 0)
         mask |= ATUNE_JIT_STALE_HASH;
+    /* An entry of another kernel would be built silently as this one. */
+    k = atune_config_kernel(c);
+    if (*k && strcmp(k, j->m->name) != 0)
+        mask |= ATUNE_JIT_STALE_KERNEL;
     for (int i = 0; i < j->m->nparams; i++) {
         if (!has_param(c, j->m->params[i].name))
             mask |= ATUNE_JIT_STALE_PARAMS;

@@ -54,6 +54,32 @@ int atune__profile_ok(atune_profile *p)
     return ATUNE_OK;
 }
 
+/* The message of the calling thread's last failed lookup, and the handle
+ * it was on: a handle's own message is written by its open only, so that
+ * threads may look up on one handle. Handles are told apart by id, not
+ * address, as a closed handle's address comes back. */
+static _Thread_local struct {
+    unsigned long id;
+    char msg[1024];
+} last_lookup;
+
+int atune__lookup_fail(const atune_profile *p, int status, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(last_lookup.msg, sizeof(last_lookup.msg), fmt, ap);
+    va_end(ap);
+    last_lookup.id = p->id;
+    return status;
+}
+
+void atune__lookup_ok(const atune_profile *p)
+{
+    if (last_lookup.id == p->id)
+        last_lookup.id = 0;
+}
+
 /* ---- reading a profile -------------------------------------------------- */
 
 /* Strict integer: the whole value, within [lo, hi]. */
@@ -203,7 +229,12 @@ static int read_entry(atune_profile *p, const atune__ini_section *s,
     int rc;
 
     memset(en, 0, sizeof(*en));
-    why = atune__section_split(s->name, en->name, sizeof(en->name), &en->vars);
+    /* No limit of its own on the length of a section name. */
+    en->name = malloc(strlen(s->name) + 1);
+    if (!en->name)
+        return atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
+    why =
+        atune__section_split(s->name, en->name, strlen(s->name) + 1, &en->vars);
     if (why)
         return atune__profile_fail(p, ATUNE_EPARSE,
                                    "%s:%d: bad section name '[%s]': %s",
@@ -303,8 +334,6 @@ static int build_index(atune_profile *p)
         entry *e = &p->entries[i];
         e->exact.e = e;
         e->exact.match = ATUNE_SIZE_EXACT;
-        e->nearest.e = e;
-        e->nearest.match = ATUNE_SIZE_NEAREST;
         p->sorted[i] = e;
     }
     qsort(p->sorted, (size_t)n, sizeof(*p->sorted), cmp_entry);
@@ -401,6 +430,7 @@ out:
 
 atune_profile *atune__profile_new(const char *path)
 {
+    static atomic_ulong next_id;
     atune_profile *p = calloc(1, sizeof(*p));
 
     if (!p)
@@ -412,6 +442,7 @@ atune_profile *atune__profile_new(const char *path)
     }
     strcpy(p->path, path);
     p->match = ATUNE_DEVICE_FILE;
+    p->id = atomic_fetch_add(&next_id, 1) + 1;
     return p;
 }
 
@@ -419,7 +450,18 @@ void atune_profile_close(atune_profile *p)
 {
     if (!p)
         return;
+    /* entries has room for one more than were read: a failed one. */
+    for (int i = 0; p->entries && i <= p->nentries; i++) {
+        struct atune_config *c = atomic_load(&p->entries[i].nearest);
+        while (c) {
+            struct atune_config *next = c->next;
+            free(c);
+            c = next;
+        }
+        free(p->entries[i].name);
+    }
     atune__ini_free(p->doc);
+    free(p->warning);
     free(p->entries);
     free(p->sorted);
     free(p->shapes);
@@ -476,6 +518,12 @@ int atune__profile_open_mem(const char *path, const char *text, size_t len,
     return open_profile(path, 1, text, len, out);
 }
 
+int atune_profile_open_string(const char *name, const char *text, size_t len,
+                              atune_profile **out)
+{
+    return open_profile(name, 1, text, len, out);
+}
+
 const atune__ini *atune__profile_doc(const atune_profile *p)
 {
     return p && p->status == ATUNE_OK ? p->doc : NULL;
@@ -484,7 +532,14 @@ const atune__ini *atune__profile_doc(const atune_profile *p)
 const char *atune_profile_errmsg(const atune_profile *p)
 {
     /* A NULL handle comes from an open that ran out of memory. */
-    return p ? p->errmsg : "out of memory";
+    if (!p)
+        return "out of memory";
+    return last_lookup.id == p->id ? last_lookup.msg : p->errmsg;
+}
+
+const char *atune_profile_warning(const atune_profile *p)
+{
+    return p && p->warning ? p->warning : empty;
 }
 
 const char *atune_profile_path(const atune_profile *p)

@@ -5,6 +5,7 @@
 #ifndef ATUNE_PROFILE_IMPL_H
 #define ATUNE_PROFILE_IMPL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,24 +33,29 @@ typedef struct size_vars {
 
 typedef struct entry entry;
 
-/* A configuration as a lookup returns it. Each entry has two, so that the
- * pointer an application keeps also keeps how it was found. */
+/* A configuration as a lookup returns it, immutable once returned, so that
+ * threads may share a handle: an entry's exact view is part of it; every
+ * distinct size that found it as the nearest one gets its own view (a
+ * list the lookups extend without a lock). A configuration made by the
+ * application (profile_override.c) owns its entry: match
+ * ATUNE_SIZE_OVERRIDE. */
 struct atune_config {
     const entry *e;
     atune_size_match match;
+    int64_t wanted[MAX_VARS];  /* a nearest match: the size asked for */
+    struct atune_config *next; /* the entry's other nearest views */
 };
 
 /* One [KERNEL SIZE] section. */
 struct entry {
     struct atune_config exact;
-    struct atune_config nearest;
-    char name[ATUNE__INI_MAX_NAME + 1]; /* "copy\0n=268435456" */
+    _Atomic(struct atune_config *) nearest;
+    char *name; /* "copy\0n=268435456" */
     const char *kernel;
     const char *size;
     size_vars vars;
     double lg[MAX_VARS]; /* log2 of vars.val, at least 0 */
     double lgsum;
-    int64_t wanted[MAX_VARS]; /* the last size that found this entry */
     int nparams;
     const char **pname; /* into the document */
     int64_t *pval;
@@ -81,6 +87,8 @@ struct atune_profile {
     atune_device dev;
     atune_device_match match;
     atune_device wanted; /* the device of atune_profile_open_for */
+    char *warning;       /* a better fit that was skipped, or NULL */
+    unsigned long id;    /* tells handles apart in per-thread messages */
     atune__ini *doc;
     int nentries;
     entry *entries; /* file order */
@@ -133,6 +141,15 @@ int atune__profile_fail(atune_profile *p, int status, const char *fmt, ...)
 /* Clears the handle's message and returns ATUNE_OK. */
 int atune__profile_ok(atune_profile *p);
 
+/* atune__profile_fail() for a lookup: the message goes to the calling
+ * thread's record (atune_profile_errmsg reads it), not to the shared
+ * handle. */
+int atune__lookup_fail(const atune_profile *p, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Clears the calling thread's lookup message for p. */
+void atune__lookup_ok(const atune_profile *p);
+
 /* A handle for path with nothing read yet; NULL when memory runs out. */
 atune_profile *atune__profile_new(const char *path);
 
@@ -156,5 +173,19 @@ double atune__size_log2(int64_t v);
  * whose names point into buf. Returns NULL or why it is not one. */
 const char *atune__section_split(const char *name, char *buf, size_t len,
                                  size_vars *v);
+
+/* ---- the profile search path (profile_path.c) ---- */
+
+/* The directories searched when no directory is given, in order: each of
+ * $ATUNE_PROFILE_PATH, the user's, the system's. *dirs (n strings, one
+ * allocation: free(*dirs)) or ATUNE_ENOMEM. */
+int atune__profile_dirs(char ***dirs, int *n);
+
+/* ---- choosing a profile (profile_select.c) ---- */
+
+/* atune_profile_open_for() over the n directories dirs; missing ones are
+ * skipped when skip_missing. */
+int atune__profile_open_dirs(char *const *dirs, int n, int skip_missing,
+                             const atune_device *dev, atune_profile **out);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TIE_EPS 1e-9 /* log2 distances closer than this tie */
@@ -72,6 +73,36 @@ static entry *nearest(const atune_profile *p, const shape *s,
     return best;
 }
 
+/* The view of e for a nearest match at q: the one an earlier lookup at q
+ * made, else a new one. Views are never changed once published, so that a
+ * configuration an application holds keeps its text while other threads
+ * look up; a race may publish two views of one size, which is harmless. */
+static const struct atune_config *nearest_view(entry *e, const size_vars *q)
+{
+    struct atune_config *head =
+        atomic_load_explicit(&e->nearest, memory_order_acquire);
+    struct atune_config *v;
+
+    for (v = head; v; v = v->next) {
+        int same = 1;
+        for (int i = 0; i < q->n && same; i++)
+            same = v->wanted[i] == q->v[i].val;
+        if (same)
+            return v;
+    }
+    if (!(v = calloc(1, sizeof(*v))))
+        return NULL;
+    v->e = e;
+    v->match = ATUNE_SIZE_NEAREST;
+    for (int i = 0; i < q->n; i++)
+        v->wanted[i] = q->v[i].val;
+    do
+        v->next = head;
+    while (!atomic_compare_exchange_weak_explicit(
+        &e->nearest, &head, v, memory_order_release, memory_order_acquire));
+    return v;
+}
+
 int atune_profile_lookup(atune_profile *p, const char *kernel_name,
                          const char *size, const atune_config **out)
 {
@@ -87,33 +118,30 @@ int atune_profile_lookup(atune_profile *p, const char *kernel_name,
     if (out)
         *out = NULL;
     if (!kernel_name || !size || !out)
-        return atune__profile_fail(p, ATUNE_EINVAL,
-                                   "lookup with a NULL argument");
+        return atune__lookup_fail(p, ATUNE_EINVAL,
+                                  "lookup with a NULL argument");
     if (p->status != ATUNE_OK)
-        return atune__profile_fail(p, ATUNE_EINVAL,
-                                   "lookup on a profile that did not open");
+        return atune__lookup_fail(p, ATUNE_EINVAL,
+                                  "lookup on a profile that did not open");
     if ((why = atune__size_parse(size, 1, &q)) != NULL)
-        return atune__profile_fail(p, ATUNE_EINVAL, "bad size '%s': %s", size,
-                                   why);
+        return atune__lookup_fail(p, ATUNE_EINVAL, "bad size '%s': %s", size,
+                                  why);
     k = find_kernel(p, kernel_name);
     if (!k)
-        return atune__profile_fail(p, ATUNE_ENOTFOUND,
-                                   "%s: no entry for kernel '%s'", p->path,
-                                   kernel_name);
+        return atune__lookup_fail(p, ATUNE_ENOTFOUND,
+                                  "%s: no entry for kernel '%s'", p->path,
+                                  kernel_name);
     if ((s = find_shape(p, k, &q)) == NULL)
-        return atune__profile_fail(
+        return atune__lookup_fail(
             p, ATUNE_ENOTFOUND,
             "%s: kernel '%s' has no tuned size with the variables of '%s'",
             p->path, kernel_name, size);
     e = nearest(p, s, &q, &exact);
-    if (exact) {
-        *out = &e->exact;
-    } else {
-        for (int i = 0; i < q.n; i++)
-            e->wanted[i] = q.v[i].val;
-        *out = &e->nearest;
-    }
-    return atune__profile_ok(p);
+    *out = exact ? &e->exact : nearest_view(e, &q);
+    if (!*out)
+        return atune__lookup_fail(p, ATUNE_ENOMEM, "out of memory");
+    atune__lookup_ok(p);
+    return ATUNE_OK;
 }
 
 int atune_profile_count(const atune_profile *p)
@@ -189,7 +217,7 @@ const char *atune_config_meta(const atune_config *c, const char *key)
 {
     const atune__ini_entry *e;
 
-    if (!c || !key)
+    if (!c || !key || !c->e->sec)
         return NULL;
     e = atune__ini_get(c->e->sec, key);
     return e ? e->value : NULL;
@@ -197,8 +225,9 @@ const char *atune_config_meta(const atune_config *c, const char *key)
 
 /* The size a nearest match was asked for, variables in the tuned size's
  * order: "n=1000000". */
-static void format_wanted(const entry *e, char *buf, size_t len)
+static void format_wanted(const atune_config *c, char *buf, size_t len)
 {
+    const entry *e = c->e;
     size_t n = 0;
 
     buf[0] = '\0';
@@ -209,7 +238,7 @@ static void format_wanted(const entry *e, char *buf, size_t len)
                 continue;
             n += (size_t)snprintf(buf + n, len - n, "%s%.*s=%lld",
                                   pos ? "," : "", (int)v->len, v->name,
-                                  (long long)e->wanted[i]);
+                                  (long long)c->wanted[i]);
         }
     }
 }
@@ -234,6 +263,22 @@ static const char *device_note(const atune_profile *p, char *buf, size_t len)
     return "";
 }
 
+/* "copy: using the application's configuration BLOCK_SIZE=128,VW=4". */
+static void describe_override(const atune_config *c, char *buf, size_t len)
+{
+    const entry *e = c->e;
+    size_t n = (size_t)snprintf(buf, len,
+                                "%s%susing the application's "
+                                "configuration",
+                                e->kernel, *e->kernel ? ": " : "");
+
+    for (int i = 0; i < e->nparams && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%c%s=%lld", i ? ',' : ' ',
+                              e->pname[i], (long long)e->pval[i]);
+    if (e->nparams == 0 && n < len)
+        snprintf(buf + n, len - n, " (empty: the template's defaults)");
+}
+
 int atune_config_describe(const atune_profile *p, const atune_config *c,
                           char *buf, size_t len)
 {
@@ -244,6 +289,10 @@ int atune_config_describe(const atune_profile *p, const atune_config *c,
     if (!buf || len == 0)
         return ATUNE_EINVAL;
     buf[0] = '\0';
+    if (c && c->match == ATUNE_SIZE_OVERRIDE) {
+        describe_override(c, buf, len);
+        return ATUNE_OK;
+    }
     if (!p || !c)
         return ATUNE_EINVAL;
     e = c->e;
@@ -251,9 +300,12 @@ int atune_config_describe(const atune_profile *p, const atune_config *c,
     if (exact)
         snprintf(wanted, sizeof(wanted), "%s", e->size);
     else
-        format_wanted(e, wanted, sizeof(wanted));
-    snprintf(buf, len, "%s %s: using tuned size %s (%s) from profile '%s'%s",
+        format_wanted(c, wanted, sizeof(wanted));
+    snprintf(buf, len,
+             "%s %s: using tuned size %s (%s) from profile '%s'%s in "
+             "'%s'%s%s",
              e->kernel, wanted, e->size, exact ? "exact" : "nearest",
-             p->dev.name, device_note(p, note, sizeof(note)));
+             p->dev.name, device_note(p, note, sizeof(note)), p->path,
+             p->warning ? "; warning: " : "", p->warning ? p->warning : "");
     return ATUNE_OK;
 }

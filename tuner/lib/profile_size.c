@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
@@ -144,14 +145,17 @@ const char *atune__section_split(const char *name, char *buf, size_t len,
 int atune__section_canon(const char *name, char *buf, size_t len, char *msg,
                          size_t msglen)
 {
-    char tmp[ATUNE__INI_MAX_NAME + 1];
+    size_t n = strlen(name) + 1;
+    char *tmp = malloc(n);
+    const char *why = tmp ? NULL : "out of memory";
     size_vars v;
-    const char *why = atune__section_split(name, tmp, sizeof(tmp), &v);
-    size_t n;
 
+    if (tmp)
+        why = atune__section_split(name, tmp, n, &v);
     if (why) {
         if (msg && msglen > 0)
             snprintf(msg, msglen, "bad section name '[%s]': %s", name, why);
+        free(tmp);
         return -1;
     }
     n = (size_t)snprintf(buf, len, "%s", tmp);
@@ -159,6 +163,7 @@ int atune__section_canon(const char *name, char *buf, size_t len, char *msg,
         n += (size_t)snprintf(buf + n, len - n, "%c%.*s=%lld", i ? ',' : ' ',
                               (int)v.v[i].len, v.v[i].name,
                               (long long)v.v[i].val);
+    free(tmp);
     if (n >= len) {
         if (msg && msglen > 0)
             snprintf(msg, msglen, "section name '[%s]' too long", name);

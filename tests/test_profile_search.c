@@ -1,0 +1,291 @@
+/* test_profile_search.c -- libatune: the profile search path (its order,
+ * skipped and empty entries, the XDG rules), the best fit over all its
+ * directories, malformed better fits reported, profiles from memory, sizes
+ * of 0 and long section names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "atune/atune.h"
+#include "lib/profile_internal.h"
+#include "testutil.h"
+
+static char root[4096];
+
+/* root/sub, created with its parents. */
+static const char *dir_at(const char *sub)
+{
+    static char path[4][4200];
+    static int next;
+    char *p = path[next++ % 4];
+
+    snprintf(p, sizeof(path[0]), "%s/%s", root, sub);
+    for (char *s = p + strlen(root) + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0700);
+            *s = '/';
+        }
+    }
+    mkdir(p, 0700);
+    return p;
+}
+
+/* A profile of one device whose copy entry's BLOCK_SIZE marks the file. */
+static void write_profile(const char *dir, const char *file, const char *name,
+                          int cc, int sms, const char *block)
+{
+    char path[4400];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fprintf(f,
+            "[device]\nformat = 1\nname = %s\ncc = %d\nsm_count = %d\n\n"
+            "[copy n=1024]\nBLOCK_SIZE = %s\n",
+            name, cc, sms, block);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    (void)state;
+    snprintf(root, sizeof(root), "%s/atune-search-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(root))
+        return -1;
+    unsetenv("ATUNE_PROFILE_PATH");
+    unsetenv("XDG_DATA_HOME");
+    setenv("HOME", dir_at("home"), 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rm_rf(root);
+    return 0;
+}
+
+static const atune_device h100 = {"NVIDIA H100 80GB HBM3", 90, 132, ""};
+
+/* Opens for dev through the search path; the BLOCK_SIZE of its copy. */
+static int64_t found_block(const atune_device *dev, atune_profile **out)
+{
+    const atune_config *c;
+    int rc = atune_profile_open_for(NULL, dev, out);
+
+    if (rc != ATUNE_OK)
+        fail_msg("open_for: %s: %s", atune_strerror(rc),
+                 atune_profile_errmsg(*out));
+    assert_int_equal(atune_profile_lookup(*out, "copy", "n=1024", &c),
+                     ATUNE_OK);
+    return atune_config_get(c, "BLOCK_SIZE", -1);
+}
+
+static void test_search_path_order(void **state)
+{
+    char path[8192], want[8192];
+    const char *d1 = dir_at("d1"), *d2 = dir_at("d2");
+
+    (void)state;
+    /* Empty entries are dropped; the user's directory follows. */
+    snprintf(path, sizeof(path), "::%s:%s:", d1, d2);
+    setenv("ATUNE_PROFILE_PATH", path, 1);
+    assert_int_equal(atune_profile_search_path(path, sizeof(path)), ATUNE_OK);
+    snprintf(want, sizeof(want),
+             "%s:%s:%s/home/.local/share/autotune/profiles:", d1, d2, root);
+    assert_memory_equal(path, want, strlen(want));
+    /* The system's directory comes last. */
+    assert_non_null(strstr(path + strlen(want), "/autotune/profiles"));
+
+    setenv("XDG_DATA_HOME", dir_at("xdg"), 1);
+    assert_int_equal(atune_profile_search_path(path, sizeof(path)), ATUNE_OK);
+    snprintf(want, sizeof(want), "%s:%s:%s/xdg/autotune/profiles:", d1, d2,
+             root);
+    assert_memory_equal(path, want, strlen(want));
+    /* A relative XDG_DATA_HOME is ignored, as the XDG rules say. */
+    setenv("XDG_DATA_HOME", "relative/dir", 1);
+    assert_int_equal(atune_profile_search_path(path, sizeof(path)), ATUNE_OK);
+    assert_null(strstr(path, "relative/dir"));
+    assert_non_null(strstr(path, "/home/.local/share/autotune/profiles"));
+    /* Truncated like snprintf. */
+    assert_int_equal(atune_profile_search_path(path, 4), ATUNE_OK);
+    assert_int_equal(strlen(path), 3);
+    assert_int_equal(atune_profile_search_path(NULL, 4), ATUNE_EINVAL);
+}
+
+static void test_search_finds_by_order_and_fit(void **state)
+{
+    const char *d1 = dir_at("p1"), *d2 = dir_at("p2");
+    const char *user = dir_at("xdg2/autotune/profiles");
+    atune_profile *p = NULL;
+    char path[8192], line[8192];
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/missing:%s:%s", root, d1, d2);
+    setenv("ATUNE_PROFILE_PATH", path, 1);
+    setenv("XDG_DATA_HOME", dir_at("xdg2"), 1);
+
+    /* Nothing anywhere: ENOTFOUND, naming the directories searched. */
+    assert_int_equal(atune_profile_open_for(NULL, &h100, &p), ATUNE_ENOTFOUND);
+    assert_non_null(strstr(atune_profile_errmsg(p), d1));
+    assert_non_null(strstr(atune_profile_errmsg(p), user));
+    atune_profile_close(p);
+
+    /* The same fit in three directories: the earliest one wins (a missing
+     * directory of the path is skipped). */
+    write_profile(user, "h100.ini", h100.name, 90, 132, "3");
+    assert_int_equal(found_block(&h100, &p), 3);
+    atune_profile_close(p);
+    write_profile(d2, "h100.ini", h100.name, 90, 132, "2");
+    assert_int_equal(found_block(&h100, &p), 2);
+    atune_profile_close(p);
+    write_profile(d1, "h100.ini", h100.name, 90, 132, "1");
+    assert_int_equal(found_block(&h100, &p), 1);
+    assert_int_equal(atune_profile_device_match(p), ATUNE_DEVICE_EXACT);
+    /* describe says which file was used. */
+    assert_int_equal(
+        atune_config_describe(p, atune_profile_entry(p, 0), line, sizeof(line)),
+        ATUNE_OK);
+    snprintf(path, sizeof(path), "in '%s/h100.ini'", d1);
+    assert_non_null(strstr(line, path));
+    atune_profile_close(p);
+
+    /* A better fit in a later directory beats an earlier, worse one. */
+    snprintf(path, sizeof(path), "%s/h100.ini", d1);
+    assert_int_equal(unlink(path), 0);
+    write_profile(d1, "h800.ini", "NVIDIA H800", 90, 132, "9");
+    assert_int_equal(found_block(&h100, &p), 2);
+    atune_profile_close(p);
+    snprintf(path, sizeof(path), "%s/h100.ini", d2);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(found_block(&h100, &p), 3);
+    atune_profile_close(p);
+
+    /* A directory named by the application is the only one searched. */
+    assert_int_equal(atune_profile_open_for(d1, &h100, &p), ATUNE_OK);
+    assert_int_equal(atune_profile_device_match(p), ATUNE_DEVICE_CC);
+    atune_profile_close(p);
+}
+
+static void test_malformed_better_fit_reported(void **state)
+{
+    const char *d = dir_at("broken");
+    atune_profile *p = NULL;
+    const atune_config *c;
+    char line[8192];
+
+    (void)state;
+    write_profile(d, "h100.ini", h100.name, 90, 132, "x");
+    write_profile(d, "h800.ini", "NVIDIA H800", 90, 132, "7");
+    assert_int_equal(atune_profile_open_for(d, &h100, &p), ATUNE_OK);
+    assert_int_equal(atune_profile_device_match(p), ATUNE_DEVICE_CC);
+    assert_non_null(strstr(atune_profile_warning(p),
+                           "skipped a malformed profile for this exact GPU"));
+    assert_non_null(
+        strstr(atune_profile_warning(p), "h100.ini:8: bad integer"));
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=1024", &c), ATUNE_OK);
+    assert_int_equal(atune_config_describe(p, c, line, sizeof(line)), ATUNE_OK);
+    assert_non_null(strstr(line, "h800.ini'; warning: skipped a malformed"));
+    atune_profile_close(p);
+
+    /* A malformed file that fits worse than the good one: no warning. */
+    write_profile(d, "h100.ini", h100.name, 90, 132, "5");
+    write_profile(d, "h800.ini", "NVIDIA H800", 90, 132, "x");
+    assert_int_equal(atune_profile_open_for(d, &h100, &p), ATUNE_OK);
+    assert_int_equal(atune_profile_device_match(p), ATUNE_DEVICE_EXACT);
+    assert_string_equal(atune_profile_warning(p), "");
+    atune_profile_close(p);
+    assert_string_equal(atune_profile_warning(NULL), "");
+}
+
+static void test_open_string(void **state)
+{
+    static const char text[] = "[device]\nformat = 1\nname = G\ncc = 90\n"
+                               "sm_count = 1\n\n[copy n=1024]\nBLOCK_SIZE = "
+                               "64\n";
+    atune_profile *p = NULL;
+    const atune_config *c;
+
+    (void)state;
+    /* Not NUL-terminated: only len bytes are read. */
+    assert_int_equal(
+        atune_profile_open_string("built-in", text, sizeof(text) - 1, &p),
+        ATUNE_OK);
+    assert_string_equal(atune_profile_path(p), "built-in");
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=1", &c), ATUNE_OK);
+    assert_int_equal(atune_config_get(c, "BLOCK_SIZE", 0), 64);
+    atune_profile_close(p);
+    assert_int_equal(atune_profile_open_string("cut", text, 20, &p),
+                     ATUNE_EPARSE);
+    assert_non_null(strstr(atune_profile_errmsg(p), "cut"));
+    atune_profile_close(p);
+    assert_int_equal(atune_profile_open_string("null", NULL, 0, &p),
+                     ATUNE_EINVAL);
+    atune_profile_close(p);
+}
+
+/* Size 0 has one outcome: looked up as 1, the wanted size kept as 0. */
+static void test_size_zero(void **state)
+{
+    static const char text[] = "[device]\nformat = 1\nname = G\ncc = 90\n"
+                               "sm_count = 1\n\n[copy n=1024]\nBLOCK_SIZE = "
+                               "64\n[copy n=4096]\nBLOCK_SIZE = 128\n";
+    atune_profile *p = NULL;
+    const atune_config *zero, *one;
+    char line[512];
+
+    (void)state;
+    assert_int_equal(
+        atune_profile_open_string("g.ini", text, sizeof(text) - 1, &p),
+        ATUNE_OK);
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=0", &zero), ATUNE_OK);
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=1", &one), ATUNE_OK);
+    assert_int_equal(atune_config_get(zero, "BLOCK_SIZE", 0), 64);
+    assert_int_equal(atune_config_get(one, "BLOCK_SIZE", 0), 64);
+    assert_int_equal(atune_config_size_match(zero), ATUNE_SIZE_NEAREST);
+    atune_config_describe(p, zero, line, sizeof(line));
+    assert_non_null(
+        strstr(line, "copy n=0: using tuned size n=1024 (nearest)"));
+    atune_profile_close(p);
+}
+
+/* libatune has no limit of its own on section names (inidoc has one). */
+static void test_long_section_name(void **state)
+{
+    static const char name[] =
+        "batched_gemm_f16_tensorcore batch=128,n=4096,m=4096,k=4096";
+    char canon[128];
+
+    (void)state;
+    assert_int_equal(atune__section_canon(name, canon, sizeof(canon), NULL, 0),
+                     0);
+    assert_string_equal(
+        canon, "batched_gemm_f16_tensorcore batch=128,k=4096,m=4096,n=4096");
+    assert_int_equal(atune__section_canon(name, canon, 20, NULL, 0), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_search_path_order),
+        cmocka_unit_test(test_search_finds_by_order_and_fit),
+        cmocka_unit_test(test_malformed_better_fit_reported),
+        cmocka_unit_test(test_open_string),
+        cmocka_unit_test(test_size_zero),
+        cmocka_unit_test(test_long_section_name),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
