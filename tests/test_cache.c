@@ -50,6 +50,7 @@ static atune__cache *open_cache(const char *dir)
 
 static void make_cubin(atune__cubin *cb, size_t len, int seed, const char *log)
 {
+    memset(cb, 0, sizeof(*cb));
     cb->data = malloc(len);
     cb->len = len;
     cb->log = atune__strdup(log);
@@ -131,14 +132,20 @@ static void config_of(const atune__manifest *m, const char *text,
 
 /* --- keys ----------------------------------------------------------------- */
 
-static uint64_t key_of(const char *src, const char *o0, const char *o1,
-                       const char *name, int version)
+static uint64_t key_of_h(const char *src, uint64_t headers, const char *o0,
+                         const char *o1, const char *name, int version)
 {
     const char *opts[] = {o0, o1};
     const char *names[] = {name};
 
-    return atune__cache_key(src, strlen(src), opts, 2, names, name ? 1 : 0,
-                            version);
+    return atune__cache_key(src, strlen(src), headers, opts, 2, names,
+                            name ? 1 : 0, version);
+}
+
+static uint64_t key_of(const char *src, const char *o0, const char *o1,
+                       const char *name, int version)
+{
+    return key_of_h(src, 0, o0, o1, name, version);
 }
 
 static void test_key_changes_with_every_input(void **state)
@@ -156,6 +163,7 @@ static void test_key_changes_with_every_input(void **state)
         key_of("src", arch, "-DVW=1", "k", 12080),
         key_of("src", arch, "-DVW=1", "k", 13010),
         key_of("src", "-DVW=1", arch, "k", 13000), /* order matters */
+        key_of_h("src", 1, arch, "-DVW=1", "k", 13000), /* a header */
     };
     const char *a[] = {"-DA=1", "-DB=2"}, *b[] = {"-DA=1-DB", "=2"};
 
@@ -168,13 +176,13 @@ static void test_key_changes_with_every_input(void **state)
             assert_true(keys[i] != keys[j]);
     }
     /* Strings are hashed with their lengths: no concatenation collides. */
-    assert_true(atune__cache_key("s", 1, a, 2, NULL, 0, 1) !=
-                atune__cache_key("s", 1, b, 2, NULL, 0, 1));
+    assert_true(atune__cache_key("s", 1, 0, a, 2, NULL, 0, 1) !=
+                atune__cache_key("s", 1, 0, b, 2, NULL, 0, 1));
     /* The source is hashed by its length, not up to a NUL. */
-    assert_true(atune__cache_key("ab", 1, a, 2, NULL, 0, 1) ==
-                atune__cache_key("ac", 1, a, 2, NULL, 0, 1));
-    assert_true(atune__cache_key("ab", 2, a, 2, NULL, 0, 1) !=
-                atune__cache_key("ac", 2, a, 2, NULL, 0, 1));
+    assert_true(atune__cache_key("ab", 1, 0, a, 2, NULL, 0, 1) ==
+                atune__cache_key("ac", 1, 0, a, 2, NULL, 0, 1));
+    assert_true(atune__cache_key("ab", 2, 0, a, 2, NULL, 0, 1) !=
+                atune__cache_key("ac", 2, 0, a, 2, NULL, 0, 1));
 }
 
 /* --- hits, misses, damaged entries ---------------------------------------- */
@@ -197,7 +205,7 @@ static void test_hit_and_miss(void **state)
     assert_int_equal(atune__cache_put(c, 42, &in, &err), 0);
     assert_int_equal(atune__cache_entry_path(c, 42, path, sizeof(path)), 0);
     assert_non_null(strstr(path, "/000000000000002a.cubin"));
-    assert_int_equal(file_size(path), 48 + 3000 + 18);
+    assert_int_equal(file_size(path), 56 + 3000 + 18);
     assert_int_equal(atune__cache_get(c, 42, &out), ATUNE__CACHE_HIT);
     assert_int_equal(out.len, in.len);
     assert_memory_equal(out.data, in.data, in.len);
@@ -244,12 +252,12 @@ static void cut_0(char *b, size_t *len)
 static void cut_header(char *b, size_t *len)
 {
     (void)b;
-    *len = 47;
+    *len = 55;
 }
 static void cut_to_header(char *b, size_t *len)
 {
     (void)b;
-    *len = 48;
+    *len = 56;
 }
 static void cut_last(char *b, size_t *len)
 {
@@ -277,7 +285,7 @@ static void bad_magic(char *b, size_t *len)
 static void bad_version(char *b, size_t *len)
 {
     (void)len;
-    b[8] = 2;
+    b[8] = 1; /* the format before symbols were stored */
 }
 static void bad_kind(char *b, size_t *len)
 {
@@ -297,7 +305,7 @@ static void huge_length(char *b, size_t *len)
 static void flip_sum(char *b, size_t *len)
 {
     (void)len;
-    b[40] ^= 0x80;
+    b[48] ^= 0x80;
 }
 static void garbage(char *b, size_t *len)
 {
@@ -668,8 +676,8 @@ static void test_compile_cached(void **state)
                 continue;
             snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
             bytes = read_bytes(path, &len);
-            if (len >= 48 + plain.len &&
-                memcmp(bytes + 48, plain.data, plain.len) == 0)
+            if (len >= 56 + plain.len &&
+                memcmp(bytes + 56, plain.data, plain.len) == 0)
                 snprintf(victim, sizeof(victim), "%s", path);
             free(bytes);
         }
@@ -686,7 +694,8 @@ static void test_compile_cached(void **state)
         assert_memory_equal(again.data, plain.data, plain.len);
         atune__cubin_free(&again);
         assert_int_equal(file_size(victim),
-                         (long)a.len + 48 + (long)strlen(a.log));
+                         (long)a.len + 56 + (long)strlen(a.log) +
+                             (long)strlen(a.sym[0]) + 1);
         assert_int_equal(atune__cache_get(c, key, &again), ATUNE__CACHE_HIT);
         atune__cubin_free(&again);
     }
