@@ -410,6 +410,11 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
         atune__cubin_free(&probe);
         rc = name_error(m, names, text, nnames, o.v, o.n, what, err);
     }
+    /* NVRTC refused an option: the manifest's, as the tuner's are fixed. */
+    if (rc == ATUNE__EDATA && m->nnvrtc_opts &&
+        strstr(err->msg, "(NVRTC_ERROR_INVALID_OPTION)"))
+        atune__err_prefix(err, "%s:%d: nvrtc_options: ", m->ini_path,
+                          m->nvrtc_opts_line);
     if (rc == ATUNE__EDATA && !atune__jit_toolkit_include() &&
         strstr(err->msg, "cannot open source file"))
         atune__err_prefix(err, "(the CUDA toolkit's include directory was "

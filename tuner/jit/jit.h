@@ -26,7 +26,8 @@ typedef struct atune__cubin {
 
 /* NVRTC's options for one configuration. The first nkey go into the module
  * cache's key: the architecture, the language standard, the manifest's
- * nvrtc_options, then -DNAME=VALUE per parameter in manifest order. The
+ * nvrtc_options, then -DNAME=VALUE per parameter in manifest order (none
+ * when the manifest says param_macros = no). The
  * rest are include paths (the template's directory, its include_dirs, the
  * toolkit's), which the key replaces by the contents of the headers they
  * hold (m->headers_hash) and NVRTC's version, so that a template moved to

@@ -313,6 +313,7 @@ static int parse_nvrtc_options(struct loader *ld, const atune__ini_entry *en)
     atune__manifest *m = ld->m;
     const char *s = en->value, *why;
 
+    m->nvrtc_opts_line = en->line;
     while (*s) {
         size_t len = strcspn(s, " \t");
         char *opt;
@@ -390,6 +391,14 @@ static int parse_template(struct loader *ld)
     if ((en = atune__ini_get(s, "include_dirs")) &&
         (rc = parse_include_dirs(ld, en)))
         return rc;
+    m->param_macros = 1;
+    if ((en = atune__ini_get(s, "param_macros")) != NULL) {
+        if (strcmp(en->value, "yes") != 0 && strcmp(en->value, "no") != 0)
+            return atune__mf_bad(ld, en->line,
+                                 "param_macros '%s' is neither yes nor no",
+                                 en->value);
+        m->param_macros = strcmp(en->value, "yes") == 0;
+    }
     en = atune__ini_get(s, "tolerance");
     return en ? parse_tolerance(ld, en) : 0;
 }

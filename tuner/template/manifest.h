@@ -101,12 +101,18 @@ typedef struct atune__manifest {
     char *include_dirs[ATUNE__MAX_INCLUDE_DIRS]; /* made relative to dir */
     int nnvrtc_opts;
     char *nvrtc_opts[ATUNE__MAX_NVRTC_OPTS]; /* "-use_fast_math" */
+    int nvrtc_opts_line;
     /* FNV-1a of the path (relative to its include directory) and contents
      * of every header that the .cu includes, directly or through other
      * headers, and that lies in dir or an include_dirs directory. The
      * toolkit's headers are covered by NVRTC's version in cache keys. */
     uint64_t headers_hash;
     int nheaders;
+    /* param_macros: 1 (default) passes every parameter as -DNAME=VALUE;
+     * 0 leaves the parameters to the kernel's name expression only, so
+     * that no macro can clash with a name in a header (CUB's
+     * BLOCK_THREADS, libcu++'s algorithm). */
+    int param_macros;
 
     /* C++ name expressions: "copy_tuned", "ns::k", "ns::k<BLOCK, 4>" */
     char kernel[ATUNE__ENTRY_MAX];
