@@ -29,7 +29,7 @@ static const struct {
 
 static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
-    "work",   "tolerance", "include_dirs",    "nvrtc_options"};
+    "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* ---- helpers ---------------------------------------------------------- */
