@@ -32,9 +32,13 @@ run() {
 # refuses them before it looks for a driver.
 load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
   kernel_missing param_duplicate param_duplicate_value param_empty
-  param_empty_value param_lower_case param_non_integer param_not_identifier
+  param_empty_value param_reserved param_non_integer param_not_identifier
   reference_missing scalar_role size_non_integer size_zero syntax_error
-  unknown_name unknown_name_scalar unknown_role unknown_type work_uses_param "
+  unknown_name unknown_name_scalar unknown_role unknown_type work_uses_param
+  param_size_var param_devattr range_empty range_step range_pow2_none
+  range_step_and_pow2 range_too_many_values continuation_orphan
+  kernel_bad_char kernel_not_name include_dir_missing nvrtc_option_reserved
+  nvrtc_option_not_option param_macros_bad "
 
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
@@ -127,7 +131,7 @@ PY
   fi
   [ ! -e "$tmp/prof-$kind" ] && ok || ko "$kind: tune created files"
 done
-[ "$nkinds" -ge 40 ] && ok || ko "only $nkinds kinds of bad templates"
+[ "$nkinds" -ge 59 ] && ok || ko "only $nkinds kinds of bad templates"
 
 # A directory with a good and a bad template: check reports the bad one
 # and still compiles the good one.

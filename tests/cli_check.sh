@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # NVRTC compiles every valid configuration of every built-in template for
-# sm_90 without a GPU (autotune check), and a configuration that does not
-# compile makes check exit 65 with the NVRTC log.
+# sm_90 without a GPU (autotune check), and of the users' own kernels in
+# tests/data/byok (C++ names, CUB, a header of their own, cuda_fp16.h and
+# cuda/std); a configuration that does not compile makes check exit 65 with
+# the NVRTC log.
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 tmp=$(mktemp -d)
@@ -20,6 +22,23 @@ names = {t["name"]: t for t in d["templates"]}
 assert d["failed"] == 0, d["failed"]
 assert names["copy"]["configurations"] == 315, names["copy"]
 for t in d["templates"]:
+    print(f'{t["name"]}: {t["configurations"]} configurations compiled in {t["seconds"]:.1f} s')
+PY
+
+# Users' kernels, each with only a manifest added (issue 14).
+src=${ATUNE_SOURCE_DIR:?run through ctest}
+"$bin" check --arch sm_90 --json --templates "$src/tests/data/byok" \
+  >"$tmp/byok.json" 2>"$tmp/byok.err"
+rc=$?
+[ $rc -eq 0 ] && ok || { ko "byok check exit $rc"; head -20 "$tmp/byok.err"; }
+python3 - "$tmp/byok.json" <<'PY' && ok || ko "byok check JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {t["name"]: t for t in d["templates"]}
+assert d["failed"] == 0, d["failed"]
+assert set(names) == {"convolution", "block_sum", "silu_half"}, names.keys()
+for t in d["templates"]:
+    assert t["configurations"] > 0, t
     print(f'{t["name"]}: {t["configurations"]} configurations compiled in {t["seconds"]:.1f} s')
 PY
 

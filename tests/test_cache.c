@@ -20,6 +20,9 @@
 
 #include "testutil.h"
 
+#include <atune/atune.h>
+#include <atune/atune_jit.h>
+
 #include "jit/cache.h"
 #include "template/templates.h"
 
@@ -50,6 +53,7 @@ static atune__cache *open_cache(const char *dir)
 
 static void make_cubin(atune__cubin *cb, size_t len, int seed, const char *log)
 {
+    memset(cb, 0, sizeof(*cb));
     cb->data = malloc(len);
     cb->len = len;
     cb->log = atune__strdup(log);
@@ -131,14 +135,20 @@ static void config_of(const atune__manifest *m, const char *text,
 
 /* --- keys ----------------------------------------------------------------- */
 
-static uint64_t key_of(const char *src, const char *o0, const char *o1,
-                       const char *name, int version)
+static uint64_t key_of_h(const char *src, uint64_t headers, const char *o0,
+                         const char *o1, const char *name, int version)
 {
     const char *opts[] = {o0, o1};
     const char *names[] = {name};
 
-    return atune__cache_key(src, strlen(src), opts, 2, names, name ? 1 : 0,
-                            version);
+    return atune__cache_key(src, strlen(src), headers, opts, 2, names,
+                            name ? 1 : 0, version);
+}
+
+static uint64_t key_of(const char *src, const char *o0, const char *o1,
+                       const char *name, int version)
+{
+    return key_of_h(src, 0, o0, o1, name, version);
 }
 
 static void test_key_changes_with_every_input(void **state)
@@ -156,6 +166,7 @@ static void test_key_changes_with_every_input(void **state)
         key_of("src", arch, "-DVW=1", "k", 12080),
         key_of("src", arch, "-DVW=1", "k", 13010),
         key_of("src", "-DVW=1", arch, "k", 13000), /* order matters */
+        key_of_h("src", 1, arch, "-DVW=1", "k", 13000), /* a header */
     };
     const char *a[] = {"-DA=1", "-DB=2"}, *b[] = {"-DA=1-DB", "=2"};
 
@@ -168,13 +179,13 @@ static void test_key_changes_with_every_input(void **state)
             assert_true(keys[i] != keys[j]);
     }
     /* Strings are hashed with their lengths: no concatenation collides. */
-    assert_true(atune__cache_key("s", 1, a, 2, NULL, 0, 1) !=
-                atune__cache_key("s", 1, b, 2, NULL, 0, 1));
+    assert_true(atune__cache_key("s", 1, 0, a, 2, NULL, 0, 1) !=
+                atune__cache_key("s", 1, 0, b, 2, NULL, 0, 1));
     /* The source is hashed by its length, not up to a NUL. */
-    assert_true(atune__cache_key("ab", 1, a, 2, NULL, 0, 1) ==
-                atune__cache_key("ac", 1, a, 2, NULL, 0, 1));
-    assert_true(atune__cache_key("ab", 2, a, 2, NULL, 0, 1) !=
-                atune__cache_key("ac", 2, a, 2, NULL, 0, 1));
+    assert_true(atune__cache_key("ab", 1, 0, a, 2, NULL, 0, 1) ==
+                atune__cache_key("ac", 1, 0, a, 2, NULL, 0, 1));
+    assert_true(atune__cache_key("ab", 2, 0, a, 2, NULL, 0, 1) !=
+                atune__cache_key("ac", 2, 0, a, 2, NULL, 0, 1));
 }
 
 /* --- hits, misses, damaged entries ---------------------------------------- */
@@ -197,7 +208,7 @@ static void test_hit_and_miss(void **state)
     assert_int_equal(atune__cache_put(c, 42, &in, &err), 0);
     assert_int_equal(atune__cache_entry_path(c, 42, path, sizeof(path)), 0);
     assert_non_null(strstr(path, "/000000000000002a.cubin"));
-    assert_int_equal(file_size(path), 48 + 3000 + 18);
+    assert_int_equal(file_size(path), 56 + 3000 + 18);
     assert_int_equal(atune__cache_get(c, 42, &out), ATUNE__CACHE_HIT);
     assert_int_equal(out.len, in.len);
     assert_memory_equal(out.data, in.data, in.len);
@@ -244,12 +255,12 @@ static void cut_0(char *b, size_t *len)
 static void cut_header(char *b, size_t *len)
 {
     (void)b;
-    *len = 47;
+    *len = 55;
 }
 static void cut_to_header(char *b, size_t *len)
 {
     (void)b;
-    *len = 48;
+    *len = 56;
 }
 static void cut_last(char *b, size_t *len)
 {
@@ -277,7 +288,7 @@ static void bad_magic(char *b, size_t *len)
 static void bad_version(char *b, size_t *len)
 {
     (void)len;
-    b[8] = 2;
+    b[8] = 1; /* the format before symbols were stored */
 }
 static void bad_kind(char *b, size_t *len)
 {
@@ -297,7 +308,7 @@ static void huge_length(char *b, size_t *len)
 static void flip_sum(char *b, size_t *len)
 {
     (void)len;
-    b[40] ^= 0x80;
+    b[48] ^= 0x80;
 }
 static void garbage(char *b, size_t *len)
 {
@@ -668,8 +679,8 @@ static void test_compile_cached(void **state)
                 continue;
             snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
             bytes = read_bytes(path, &len);
-            if (len >= 48 + plain.len &&
-                memcmp(bytes + 48, plain.data, plain.len) == 0)
+            if (len >= 56 + plain.len &&
+                memcmp(bytes + 56, plain.data, plain.len) == 0)
                 snprintf(victim, sizeof(victim), "%s", path);
             free(bytes);
         }
@@ -686,7 +697,8 @@ static void test_compile_cached(void **state)
         assert_memory_equal(again.data, plain.data, plain.len);
         atune__cubin_free(&again);
         assert_int_equal(file_size(victim),
-                         (long)a.len + 48 + (long)strlen(a.log));
+                         (long)a.len + 56 + (long)strlen(a.log) +
+                             (long)strlen(a.sym[0]) + 1);
         assert_int_equal(atune__cache_get(c, key, &again), ATUNE__CACHE_HIT);
         atune__cubin_free(&again);
     }
@@ -782,6 +794,167 @@ static void test_compile_error_cached(void **state)
     atune__manifest_free(m2);
 }
 
+/* --- user headers and C++ names ------------------------------------------ */
+
+static void write_in(const char *dir, const char *file, const char *text)
+{
+    char path[4400];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static atune__manifest *load_from(const char *dir, const char *name)
+{
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+
+    if (atune__manifest_load(dir, name, &m, &err) != 0)
+        fail_msg("%s", err.msg);
+    return m;
+}
+
+/* A template kernel in a namespace whose header lies in an include
+ * directory: the cache keys on the header's contents, so editing it
+ * compiles again (and the template hash, which profiles record, changes:
+ * the profile's section reads as stale). The symbol of the instantiated
+ * name comes back from NVRTC, and from the cache on a hit. */
+static void test_header_change(void **state)
+{
+    static const char ini[] =
+        "[template]\n"
+        "kernel = user::k<block_x>\n"
+        "reference = user::k<1>\n"
+        "reference_block = 32\nreference_grid = 1\n"
+        "metric = GB/s\nwork = n\n"
+        "include_dirs = inc\n"
+        "[sizes]\ns = n=32\n[params]\nblock_x = 32..64 step 32\n"
+        "[launch]\nblock = block_x\ngrid = 1\n[args]\n"
+        "out = int[n] output\nn = long n\n";
+    static const char cu[] =
+        "#include <k.cuh>\n"
+        "namespace user {\n"
+        "template <int B> __global__ void k(int *out, long n)\n"
+        "{ out[threadIdx.x % n] = VALUE * B; }\n"
+        "}\n";
+    char dir[4200], inc[4300], prof[4400], text[1024];
+    atune__manifest *m;
+    atune__cubin b;
+    atune__cache *c;
+    atune__err err = {0};
+    atune_jit *j = NULL;
+    atune_profile *p = NULL;
+    const atune_config *cfg = NULL;
+    uint64_t hash;
+    int hit = -1;
+
+    (void)state;
+    fresh_dir(dir, sizeof(dir));
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(inc, sizeof(inc), "%s/inc", dir);
+    assert_int_equal(mkdir(inc, 0755), 0);
+    write_in(dir, "t.ini", ini);
+    write_in(dir, "t.cu", cu);
+    write_in(inc, "k.cuh", "#define VALUE 3\n");
+    m = load_from(dir, "t");
+    assert_int_equal(m->nheaders, 1);
+    {
+        const char *names[] = {m->kernel, m->reference};
+        c = open_cache(dir);
+        assert_int_equal(atune__jit_compile_cached(c, m, NULL, "sm_90", names,
+                                                   2, &b, &hit, &err),
+                         0);
+        assert_int_equal(hit, 0);
+        assert_int_equal(b.nsyms, 2);
+        assert_string_equal(b.sym[0], "_ZN4user1kILi32EEEvPil");
+        assert_string_equal(b.sym[1], "_ZN4user1kILi1EEEvPil");
+        atune__cubin_free(&b);
+        assert_int_equal(atune__jit_compile_cached(c, m, NULL, "sm_90", names,
+                                                   2, &b, &hit, &err),
+                         0);
+        assert_int_equal(hit, 1);
+        assert_string_equal(b.sym[0], "_ZN4user1kILi32EEEvPil");
+        atune__cubin_free(&b);
+    }
+    hash = m->hash;
+
+    /* A profile that records this hash is fresh for libatune_jit... */
+    snprintf(prof, sizeof(prof), "%s/p.ini", dir);
+    snprintf(text, sizeof(text),
+             "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n"
+             "[t n=32]\nparam.block_x = 64\ntemplate_hash = %016llx\n",
+             (unsigned long long)hash);
+    write_in(dir, "p.ini", text);
+    assert_int_equal(atune_profile_open(prof, &p), ATUNE_OK);
+    assert_int_equal(atune_profile_lookup(p, "t", "n=32", &cfg), ATUNE_OK);
+    assert_int_equal(atune_config_get(cfg, "block_x", 0), 64);
+    assert_int_equal(atune_jit_open(dir, "t", &j), ATUNE_OK);
+    assert_int_equal(atune_jit_stale(j, cfg), 0);
+    atune_jit_close(j);
+    atune__manifest_free(m);
+
+    /* ... until the header changes: stale, and the module compiles anew. */
+    write_in(inc, "k.cuh", "#define VALUE 4\n");
+    m = load_from(dir, "t");
+    assert_true(m->hash != hash);
+    assert_int_equal(atune_jit_open(dir, "t", &j), ATUNE_OK);
+    assert_int_equal(atune_jit_stale(j, cfg), ATUNE_JIT_STALE_HASH);
+    atune_jit_close(j);
+    atune_profile_close(p);
+    {
+        const char *names[] = {m->kernel, m->reference};
+        assert_int_equal(atune__jit_compile_cached(c, m, NULL, "sm_90", names,
+                                                   2, &b, &hit, &err),
+                         0);
+        assert_int_equal(hit, 0);
+        atune__cubin_free(&b);
+    }
+    atune__manifest_free(m);
+    atune__cache_close(c);
+}
+
+/* A name that NVRTC cannot resolve is the manifest's error, on its line,
+ * and is cached as a compile error like any other. */
+static void test_name_error(void **state)
+{
+    static const char ini[] =
+        "[template]\nkernel = ns::k<P>\nreference = ns::k<1>\n"
+        "reference_block = 32\nreference_grid = 1\nmetric = GB/s\n"
+        "work = n\n[sizes]\ns = n=32\n[params]\nP = 1, 2\n"
+        "[launch]\nblock = 32\ngrid = 1\n[args]\nout = int[n] output\n"
+        "n = long n\n";
+    static const char cu[] =
+        "template <int B> __global__ void k(int *out, long n) {}\n";
+    atune__manifest *m = NULL;
+    char dir[4200];
+    atune__cubin b;
+    atune__cache *c;
+    atune__err err = {0};
+    int hit = -1;
+
+    (void)state;
+    if (atune__manifest_parse("t", "a/t.ini", ini, "a/t.cu", cu, &m, &err))
+        fail_msg("%s", err.msg);
+    fresh_dir(dir, sizeof(dir));
+    c = open_cache(dir);
+    for (int round = 0; round < 2; round++) {
+        const char *names[] = {m->kernel};
+        assert_int_equal(atune__jit_compile_cached(c, m, NULL, "sm_90", names,
+                                                   1, &b, &hit, &err),
+                         ATUNE__EDATA);
+        assert_int_equal(hit, round);
+        if (strncmp(err.msg, "a/t.ini:2: kernel 'ns::k<P>' (as 'ns::k<1>')",
+                    42) != 0)
+            fail_msg("round %d: %s", round, err.msg);
+    }
+    atune__manifest_free(m);
+    atune__cache_close(c);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -812,6 +985,8 @@ int main(void)
         cmocka_unit_test(test_disabled),
         cmocka_unit_test(test_compile_cached),
         cmocka_unit_test(test_compile_error_cached),
+        cmocka_unit_test(test_header_change),
+        cmocka_unit_test(test_name_error),
     };
 
     return cmocka_run_group_tests_name("cache", tests, setup, teardown);

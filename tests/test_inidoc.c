@@ -240,18 +240,79 @@ static void test_refused_lines(void **state)
               "t.ini:2: ", "expected 'key = value'");
     parse_bad("[s]\n"
               " = 1\n",
-              "t.ini:2: ", "continuation lines");
+              "t.ini:2: ", "continues no entry");
     parse_bad("[s]\n"
               "= 1\n",
               "t.ini:2: ", "missing key name");
+    /* A continuation line needs an entry right above it. */
+    parse_bad("  more\n", "t.ini:1: ", "continues no entry");
     parse_bad("[s]\n"
               "k = 1\n"
+              "\n"
               "  more\n",
-              "t.ini:3: ", "continuation lines are not supported");
+              "t.ini:4: ", "continues no entry");
     parse_bad("[s]\n"
               "k = 1\n"
+              "[t]\n"
               "\tmore\n",
-              "t.ini:3: ", "continuation lines");
+              "t.ini:4: ", "continues no entry");
+    /* Each physical line is still limited. */
+    {
+        char *v = repeat('x', ATUNE__INI_MAX_LINE);
+        char *text = malloc(2 * ATUNE__INI_MAX_LINE + 32);
+        assert_non_null(text);
+        sprintf(text, "[s]\nk = 1\n %s\n", v);
+        parse_bad(text, "t.ini:3: ", "line too long");
+        free(text);
+        free(v);
+    }
+}
+
+static void test_continuation_lines(void **state)
+{
+    /* Indented lines continue the value above them, one space between,
+     * inline comments removed; comment lines may sit between; the entry
+     * keeps its first line; the next entry's line is counted right. */
+    atune__ini *ini = parse_ok("[s]\n"
+                               "k = 1, 2,   ; first\n"
+                               "    3, 4\n"
+                               "    ; a comment line\n"
+                               "\t5 ; last\n"
+                               "e =\n"
+                               "  a\n"
+                               "z = 9\n");
+    const atune__ini_section *s;
+
+    (void)state;
+    s = &ini->sections[0];
+    assert_int_equal(s->nentries, 3);
+    assert_string_equal(s->entries[0].value, "1, 2, 3, 4 5");
+    assert_int_equal(s->entries[0].line, 2);
+    assert_string_equal(s->entries[1].value, "a");
+    assert_int_equal(s->entries[2].line, 8);
+    atune__ini_free(ini);
+}
+
+static void test_long_value(void **state)
+{
+    /* 1000 continuation lines make one value of 10 KB. */
+    size_t cap = 16 + 1000 * 12;
+    char *text = malloc(cap);
+    atune__ini *ini;
+
+    (void)state;
+    assert_non_null(text);
+    strcpy(text, "[s]\nk =");
+    for (int i = 0; i < 1000; i++)
+        sprintf(text + strlen(text), "\n  %d,", i);
+    strcat(text, "\nj = 2\n");
+    ini = parse_ok(text);
+    assert_int_equal(ini->sections[0].nentries, 2);
+    assert_int_equal(strlen(ini->sections[0].entries[0].value),
+                     1000 + 999 + (10 + 90 * 2 + 900 * 3));
+    assert_int_equal(ini->sections[0].entries[1].line, 1003);
+    atune__ini_free(ini);
+    free(text);
 }
 
 static void test_accepted_oddities(void **state)
@@ -342,6 +403,8 @@ int main(void)
         cmocka_unit_test(test_name_length_limits),
         cmocka_unit_test(test_refused_lines),
         cmocka_unit_test(test_accepted_oddities),
+        cmocka_unit_test(test_continuation_lines),
+        cmocka_unit_test(test_long_value),
         cmocka_unit_test(test_nul_ends_the_text),
         cmocka_unit_test(test_message_buffer),
         cmocka_unit_test(test_many_sections),

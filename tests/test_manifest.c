@@ -13,6 +13,10 @@
 
 #include <cmocka.h>
 
+#include <sys/stat.h>
+
+#include "testutil.h"
+
 #include "template/manifest.h"
 #include "template/templates.h"
 
@@ -273,7 +277,27 @@ static const struct defect defects[] = {
     {{{2, 2, "kernel = k_tune"}}, "dir/t.ini:2: ", /* a prefix is no match */
      "kernel 'k_tune' not found in t.cu"},
     {{{3, 3, "reference = k-ref"}}, "dir/t.ini:3: ",
-     "reference 'k-ref' is not a C identifier"},
+     "reference 'k-ref' is not a C++ function name"},
+    {{{2, 2, "kernel = k_tuned;"}}, "dir/t.ini:2: ",
+     "kernel 'k_tuned;': ';' cannot be part of a C++ name expression"},
+    {{{2, 2, "kernel = k_tuned<BLOCK"}}, "dir/t.ini:2: ",
+     "kernel 'k_tuned<BLOCK' is not a C++ function name"},
+    {{{2, 2, "kernel = ns::k_tuned)<BLOCK>("}}, "dir/t.ini:2: ",
+     "is not a C++ function name"},
+    {{{2, 2, "kernel = ns::k_nope<BLOCK, (T)VW>"}}, "dir/t.ini:2: ",
+     "kernel 'k_nope' not found in t.cu"},
+    {{{8, 8, "include_dirs = inc, nope"}}, "dir/t.ini:8: ",
+     "include directory 'inc' (inc) is not a directory"},
+    {{{8, 8, "include_dirs = a,,b"}}, "dir/t.ini:8: ",
+     "include_dirs must be 1 to 8 comma-separated directories"},
+    {{{8, 8, "nvrtc_options = -use_fast_math fast"}}, "dir/t.ini:8: ",
+     "nvrtc_options: 'fast' is not an option"},
+    {{{8, 8, "nvrtc_options = -arch=sm_50"}}, "dir/t.ini:8: ",
+     "nvrtc_options: '-arch=sm_50': the tuner compiles for the GPU"},
+    {{{8, 8, "nvrtc_options = -I/usr/include"}}, "dir/t.ini:8: ",
+     "use include_dirs"},
+    {{{8, 8, "nvrtc_options = -DVW=2"}}, "dir/t.ini:8: ",
+     "'-DVW=2': the parameter's macro is set per configuration"},
     {{{5, 5, "reference_grid = cdiv(n, BLOCK)"}}, "dir/t.ini:5: ",
      "reference_grid 'cdiv(n, BLOCK)' uses parameter 'BLOCK'"},
     {{{6, 6, "metric = GB"}}, "dir/t.ini:6: ",
@@ -312,17 +336,41 @@ static const struct defect defects[] = {
     {{{12, 12, "2small = m=4, n=1"}}, "dir/t.ini:12: ",
      "size name '2small' is not a C identifier"},
     {{{14, 18, "[params]"}}, "dir/t.ini:14: ", "[params] has no entries"},
-    {{{16, 16, "Vw = 1, 2"}}, "dir/t.ini:16: ",
-     "parameter 'Vw' is not upper case"},
-    {{{16, 16, "vw = 1, 2"}}, "dir/t.ini:16: ",
-     "parameter 'vw' is not upper case"},
+    {{{16, 16, "int = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'int' is a reserved word of C++ or CUDA"},
+    {{{16, 16, "blockDim = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'blockDim' is a reserved word of C++ or CUDA"},
+    {{{16, 16, "min = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'min' is a function of manifest expressions"},
+    {{{16, 16, "_Vw = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter '_Vw' is reserved"},
+    {{{16, 16, "n = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'n' has the name of a size variable"},
+    {{{16, 16, "warp_size = 1, 2"}}, "dir/t.ini:16: ",
+     "parameter 'warp_size' has the name of a device attribute"},
+    {{{16, 16, "VW = 8..1"}}, "dir/t.ini:16: ",
+     "parameter 'VW': empty range 8..1"},
+    {{{16, 16, "VW = 1..8 step 0"}}, "dir/t.ini:16: ",
+     "parameter 'VW': range step 0 (want 1 or more)"},
+    {{{16, 16, "VW = 1..8 step *1"}}, "dir/t.ini:16: ",
+     "parameter 'VW': range step *1 (want *2 or more"},
+    {{{16, 16, "VW = 3..3 pow2"}}, "dir/t.ini:16: ",
+     "parameter 'VW': no power of two in 3..3"},
+    {{{16, 16, "VW = 1..8 step 2 pow2"}}, "dir/t.ini:16: ",
+     "'step' or 'pow2', not both"},
+    {{{16, 16, "VW = 1..x"}}, "dir/t.ini:16: ",
+     "parameter 'VW': 'x' must be constant"},
+    {{{16, 16, "VW = 1..4, 4"}}, "dir/t.ini:16: ",
+     "duplicate value 4 of parameter 'VW'"},
+    {{{16, 16, "VW = 0..1000"}}, "dir/t.ini:16: ",
+     "parameter 'VW' has more than 256 values"},
     {{{16, 16, "V-W = 1, 2"}}, "dir/t.ini:16: ",
      "parameter 'V-W' is not a C identifier"},
     {{{16, 16, "2VW = 1, 2"}}, "dir/t.ini:16: ",
      "parameter '2VW' is not a C identifier"},
     {{{16, 16, "VW ="}}, "dir/t.ini:16: ", "parameter 'VW' has no values"},
     {{{16, 16, "VW = 1, , 2"}}, "dir/t.ini:16: ",
-     "parameter 'VW' needs 1 to 64 values, none empty"},
+     "parameter 'VW' needs 1 to 256 values, none empty"},
     {{{16, 16, "VW = 1, 2, 1"}}, "dir/t.ini:16: ",
      "duplicate value 1 of parameter 'VW'"},
     {{{16, 16, "VW = 1, 2, 3 - 2"}}, "dir/t.ini:16: ",
@@ -405,7 +453,7 @@ static const struct defect defects[] = {
      "buffer count 'BLOCK' uses parameter 'BLOCK'"},
     /* inidoc's own refusals come through with their line. */
     {{{20, 20, "fits"}}, "dir/t.ini:20: ", "expected 'key = value'"},
-    {{{20, 20, "  fits = 1"}}, "dir/t.ini:20: ", "white space"},
+    {{{20, 20, "  fits = 1"}}, "dir/t.ini:20: ", "continues no entry"},
 };
 /* clang-format on */
 
@@ -440,21 +488,22 @@ static void test_limits(void **state)
     char *ini;
 
     (void)state;
-    /* 64 values fit; 65 do not (a line still under 199 bytes). */
-    strcpy(line, "VW = 0");
-    for (int i = 1; i < 64; i++)
-        sprintf(line + strlen(line), ",%d", i);
-    ini = edited_base((struct edit[]){{16, 16, line}}, 1);
+    /* 256 values fit, written over continuation lines; 257 do not. */
+    strcpy(text, "VW = 0");
+    for (int i = 1; i < 256; i++)
+        sprintf(text + strlen(text), i % 32 ? ",%d" : ",\n    %d", i);
+    ini = edited_base((struct edit[]){{16, 16, text}}, 1);
     if (parse_text(ini, &m, &err) != ATUNE__OK)
         fail_msg("%s", err.msg);
-    assert_int_equal(m->params[1].nvalues, 64);
+    assert_int_equal(m->params[1].nvalues, 256);
+    assert_int_equal(m->params[1].values[255], 255);
     atune__manifest_free(m);
     free(ini);
-    strcat(line, ",64");
-    ini = edited_base((struct edit[]){{16, 16, line}}, 1);
+    strcat(text, ",256");
+    ini = edited_base((struct edit[]){{16, 16, text}}, 1);
     assert_int_equal(parse_text(ini, &m, &err), ATUNE__EDATA);
     assert_non_null(
-        strstr(err.msg, "dir/t.ini:16: parameter 'VW' needs 1 to 64 values"));
+        strstr(err.msg, "dir/t.ini:16: parameter 'VW' needs 1 to 256 values"));
     free(ini);
 
     /* 16 parameters fit; the 17th is refused on its line. */
@@ -638,6 +687,107 @@ static void remove_file(const char *dir, const char *file)
     unlink(path);
 }
 
+/* A user's C++ kernel: a name expression with parameters, lower-case
+ * knobs, ranges, continuation lines, include_dirs, nvrtc_options, and
+ * headers (one beside the .cu, one in an include directory, included
+ * from the first) whose contents the template hash covers. */
+static const char cpp_ini[] =
+    "[template]\n"
+    "kernel = user::k<block_size_x, (user::Algo)ALGO>\n"
+    "reference = ::user::ref\n"
+    "reference_block = 256\n"
+    "reference_grid = cdiv(n,\n"
+    "                      256)\n"
+    "metric = GB/s\n"
+    "work = 8 * n\n"
+    "include_dirs = inc\n"
+    "nvrtc_options = -use_fast_math  -std=c++20\n"
+    "[sizes]\n"
+    "large = n=1 << 20\n"
+    "[params]\n"
+    "block_size_x = 32..256 step 32\n"
+    "tile = 1..16 pow2, 64\n"
+    "ALGO = 0, 1,\n"
+    "       2\n"
+    "grow = 3..100 step *3\n"
+    "[launch]\n"
+    "block = block_size_x\n"
+    "grid = cdiv(n, block_size_x * tile)\n"
+    "[args]\n"
+    "in = float[n] input\n"
+    "out = float[n] output\n"
+    "n = long n\n";
+
+static const char cpp_cu[] =
+    "#include \"my.h\"\n"
+    "#include <cub/cub.cuh>\n"
+    "namespace user {\n"
+    "template <int B, Algo A> __global__ void k(const float *in, float *out,"
+    " long n) {}\n"
+    "__global__ void ref(const float *in, float *out, long n) {}\n"
+    "}\n";
+
+static void test_cpp_kernel(void **state)
+{
+    char dir[] = "/tmp/atune_test_XXXXXX", inc[64], path[128];
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    uint64_t hash, headers;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(inc, sizeof(inc), "%s/inc", dir);
+    assert_int_equal(mkdir(inc, 0755), 0);
+    write_file(dir, "t.ini", cpp_ini);
+    write_file(dir, "t.cu", cpp_cu);
+    write_file(dir, "my.h", "#include <sub.h>\n");
+    write_file(inc, "sub.h", "namespace user { enum Algo { A0, A1, A2 }; }\n");
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(m->kernel, "user::k<block_size_x, (user::Algo)ALGO>");
+    assert_int_equal(m->kernel_line, 2);
+    assert_string_equal(m->reference, "::user::ref");
+    assert_int_equal(m->reference_line, 3);
+    assert_int_equal(m->nparams, 4);
+    assert_string_equal(m->params[0].name, "block_size_x");
+    assert_int_equal(m->params[0].nvalues, 8);
+    assert_int_equal(m->params[0].values[0], 32);
+    assert_int_equal(m->params[0].values[7], 256);
+    assert_int_equal(m->params[1].nvalues, 6); /* 1 2 4 8 16 64 */
+    assert_int_equal(m->params[1].values[4], 16);
+    assert_int_equal(m->params[1].values[5], 64);
+    assert_int_equal(m->params[2].nvalues, 3);
+    assert_int_equal(m->params[3].nvalues, 4); /* 3 9 27 81 */
+    assert_int_equal(m->params[3].values[3], 81);
+    assert_int_equal(m->nnvrtc_opts, 2);
+    assert_string_equal(m->nvrtc_opts[1], "-std=c++20");
+    assert_int_equal(m->ninclude_dirs, 1);
+    assert_string_equal(m->include_dirs[0], inc);
+    assert_string_equal(m->dir, dir);
+    /* my.h and, through it, inc/sub.h; cub/ is the toolkit's. */
+    assert_int_equal(m->nheaders, 2);
+    hash = m->hash;
+    headers = m->headers_hash;
+    atune__manifest_free(m);
+
+    /* Editing the header that sits in the include directory changes both
+     * hashes: profiles go stale, cached modules miss. */
+    write_file(inc, "sub.h", "namespace user { enum Algo { A0, A1, A2, "
+                             "A3 }; }\n");
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_true(m->hash != hash);
+    assert_true(m->headers_hash != headers);
+    atune__manifest_free(m);
+
+    /* An include directory that is not there is an error on its line. */
+    snprintf(path, sizeof(path), "%s/inc", dir);
+    rm_rf(path);
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "t.ini:9: include directory 'inc'"));
+    rm_rf(dir);
+}
+
 static void test_template_dirs(void **state)
 {
     char dir[] = "/tmp/atune_test_XXXXXX";
@@ -778,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_optional_defaults),
         cmocka_unit_test(test_defects),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_cpp_kernel),
         cmocka_unit_test(test_template_name),
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_names_in_comments),

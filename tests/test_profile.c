@@ -250,8 +250,9 @@ static const struct bad_case {
     {"no_name.ini", ATUNE_EPARSE, "no_name.ini:1: ", "no 'name'"},
     {"no_cc.ini", ATUNE_EPARSE, "no_cc.ini:1: ", "no 'cc'"},
     {"no_sm_count.ini", ATUNE_EPARSE, "no_sm_count.ini:1: ", "no 'sm_count'"},
+    /* The indented line continues the value, which is then no integer. */
     {"continuation.ini", ATUNE_EPARSE,
-     "continuation.ini:9: ", "continuation lines are not supported"},
+     "continuation.ini:8: ", "bad integer '256 128' for 'BLOCK_SIZE'"},
     {"bad_section_name.ini", ATUNE_EPARSE,
      "bad_section_name.ini:7: ", "bad section name '[copy]'"},
     {"bad_size.ini", ATUNE_EPARSE,

@@ -345,6 +345,39 @@ static void test_round_trip(void **state)
     atune_profile_close(p);
 }
 
+/* Parameters with lower-case letters (a user's block_size_x) are written
+ * as "param.NAME" and read back under their own name; re-tuning replaces
+ * them instead of keeping the old ones as foreign keys. */
+static void test_lower_case_params(void **state)
+{
+    fixture *f = *state;
+    atune__pw_entry e = copy_entry(256);
+    atune_profile *p;
+    const atune_config *c;
+    char *text;
+
+    strcpy(e.param[0], "block_size_x");
+    strcpy(e.param[1], "tileY");
+    update_ok(f->path, &e, 1);
+    e.value[0] = 128;
+    update_ok(f->path, &e, 1);
+    text = slurp(f->path);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\nparam.block_size_x = 128\n"));
+    assert_null(strstr(text, "param.block_size_x = 256"));
+    assert_non_null(strstr(text, "\nparam.tileY = 4\n"));
+    assert_non_null(strstr(text, "\nUNROLL = 2\n"));
+    free(text);
+    p = open_ok(f->path);
+    c = lookup_ok(p, "copy", "n=268435456");
+    assert_int_equal(atune_config_count(c), 4);
+    assert_string_equal(atune_config_name(c, 0), "block_size_x");
+    assert_int_equal(atune_config_get(c, "block_size_x", 0), 128);
+    assert_int_equal(atune_config_get(c, "tileY", 0), 4);
+    assert_int_equal(atune_config_get(c, "UNROLL", 0), 2);
+    atune_profile_close(p);
+}
+
 /* Section names of the profile at path, in file order, joined by '|'. */
 static void section_order(const char *path, char *buf, size_t len)
 {
@@ -552,8 +585,11 @@ static void test_refuses_what_the_reader_cannot_read(void **state)
     strcpy(e.kernel, "my kernel");
     update_fails(f->path, &d, &e, 1, ATUNE__EDATA, "bad section name");
     e = good;
-    strcpy(e.param[1], "vw");
-    update_fails(f->path, &d, &e, 1, ATUNE__EDATA, "bad parameter name 'vw'");
+    strcpy(e.param[1], "v-w");
+    update_fails(f->path, &d, &e, 1, ATUNE__EDATA, "bad parameter name 'v-w'");
+    e = good; /* "param." + 43 bytes is over 48 */
+    strcpy(e.param[1], "a_lower_case_parameter_name_of_43_bytes_xyz");
+    update_fails(f->path, &d, &e, 1, ATUNE__EDATA, "bad parameter name 'a_");
     e = good;
     strcpy(e.param[1], "BLOCK_SIZE");
     update_fails(f->path, &d, &e, 1, ATUNE__EDATA, "given twice");
@@ -777,6 +813,8 @@ int main(void)
         cmocka_unit_test(test_section_name),
         cmocka_unit_test_setup_teardown(test_exact_output, setup, teardown),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lower_case_params, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merge_keeps_foreign_entries, setup,
                                         teardown),

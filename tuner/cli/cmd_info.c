@@ -39,6 +39,17 @@ static void list_text(const atune__manifest *m, const int64_t *valid)
             printf("%s%" PRId64, v ? ", " : " ", m->params[i].values[v]);
         printf("\n");
     }
+    if (m->nnvrtc_opts || m->ninclude_dirs || m->nheaders ||
+        !m->param_macros) {
+        printf("  compile:");
+        for (int i = 0; i < m->nnvrtc_opts; i++)
+            printf(" %s", m->nvrtc_opts[i]);
+        for (int i = 0; i < m->ninclude_dirs; i++)
+            printf(" -I%s", m->include_dirs[i]);
+        printf("%s; %d header%s of its own\n",
+               m->param_macros ? "" : " (no parameter macros)", m->nheaders,
+               m->nheaders == 1 ? "" : "s");
+    }
     printf("  space: %" PRId64 " configurations;", atune__space_size(m));
     for (int s = 0; s < m->nsizes; s++) {
         char key[96];
@@ -60,6 +71,16 @@ static void list_json(atune__json *j, const atune__manifest *m,
     atune__json_str(j, "metric", m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
     snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
     atune__json_str(j, "template_hash", hash);
+    atune__json_array(j, "nvrtc_options");
+    for (int i = 0; i < m->nnvrtc_opts; i++)
+        atune__json_str(j, NULL, m->nvrtc_opts[i]);
+    atune__json_end(j);
+    atune__json_array(j, "include_dirs");
+    for (int i = 0; i < m->ninclude_dirs; i++)
+        atune__json_str(j, NULL, m->include_dirs[i]);
+    atune__json_end(j);
+    atune__json_int(j, "headers", m->nheaders);
+    atune__json_bool(j, "param_macros", m->param_macros);
     atune__json_object(j, "params");
     for (int i = 0; i < m->nparams; i++) {
         atune__json_array(j, m->params[i].name);

@@ -3,7 +3,8 @@
  * Protocol on a pair of pipes per child, native byte order (same binary):
  *   request:  struct request
  *   response: struct response, then len bytes: the CUBIN (status 0) or
- *             the message (status != 0), then log_len bytes of NVRTC's log.
+ *             the message (status != 0), then log_len bytes of NVRTC's log,
+ *             then syms_len bytes: the symbols (atune__cubin_syms_pack).
  */
 #include "engine/compile_procs.h"
 
@@ -27,7 +28,7 @@ struct request {
 struct response {
     int status; /* atune__jit_compile_cached's return value */
     int hit;
-    uint64_t len, log_len;
+    uint64_t len, log_len, syms_len;
     atune__cache_stats stats; /* the child's cache counters for this one */
 };
 
@@ -73,7 +74,9 @@ static int serve(const atune__procs *ps, int in, int out)
     atune__cache_stats before, after;
     atune__err err;
     const char *body = "", *log = "";
-    int nn = 0;
+    char *syms = NULL;
+    size_t syms_len = 0;
+    int nn = 0, rc;
 
     if (atune__read_full(in, &rq, sizeof(rq)))
         return -1;
@@ -95,22 +98,27 @@ static int serve(const atune__procs *ps, int in, int out)
         atune__cache_stats_get(ps->cache, &after);
         stats_delta(&before, &after, &rs.stats);
     }
+    if (rs.status == 0 && !(syms = atune__cubin_syms_pack(&cubin, &syms_len)))
+        rs.status = atune__fail(&err, ATUNE__EOSERR, "out of memory");
     if (rs.status == 0) {
         body = cubin.data;
         rs.len = cubin.len;
         log = cubin.log ? cubin.log : "";
+        rs.syms_len = syms_len;
     } else {
         body = err.msg;
         rs.len = strlen(err.msg);
     }
     rs.log_len = strlen(log);
-    if (atune__write_full(out, &rs, sizeof(rs)) || atune__write_full(out, body, rs.len) ||
-        atune__write_full(out, log, rs.log_len)) {
-        atune__cubin_free(&cubin);
-        return -1;
-    }
+    rc = atune__write_full(out, &rs, sizeof(rs)) ||
+                 atune__write_full(out, body, rs.len) ||
+                 atune__write_full(out, log, rs.log_len) ||
+                 atune__write_full(out, syms ? syms : "", rs.syms_len)
+             ? -1
+             : 0;
+    free(syms);
     atune__cubin_free(&cubin);
-    return 0;
+    return rc;
 }
 
 static void child_main(const atune__procs *ps, int in, int out)
@@ -253,7 +261,7 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
 {
     struct request rq;
     struct response rs;
-    char *body = NULL, *log = NULL;
+    char *body = NULL, *log = NULL, *syms = NULL;
     proc *p = &ps->p[i];
 
     memset(out, 0, sizeof(*out));
@@ -270,8 +278,10 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
     if (atune__write_full(p->to, &rq, sizeof(rq)) ||
         atune__read_full(p->from, &rs, sizeof(rs)) ||
         !(body = read_body(p->from, rs.len)) ||
-        !(log = read_body(p->from, rs.log_len))) {
+        !(log = read_body(p->from, rs.log_len)) ||
+        !(syms = read_body(p->from, rs.syms_len))) {
         free(body);
+        free(log);
         return atune__fail(err, ATUNE__ESOFTWARE,
                            "compile process %d (pid %d) is gone", i,
                            (int)p->pid);
@@ -283,11 +293,19 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
         atune__fail(err, rs.status, "%s", body);
         free(body);
         free(log);
+        free(syms);
         return rs.status;
     }
     out->data = body;
     out->len = (size_t)rs.len;
     out->log = log;
+    if (atune__cubin_syms_unpack(out, syms, (size_t)rs.syms_len) != 0) {
+        free(syms);
+        atune__cubin_free(out);
+        return atune__fail(err, ATUNE__ESOFTWARE,
+                           "compile process %d: bad symbols", i);
+    }
+    free(syms);
     return 0;
 }
 

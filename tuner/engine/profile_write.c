@@ -70,15 +70,37 @@ void atune__slugify(const char *name, char *buf, size_t len)
 
 /* ---- checking what will be written -------------------------------------- */
 
+/* A parameter is a C identifier. One with a lower-case letter is written
+ * as "param.NAME": the library reads upper-case keys and "param." keys as
+ * parameters, and other lower-case keys as its own. */
+#define PARAM_PREFIX "param."
+
+static int has_lower(const char *s)
+{
+    for (; *s; s++)
+        if (*s >= 'a' && *s <= 'z')
+            return 1;
+    return 0;
+}
+
 static int is_param_name(const char *s)
 {
-    if (!(*s >= 'A' && *s <= 'Z'))
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
         return 0;
     for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+              (*s >= '0' && *s <= '9') || *s == '_'))
             return 0;
     return 1;
+}
+
+/* The profile key of parameter name, in buf (ATUNE__INI_MAX_NAME + 1). */
+static const char *param_key(const char *name, char *buf, size_t len)
+{
+    if (!has_lower(name))
+        return name;
+    snprintf(buf, len, PARAM_PREFIX "%s", name);
+    return buf;
 }
 
 static int is_hash(const char *s)
@@ -193,11 +215,13 @@ static int check_params(const atune__pw_entry *e, const char *section,
                            "[%s]: %d parameters (at most %d)", section,
                            e->nparams, ATUNE__PW_MAX_PARAMS);
     for (int i = 0; i < e->nparams; i++) {
+        char key[ATUNE__INI_MAX_NAME + 16];
         if (!is_param_name(e->param[i]) ||
-            strlen(e->param[i]) > ATUNE__INI_MAX_NAME)
+            strlen(param_key(e->param[i], key, sizeof(key))) >
+                ATUNE__INI_MAX_NAME)
             return atune__fail(err, ATUNE__EDATA,
-                               "[%s]: bad parameter name '%s' (expected "
-                               "[A-Z][A-Z0-9_]*, at most %d bytes)",
+                               "[%s]: bad parameter name '%s' (expected a C "
+                               "identifier, its key at most %d bytes)",
                                section, e->param[i], ATUNE__INI_MAX_NAME);
         for (int j = 0; j < i; j++)
             if (strcmp(e->param[i], e->param[j]) == 0)
@@ -366,7 +390,8 @@ static int is_extra_key(const char *key)
         "size",    "time_ns",   "spread_ns", "metric", "default_time_ns",
         "evaluated", "space", "strategy",  "template_hash"};
 
-    if (!(*key >= 'a' && *key <= 'z'))
+    if (!(*key >= 'a' && *key <= 'z') ||
+        strncmp(key, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0)
         return 0;
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if (strcmp(key, own[i]) == 0)
@@ -421,9 +446,12 @@ static int emit_entry(text *t, const atune__pw_entry *e,
         (rc = emit(t, err, "[%s %s]", e->kernel, e->size_key)) ||
         (rc = emit_opt(t, err, "size", e->size_name)))
         return rc;
-    for (int i = 0; i < e->nparams; i++)
-        if ((rc = emit_int(t, err, e->param[i], e->value[i])))
+    for (int i = 0; i < e->nparams; i++) {
+        char key[ATUNE__INI_MAX_NAME + 16];
+        if ((rc = emit_int(t, err, param_key(e->param[i], key, sizeof(key)),
+                           e->value[i])))
             return rc;
+    }
     if ((rc = emit_int(t, err, "time_ns", e->time_ns)) ||
         (rc = emit_int(t, err, "spread_ns", e->spread_ns)) ||
         (rc = emit(t, err, "metric = %.1f%s%s", e->metric,

@@ -291,7 +291,7 @@ static int run_reference(atune__problem *p, atune__err *err)
         rc = atune__cucheck(d->cu->cuModuleLoadData(&mod, cubin.data),
                      "loading the reference", err);
     if (!rc)
-        rc = atune__cucheck(d->cu->cuModuleGetFunction(&fn, mod, m->reference),
+        rc = atune__cucheck(d->cu->cuModuleGetFunction(&fn, mod, cubin.sym[0]),
                      m->reference, err);
     if (!rc)
         rc = atune__dim3_eval(m, &m->ref_block, &vs, block, err);
@@ -445,7 +445,7 @@ int atune__kernel_load(atune__device *d, const atune__manifest *m,
     k->d = d;
     rc = d->cu->cuModuleLoadData(&k->mod, cubin->data);
     if (rc == CUDA_SUCCESS)
-        rc = d->cu->cuModuleGetFunction(&k->fn, k->mod, m->kernel);
+        rc = d->cu->cuModuleGetFunction(&k->fn, k->mod, cubin->sym[0]);
     if (rc == CUDA_SUCCESS)
         rc = d->cu->cuFuncGetAttribute(
             &k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn);

@@ -541,10 +541,14 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
     else
         j->misses++;
     r = cu->cuModuleLoadData(&k->mod, cubin.data);
-    atune__cubin_free(&cubin);
-    if (r != CUDA_SUCCESS)
+    if (r != CUDA_SUCCESS) {
+        atune__cubin_free(&cubin);
         return cuda_fail(j, &k->cfg, "cuModuleLoadData", r);
-    if ((r = cu->cuModuleGetFunction(&k->fn, k->mod, j->m->kernel)) ||
+    }
+    /* sym[0] is the kernel's symbol: its C++ name lowered by NVRTC. */
+    r = cu->cuModuleGetFunction(&k->fn, k->mod, cubin.sym[0]);
+    atune__cubin_free(&cubin);
+    if (r ||
         (r = cu->cuFuncGetAttribute(&k->max_threads,
                                     CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                                     k->fn)) ||

@@ -3,13 +3,14 @@
  * Entry layout, integers little-endian whatever the host:
  *
  *    0  8  magic "ATUNECB\0"
- *    8  4  format version (1)
+ *    8  4  format version (2)
  *   12  4  kind: 0 CUBIN, 1 compile error
  *   16  8  key
  *   24  8  payload length (the CUBIN; 0 for a compile error)
  *   32  8  log length (NVRTC's log, or the error message)
- *   40  8  FNV-1a of bytes 0..40, then the payload, then the log
- *   48     payload, then log; the file ends exactly there
+ *   40  8  symbols length (each name expression's symbol, NUL-terminated)
+ *   48  8  FNV-1a of bytes 0..48, then the payload, the log, the symbols
+ *   56     payload, log, symbols; the file ends exactly there
  *
  * Entries are never written in place: a temporary file in the same
  * directory is renamed over the entry. There is no fsync: after a crash an
@@ -27,13 +28,15 @@
 #include <unistd.h>
 
 #define MAGIC "ATUNECB" /* 7 characters and the NUL: 8 bytes */
-#define FORMAT 1
-#define HDR 48
-#define SUM_AT 40
+#define FORMAT 2
+#define HDR 56
+#define SYMS_AT 40
+#define SUM_AT 48
 #define KIND_CUBIN 0
 #define KIND_ERROR 1
 #define MAX_DATA (256u << 20) /* a CUBIN is KBs; refuse absurd lengths */
 #define MAX_LOG (16u << 20)
+#define MAX_SYMS (64u << 10)
 
 struct atune__cache {
     char *dir;
@@ -210,14 +213,15 @@ static uint64_t hash_str(uint64_t h, const char *s, size_t len)
 }
 
 uint64_t atune__cache_key(const char *source, size_t source_len,
-                          const char *const *opts, int nopts,
-                          const char *const *names, int nnames,
+                          uint64_t headers_hash, const char *const *opts,
+                          int nopts, const char *const *names, int nnames,
                           int nvrtc_version)
 {
     static const char domain[] = "autotune cubin cache";
     uint64_t h = hash_str(ATUNE__FNV_SEED, domain, sizeof(domain) - 1);
 
     h = hash_str(h, source, source_len);
+    h = hash_u64(h, headers_hash);
     h = hash_u64(h, (uint64_t)nopts);
     for (int i = 0; i < nopts; i++)
         h = hash_str(h, opts[i], strlen(opts[i]));
@@ -245,53 +249,65 @@ static uint64_t get_le(const unsigned char *p, int bytes)
 }
 
 static uint64_t checksum(const unsigned char *hdr, const void *data,
-                         size_t dlen, const void *log, size_t llen)
+                         size_t dlen, const void *log, size_t llen,
+                         const void *syms, size_t slen)
 {
     uint64_t h = atune__fnv1a(hdr, SUM_AT, ATUNE__FNV_SEED);
 
     h = atune__fnv1a(data, dlen, h);
-    return atune__fnv1a(log, llen, h);
+    h = atune__fnv1a(log, llen, h);
+    return atune__fnv1a(syms, slen, h);
 }
 
 /* Checks a header against the entry wanted and the file's size; fills the
  * kind and lengths. */
 static int header_ok(const unsigned char *hdr, uint64_t key, off_t size,
-                     uint32_t *kind, size_t *dlen, size_t *llen)
+                     uint32_t *kind, size_t *dlen, size_t *llen, size_t *slen)
 {
     uint64_t dl = get_le(hdr + 24, 8), ll = get_le(hdr + 32, 8);
+    uint64_t sl = get_le(hdr + SYMS_AT, 8);
 
     *kind = (uint32_t)get_le(hdr + 12, 4);
     if (memcmp(hdr, MAGIC, 8) != 0 || get_le(hdr + 8, 4) != FORMAT ||
         get_le(hdr + 16, 8) != key || dl > MAX_DATA || ll > MAX_LOG ||
-        (uint64_t)size != HDR + dl + ll)
+        sl > MAX_SYMS || (uint64_t)size != HDR + dl + ll + sl)
         return 0;
     if ((*kind == KIND_CUBIN && dl == 0) || (*kind == KIND_ERROR && dl) ||
         *kind > KIND_ERROR)
         return 0;
     *dlen = (size_t)dl;
     *llen = (size_t)ll;
+    *slen = (size_t)sl;
     return 1;
 }
 
 /* Reads the payload and log after a good header, and checks the sum. */
 static enum entry read_body(int fd, const unsigned char *hdr, uint32_t kind,
-                            size_t dlen, size_t llen, atune__cubin *out)
+                            size_t dlen, size_t llen, size_t slen,
+                            atune__cubin *out)
 {
     char *data = dlen ? malloc(dlen) : NULL;
     char *log = malloc(llen + 1);
+    char *syms = malloc(slen + 1);
     enum entry e = ENTRY_BAD;
 
-    if ((dlen && !data) || !log) {
+    if ((dlen && !data) || !log || !syms) {
         e = ENTRY_ABSENT;
         goto out;
     }
-    if (atune__read_full(fd, data, dlen) != 0 || atune__read_full(fd, log, llen) != 0)
+    if (atune__read_full(fd, data, dlen) != 0 ||
+        atune__read_full(fd, log, llen) != 0 ||
+        atune__read_full(fd, syms, slen) != 0)
         goto out;
     log[llen] = '\0';
     /* A NUL inside the log would cut the message a caller prints. */
     if (memchr(log, '\0', llen) ||
-        checksum(hdr, data, dlen, log, llen) != get_le(hdr + SUM_AT, 8))
+        checksum(hdr, data, dlen, log, llen, syms, slen) !=
+            get_le(hdr + SUM_AT, 8) ||
+        atune__cubin_syms_unpack(out, syms, slen) != 0) {
+        atune__cubin_free(out);
         goto out;
+    }
     out->data = data;
     out->len = dlen;
     out->log = log;
@@ -300,6 +316,7 @@ static enum entry read_body(int fd, const unsigned char *hdr, uint32_t kind,
 out:
     free(data);
     free(log);
+    free(syms);
     return e;
 }
 
@@ -308,7 +325,7 @@ static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
     unsigned char hdr[HDR];
     struct stat st;
     uint32_t kind;
-    size_t dlen, llen;
+    size_t dlen, llen, slen;
     enum entry e = ENTRY_BAD;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
 
@@ -316,9 +333,9 @@ static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
         return ENTRY_ABSENT;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HDR ||
         atune__read_full(fd, hdr, HDR) != 0 ||
-        !header_ok(hdr, key, st.st_size, &kind, &dlen, &llen))
+        !header_ok(hdr, key, st.st_size, &kind, &dlen, &llen, &slen))
         goto out;
-    e = read_body(fd, hdr, kind, dlen, llen, out);
+    e = read_body(fd, hdr, kind, dlen, llen, slen, out);
 out:
     close(fd);
     return e;
@@ -350,14 +367,14 @@ int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
  * the entry: readers see the old entry or the new one, never a part. */
 static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
                        const void *data, size_t dlen, const char *log,
-                       atune__err *err)
+                       const char *syms, size_t slen, atune__err *err)
 {
     size_t llen = log ? strlen(log) : 0;
     unsigned char hdr[HDR];
     char tmp[4200], path[4200];
     int fd, ok;
 
-    if (dlen > MAX_DATA || llen > MAX_LOG)
+    if (dlen > MAX_DATA || llen > MAX_LOG || slen > MAX_SYMS)
         return atune__fail(err, ATUNE__EIO, "cache entry too large");
     if (atune__cache_entry_path(c, key, path, sizeof(path)) != 0 ||
         snprintf(tmp, sizeof(tmp), "%s/.%016llx.XXXXXX", c->dir,
@@ -370,7 +387,8 @@ static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
     put_le(hdr + 16, key, 8);
     put_le(hdr + 24, dlen, 8);
     put_le(hdr + 32, llen, 8);
-    put_le(hdr + SUM_AT, checksum(hdr, data, dlen, log, llen), 8);
+    put_le(hdr + SYMS_AT, slen, 8);
+    put_le(hdr + SUM_AT, checksum(hdr, data, dlen, log, llen, syms, slen), 8);
     fd = mkstemp(tmp);
     if (fd < 0)
         return atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s",
@@ -378,7 +396,9 @@ static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
     /* mkstemp makes the file private; a cache of compiled templates holds
      * nothing secret, and a shared ATUNE_CACHE_DIR needs others to read. */
     ok = fchmod(fd, 0644) == 0 && atune__write_full(fd, hdr, HDR) == 0 &&
-         atune__write_full(fd, data, dlen) == 0 && atune__write_full(fd, log, llen) == 0;
+         atune__write_full(fd, data, dlen) == 0 &&
+         atune__write_full(fd, log, llen) == 0 &&
+         atune__write_full(fd, syms, slen) == 0;
     if (close(fd) != 0)
         ok = 0;
     if (!ok || rename(tmp, path) != 0) {
@@ -392,13 +412,13 @@ static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
 
 static int put_entry(atune__cache *c, uint64_t key, uint32_t kind,
                      const void *data, size_t dlen, const char *log,
-                     atune__err *err)
+                     const char *syms, size_t slen, atune__err *err)
 {
     int rc;
 
     if (!c)
         return 0;
-    rc = write_entry(c, key, kind, data, dlen, log, err);
+    rc = write_entry(c, key, kind, data, dlen, log, syms, slen, err);
     atomic_fetch_add(rc ? &c->write_errors : &c->writes, 1);
     return rc;
 }
@@ -406,37 +426,61 @@ static int put_entry(atune__cache *c, uint64_t key, uint32_t kind,
 int atune__cache_put(atune__cache *c, uint64_t key, const atune__cubin *cubin,
                      atune__err *err)
 {
+    char *syms;
+    size_t slen = 0;
+    int rc;
+
     if (!cubin->data || cubin->len == 0)
         return atune__fail(err, ATUNE__ESOFTWARE, "empty CUBIN not cached");
-    return put_entry(c, key, KIND_CUBIN, cubin->data, cubin->len, cubin->log,
-                     err);
+    if (!(syms = atune__cubin_syms_pack(cubin, &slen)))
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    rc = put_entry(c, key, KIND_CUBIN, cubin->data, cubin->len, cubin->log,
+                   syms, slen, err);
+    free(syms);
+    return rc;
 }
 
 int atune__cache_put_error(atune__cache *c, uint64_t key, const char *msg,
                            atune__err *err)
 {
-    return put_entry(c, key, KIND_ERROR, "", 0, msg, err);
+    return put_entry(c, key, KIND_ERROR, "", 0, msg, "", 0, err);
 }
 
 /* --- cached compilation --------------------------------------------------- */
 
-/* The part of a compile error after "<cu_path>", when the error is the
- * configuration's own (NVRTC rejected the source, or an entry point is
- * missing) and so will recur with the same inputs; NULL for failures that
- * may not recur (out of memory, a broken NVRTC). Tied to jit.c's
- * messages. */
-static const char *config_error_tail(const atune__manifest *m,
-                                     const atune__err *err)
+/* A compile error as stored: "c" or "i" (it started with the .cu's or
+ * the .ini's path), then the rest of the message; NULL for failures that
+ * may not recur (out of memory, a broken NVRTC). The path is left out so
+ * that a copied template shares entries. Tied to jit.c's messages. */
+static char *config_error_record(const atune__manifest *m,
+                                 const atune__err *err)
 {
-    size_t plen = strlen(m->cu_path);
+    size_t clen = strlen(m->cu_path), ilen = strlen(m->ini_path);
+    const char *tail;
+    char *rec;
 
     if (!err || err->code != ATUNE__EDATA ||
-        strncmp(err->msg, m->cu_path, plen) != 0 || err->msg[plen] != ':')
+        !strstr(err->msg, "compile error (NVRTC_ERROR_COMPILATION)"))
         return NULL;
-    if (!strstr(err->msg, "compile error (NVRTC_ERROR_COMPILATION)") &&
-        !strstr(err->msg, ": no extern \"C\" __global__ function '"))
+    if (strncmp(err->msg, m->cu_path, clen) == 0 && err->msg[clen] == ':')
+        tail = err->msg + clen;
+    else if (strncmp(err->msg, m->ini_path, ilen) == 0 && err->msg[ilen] == ':')
+        tail = err->msg + ilen;
+    else
         return NULL;
-    return err->msg + plen;
+    if (!(rec = malloc(strlen(tail) + 2)))
+        return NULL;
+    rec[0] = tail == err->msg + clen ? 'c' : 'i';
+    strcpy(rec + 1, tail);
+    return rec;
+}
+
+static int recorded_error(const atune__manifest *m, const char *rec,
+                          atune__err *err)
+{
+    const char *path = rec[0] == 'i' ? m->ini_path : m->cu_path;
+
+    return atune__fail(err, ATUNE__EDATA, "%s%s", path, rec[0] ? rec + 1 : "");
 }
 
 int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
@@ -446,7 +490,9 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
 {
     atune__jit_opts o;
     atune__config dflt;
-    const char *tail;
+    char text[ATUNE__JIT_MAX_NAMES][ATUNE__ENTRY_MAX * 2];
+    const char *subst[ATUNE__JIT_MAX_NAMES];
+    char *rec;
     uint64_t key;
     int found, rc;
 
@@ -458,23 +504,38 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    atune__jit_options(m, c, arch, &o);
-    key = atune__cache_key(m->source, m->source_len, o.v, o.n, names, nnames,
-                           atune__jit_version());
+    if (nnames > ATUNE__JIT_MAX_NAMES)
+        return atune__fail(err, ATUNE__ESOFTWARE, "too many names");
+    /* The names as NVRTC sees them: with param_macros = no, only they
+     * tell configurations apart. */
+    for (int i = 0; i < nnames; i++) {
+        if (atune__jit_name(m, c, names[i], text[i], sizeof(text[i])) != 0)
+            return atune__fail(err, ATUNE__EDATA, "%s: name '%s' too long",
+                               m->ini_path, names[i]);
+        subst[i] = text[i];
+    }
+    if ((rc = atune__jit_options(m, c, arch, &o, err)) != 0)
+        return rc;
+    key = atune__cache_key(m->source, m->source_len, m->headers_hash, o.v,
+                           o.nkey, subst, nnames, atune__jit_version());
+    atune__jit_options_free(&o);
     found = atune__cache_get(cache, key, out);
     if (found != ATUNE__CACHE_MISS && hit)
         *hit = 1;
-    if (found == ATUNE__CACHE_HIT)
+    if (found == ATUNE__CACHE_HIT && out->nsyms == nnames)
         return 0;
     if (found == ATUNE__CACHE_HIT_ERROR) {
-        rc = atune__fail(err, ATUNE__EDATA, "%s%s", m->cu_path, out->log);
+        rc = recorded_error(m, out->log, err);
         atune__cubin_free(out);
         return rc;
     }
+    atune__cubin_free(out);
     rc = atune__jit_compile(m, c, arch, names, nnames, out, err);
     if (rc == 0)
         atune__cache_put(cache, key, out, NULL);
-    else if ((tail = config_error_tail(m, err)) != NULL)
-        atune__cache_put_error(cache, key, tail, NULL);
+    else if ((rec = config_error_record(m, err)) != NULL) {
+        atune__cache_put_error(cache, key, rec, NULL);
+        free(rec);
+    }
     return rc;
 }

@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/util.h"
 #include "jit/jit.h"
 #include "template/manifest.h"
 #include "template/space.h"
-#include "base/util.h"
 
 typedef struct atune__cache atune__cache;
 
@@ -61,15 +61,17 @@ void atune__cache_close(atune__cache *c);
 const char *atune__cache_dir(const atune__cache *c);
 
 /* The key of one NVRTC compilation: a 64-bit FNV-1a over the source bytes,
- * every option in order (the architecture is one: --gpu-architecture=),
- * the name expressions checked, and NVRTC's version. Each string is
+ * the hash of the user headers it includes (atune__manifest.headers_hash),
+ * every option in order but the include paths (the architecture is one:
+ * --gpu-architecture=), the name expressions, and NVRTC's version, which
+ * stands for the toolkit's own headers. Each string is
  * hashed with its length, so no two different inputs are the same byte
  * stream. The program name is left out: it does not change the CUBIN
  * (checked with NVRTC 13.0), so the built-in and a copied template share
  * entries. */
 uint64_t atune__cache_key(const char *source, size_t source_len,
-                          const char *const *opts, int nopts,
-                          const char *const *names, int nnames,
+                          uint64_t headers_hash, const char *const *opts,
+                          int nopts, const char *const *names, int nnames,
                           int nvrtc_version);
 
 /* The file of an entry: DIR/0123456789abcdef.cubin. */

@@ -17,23 +17,22 @@ typedef CUresult (*getproc_fn)(const char *, void **, int, cuuint64_t,
 /* A table entry whose version does not give cuda.h's prototype fails
  * to compile here, instead of crashing at run time. */
 #define ATUNE__CUDRV_ABI(name, version)                                        \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&name),            \
-                                                PFN_##name##_v##version),     \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&name),             \
+                                                PFN_##name##_v##version),      \
                    #name " is not the ABI of version " #version);
 ATUNE__CUDRV_FUNCS(ATUNE__CUDRV_ABI)
 #undef ATUNE__CUDRV_ABI
 
-static int resolve(getproc_fn getproc, const char *name, int version,
-                   void **fn)
+static int resolve(getproc_fn getproc, const char *name, int version, void **fn)
 {
     CUdriverProcAddressQueryResult found;
-    CUresult rc = getproc(name, fn, version, CU_GET_PROC_ADDRESS_DEFAULT,
-                          &found);
+    CUresult rc =
+        getproc(name, fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);
 
     if (rc != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !*fn)
         return atune__fail(&load_err, ATUNE__EUNAVAIL,
-                           "CUDA driver too old: no '%s' of CUDA %d.%d",
-                           name, version / 1000, version % 1000 / 10);
+                           "CUDA driver too old: no '%s' of CUDA %d.%d", name,
+                           version / 1000, version % 1000 / 10);
     return 0;
 }
 

@@ -1,11 +1,164 @@
-/* jit.c -- NVRTC compilation of template configurations to CUBIN. */
+/* jit.c -- NVRTC compilation of template configurations to CUBIN.
+ *
+ * Entry points are C++ name expressions ("user::block_sum<BLOCK, 4>"):
+ * NVRTC instantiates them (nvrtcAddNameExpression) and tells their
+ * symbols (nvrtcGetLoweredName), which the CUBIN's user then looks up.
+ * Headers are found through -I: the template's directory, its
+ * include_dirs and the toolkit's include directory (CCCL included). */
+#define _GNU_SOURCE /* dladdr: where the NVRTC in use lives */
 #include "jit/jit.h"
 
+#include <dlfcn.h>
+#include <limits.h>
 #include <nvrtc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+static int is_dir(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char toolkit_inc[PATH_MAX];
+static pthread_once_t toolkit_once = PTHREAD_ONCE_INIT;
+
+/* Takes dir when it holds the toolkit's headers. */
+static int try_toolkit(const char *dir)
+{
+    char probe[PATH_MAX + 32], real[PATH_MAX];
+
+    if (!dir || !*dir ||
+        snprintf(probe, sizeof(probe), "%s/cuda_runtime.h", dir) >=
+            (int)sizeof(probe) ||
+        !is_file(probe) || !realpath(dir, real))
+        return 0;
+    atune__strlcpy(toolkit_inc, real, sizeof(toolkit_inc));
+    return 1;
+}
+
+static int try_env(const char *var)
+{
+    const char *v = getenv(var);
+    char dir[PATH_MAX];
+
+    if (!v || !*v ||
+        snprintf(dir, sizeof(dir), "%s/include", v) >= (int)sizeof(dir))
+        return 0;
+    return try_toolkit(dir);
+}
+
+/* LIBDIR/../include (targets/x86_64-linux/lib, or lib64 of a flat
+ * install) and LIBDIR/../../include, LIBDIR being the NVRTC library's. */
+static int try_nvrtc_lib(void)
+{
+    static const char *const up[] = {"/../include", "/../../include"};
+    Dl_info info;
+    char real[PATH_MAX], dir[PATH_MAX + 16];
+    char *slash;
+    /* dlsym, not &nvrtcVersion: ISO C has no function-to-object cast. */
+    void *sym = dlsym(RTLD_DEFAULT, "nvrtcVersion");
+
+    if (!sym || !dladdr(sym, &info) || !info.dli_fname ||
+        !realpath(info.dli_fname, real) || !(slash = strrchr(real, '/')))
+        return 0;
+    *slash = '\0';
+    for (size_t i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+        snprintf(dir, sizeof(dir), "%s%s", real, up[i]);
+        if (try_toolkit(dir))
+            return 1;
+    }
+    return 0;
+}
+
+static void find_toolkit(void)
+{
+    if (!try_env("CUDA_HOME") && !try_env("CUDA_PATH") && !try_nvrtc_lib())
+        try_toolkit("/usr/local/cuda/include");
+}
+
+const char *atune__jit_toolkit_include(void)
+{
+    pthread_once(&toolkit_once, find_toolkit);
+    return toolkit_inc[0] ? toolkit_inc : NULL;
+}
+
+static int is_ident_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static int param_index(const atune__manifest *m, const char *s, size_t len)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (strlen(m->params[i].name) == len &&
+            memcmp(m->params[i].name, s, len) == 0)
+            return i;
+    return -1;
+}
+
+/* Whether the identifier at s (in expr) follows "::", "." or "->". */
+static int is_member(const char *expr, const char *s)
+{
+    while (s > expr && (s[-1] == ' ' || s[-1] == '\t'))
+        s--;
+    return (s - expr >= 1 && s[-1] == '.') ||
+           (s - expr >= 2 &&
+            (memcmp(s - 2, "::", 2) == 0 || memcmp(s - 2, "->", 2) == 0));
+}
+
+int atune__jit_name(const atune__manifest *m, const atune__config *c,
+                    const char *expr, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    for (const char *s = expr; *s;) {
+        const char *e = s;
+        char num[32];
+        const char *piece = s;
+        size_t plen;
+        int pi = -1;
+        if (is_ident_char(*s) && !(*s >= '0' && *s <= '9')) {
+            while (is_ident_char(*e))
+                e++;
+            if (!is_member(expr, s))
+                pi = param_index(m, s, (size_t)(e - s));
+        } else if (is_ident_char(*s)) {
+            while (is_ident_char(*e)) /* a number: never a parameter */
+                e++;
+        } else {
+            e++;
+        }
+        plen = (size_t)(e - s);
+        if (pi >= 0) {
+            long long v = (long long)c->v[pi];
+            snprintf(num, sizeof(num), v < 0 ? "(%lld)" : "%lld", v);
+            piece = num;
+            plen = strlen(num);
+        }
+        if (used + plen >= len)
+            return -1;
+        memcpy(buf + used, piece, plen);
+        used += plen;
+        s = e;
+    }
+    if (len == 0)
+        return -1;
+    buf[used] = '\0';
+    return 0;
+}
 
 static char *program_log(nvrtcProgram prog)
 {
@@ -23,7 +176,8 @@ static char *program_log(nvrtcProgram prog)
     return log;
 }
 
-/* Runs NVRTC on source with opts; on success out holds the CUBIN. */
+/* Runs NVRTC on source with opts, instantiating the name expressions
+ * names[0..nnames); on success out holds the CUBIN and their symbols. */
 static int compile(const char *source, const char *path, const char **opts,
                    int nopts, const char *const *names, int nnames,
                    const char *what, atune__cubin *out, atune__err *err)
@@ -58,18 +212,16 @@ static int compile(const char *source, const char *path, const char **opts,
                           path, what, nvrtcGetErrorString(rc), log);
         goto out;
     }
-    /* A name expression that does not resolve means the entry point is
-     * missing: make that a compile error, not a launch-time surprise. */
     for (int i = 0; i < nnames; i++) {
         const char *lowered = NULL;
         if (nvrtcGetLoweredName(prog, names[i], &lowered) != NVRTC_SUCCESS ||
-            !lowered || strcmp(lowered, names[i]) != 0) {
-            ret = atune__fail(err, ATUNE__EDATA,
-                              "%s: %s: no extern \"C\" __global__ function "
-                              "'%s'",
-                              path, what, names[i]);
+            !lowered || !(out->sym[i] = atune__strdup(lowered))) {
+            ret = atune__fail(err, ATUNE__ESOFTWARE,
+                              "%s: %s: NVRTC has no symbol for '%s'", path,
+                              what, names[i]);
             goto out;
         }
+        out->nsyms = i + 1;
     }
     rc = nvrtcGetCUBINSize(prog, &out->len);
     if (rc == NVRTC_SUCCESS && out->len > 0) {
@@ -95,8 +247,58 @@ out:
     return ret;
 }
 
-void atune__jit_options(const atune__manifest *m, const atune__config *c,
-                        const char *arch, atune__jit_opts *o)
+static int add_opt(atune__jit_opts *o, const char *opt)
+{
+    if (o->n == ATUNE__JIT_MAX_OPTS)
+        return -1;
+    o->v[o->n++] = opt;
+    return 0;
+}
+
+static int add_include(atune__jit_opts *o, const char *dir)
+{
+    size_t len = strlen(dir) + 3;
+    char *inc;
+
+    if (o->nincs == (int)(sizeof(o->incs) / sizeof(o->incs[0])) ||
+        !(inc = malloc(len)))
+        return -1;
+    snprintf(inc, len, "-I%s", dir);
+    o->incs[o->nincs++] = inc;
+    return add_opt(o, inc);
+}
+
+/* The include paths: the template's directory, its include_dirs, then the
+ * toolkit's (and its cccl/, where CUDA 13 keeps CUB, Thrust, libcu++). */
+static int add_includes(const atune__manifest *m, atune__jit_opts *o)
+{
+    const char *tk = atune__jit_toolkit_include();
+    char cccl[PATH_MAX + 8];
+
+    if (m->dir && add_include(o, m->dir))
+        return -1;
+    for (int i = 0; i < m->ninclude_dirs; i++)
+        if (add_include(o, m->include_dirs[i]))
+            return -1;
+    if (!tk)
+        return 0;
+    if (add_include(o, tk))
+        return -1;
+    snprintf(cccl, sizeof(cccl), "%s/cccl", tk);
+    return is_dir(cccl) ? add_include(o, cccl) : 0;
+}
+
+static int has_std_option(const atune__manifest *m)
+{
+    for (int i = 0; i < m->nnvrtc_opts; i++)
+        if (strncmp(m->nvrtc_opts[i], "-std=", 5) == 0 ||
+            strncmp(m->nvrtc_opts[i], "--std=", 6) == 0)
+            return 1;
+    return 0;
+}
+
+int atune__jit_options(const atune__manifest *m, const atune__config *c,
+                       const char *arch, atune__jit_opts *o, atune__err *err)
 {
     atune__config dflt;
 
@@ -104,34 +306,121 @@ void atune__jit_options(const atune__manifest *m, const atune__config *c,
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    o->n = 0;
+    memset(o, 0, sizeof(*o));
     snprintf(o->arch, sizeof(o->arch), "--gpu-architecture=%s", arch);
-    o->v[o->n++] = o->arch;
-    o->v[o->n++] = "-std=c++17";
-    for (int i = 0; i < m->nparams; i++) {
-        snprintf(o->defs[i], sizeof(o->defs[i]), "-D%s=%lld",
-                 m->params[i].name, (long long)c->v[i]);
-        o->v[o->n++] = o->defs[i];
+    add_opt(o, o->arch);
+    if (!has_std_option(m))
+        add_opt(o, "-std=c++17");
+    for (int i = 0; i < m->nnvrtc_opts; i++)
+        add_opt(o, m->nvrtc_opts[i]);
+    for (int i = 0; m->param_macros && i < m->nparams; i++) {
+        snprintf(o->defs[i], sizeof(o->defs[i]), "-D%s=%lld", m->params[i].name,
+                 (long long)c->v[i]);
+        add_opt(o, o->defs[i]);
     }
+    o->nkey = o->n;
+    if (add_includes(m, o) != 0) {
+        atune__jit_options_free(o);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    return 0;
+}
+
+void atune__jit_options_free(atune__jit_opts *o)
+{
+    for (int i = 0; i < o->nincs; i++)
+        free(o->incs[i]);
+    o->nincs = 0;
+}
+
+/* The source compiled but a name expression did not: which one, with its
+ * manifest line, so that the user fixes the manifest, not the .cu. */
+static int name_error(const atune__manifest *m, const char *const *names,
+                      char text[][ATUNE__ENTRY_MAX * 2], int nnames,
+                      const char **opts, int nopts, const char *what,
+                      atune__err *err)
+{
+    atune__cubin probe;
+    atune__err perr;
+    int bad = 0;
+
+    for (int i = 0; nnames > 1 && i < nnames; i++) {
+        const char *one[] = {text[i]};
+        if (compile(m->source, m->cu_path, opts, nopts, one, 1, what, &probe,
+                    &perr) != 0) {
+            bad = i;
+            break;
+        }
+        atune__cubin_free(&probe);
+    }
+    /* err holds the failed compile's log after its first line. */
+    const char *log = strchr(err->msg, '\n');
+    char *copy = atune__strdup(log ? log + 1 : "");
+    /* names[] point into m (compile_procs.c passes m->kernel itself). */
+    int is_ref = names[bad] == m->reference;
+    int rc = atune__fail(
+        err, ATUNE__EDATA,
+        "%s:%d: %s '%s' (as '%s'): %s: compile error "
+        "(NVRTC_ERROR_COMPILATION): no such __global__ function, or its "
+        "instantiation does not compile:\n%s",
+        m->ini_path, is_ref ? m->reference_line : m->kernel_line,
+        is_ref ? "reference" : "kernel", names[bad], text[bad], what,
+        copy ? copy : "");
+    free(copy);
+    return rc;
 }
 
 int atune__jit_compile(const atune__manifest *m, const atune__config *c,
-                       const char *arch, const char *const *names,
-                       int nnames, atune__cubin *out, atune__err *err)
+                       const char *arch, const char *const *names, int nnames,
+                       atune__cubin *out, atune__err *err)
 {
     atune__jit_opts o;
     atune__config dflt;
     char what[1024];
+    char text[ATUNE__JIT_MAX_NAMES][ATUNE__ENTRY_MAX * 2];
+    const char *subst[ATUNE__JIT_MAX_NAMES];
+    atune__cubin probe;
+    atune__err perr;
+    int rc;
 
+    memset(out, 0, sizeof(*out));
+    if (nnames > ATUNE__JIT_MAX_NAMES)
+        return atune__fail(err, ATUNE__ESOFTWARE, "too many names");
     if (!c) {
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    atune__jit_options(m, c, arch, &o);
+    for (int i = 0; i < nnames; i++) {
+        if (atune__jit_name(m, c, names[i], text[i], sizeof(text[i])) != 0)
+            return atune__fail(err, ATUNE__EDATA, "%s: name '%s' too long",
+                               m->ini_path, names[i]);
+        subst[i] = text[i];
+    }
+    if ((rc = atune__jit_options(m, c, arch, &o, err)) != 0)
+        return rc;
     memcpy(what, "configuration ", 15);
     atune__config_str(m, c, what + 14, sizeof(what) - 14);
-    return compile(m->source, m->cu_path, o.v, o.n, names, nnames, what, out,
-                   err);
+    rc =
+        compile(m->source, m->cu_path, o.v, o.n, subst, nnames, what, out, err);
+    /* Did the source fail, or only a name? Compile once more without the
+     * names to tell (only after a failure). */
+    if (rc == ATUNE__EDATA && nnames > 0 &&
+        compile(m->source, m->cu_path, o.v, o.n, NULL, 0, what, &probe,
+                &perr) == 0) {
+        atune__cubin_free(&probe);
+        rc = name_error(m, names, text, nnames, o.v, o.n, what, err);
+    }
+    /* NVRTC refused an option: the manifest's, as the tuner's are fixed. */
+    if (rc == ATUNE__EDATA && m->nnvrtc_opts &&
+        strstr(err->msg, "(NVRTC_ERROR_INVALID_OPTION)"))
+        atune__err_prefix(err, "%s:%d: nvrtc_options: ", m->ini_path,
+                          m->nvrtc_opts_line);
+    if (rc == ATUNE__EDATA && !atune__jit_toolkit_include() &&
+        strstr(err->msg, "cannot open source file"))
+        atune__err_prefix(err, "(the CUDA toolkit's include directory was "
+                               "not found: set CUDA_HOME) ");
+    atune__jit_options_free(&o);
+    return rc;
 }
 
 int atune__jit_compile_source(const char *source, const char *path,
@@ -153,7 +442,44 @@ void atune__cubin_free(atune__cubin *c)
         return;
     free(c->data);
     free(c->log);
+    for (int i = 0; i < ATUNE__JIT_MAX_NAMES; i++)
+        free(c->sym[i]);
     memset(c, 0, sizeof(*c));
+}
+
+char *atune__cubin_syms_pack(const atune__cubin *c, size_t *len)
+{
+    size_t n = 0;
+    char *buf;
+
+    for (int i = 0; i < c->nsyms; i++)
+        n += strlen(c->sym[i]) + 1;
+    if (!(buf = malloc(n + 1)))
+        return NULL;
+    *len = 0;
+    for (int i = 0; i < c->nsyms; i++) {
+        size_t l = strlen(c->sym[i]) + 1;
+        memcpy(buf + *len, c->sym[i], l);
+        *len += l;
+    }
+    return buf;
+}
+
+int atune__cubin_syms_unpack(atune__cubin *c, const char *buf, size_t len)
+{
+    size_t at = 0;
+
+    if (len > 0 && buf[len - 1] != '\0')
+        return -1;
+    while (at < len) {
+        size_t l = strlen(buf + at);
+        if (c->nsyms == ATUNE__JIT_MAX_NAMES ||
+            !(c->sym[c->nsyms] = atune__strndup(buf + at, l)))
+            return -1;
+        c->nsyms++;
+        at += l + 1;
+    }
+    return 0;
 }
 
 int atune__jit_version(void)

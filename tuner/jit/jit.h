@@ -7,38 +7,74 @@
 
 #include <stddef.h>
 
+#include "base/util.h"
 #include "template/manifest.h"
 #include "template/space.h"
-#include "base/util.h"
+
+#define ATUNE__JIT_MAX_NAMES 2
 
 typedef struct atune__cubin {
     char *data;
     size_t len;
     char *log; /* NVRTC's log (warnings), NUL-terminated; may be "" */
+    /* The symbol of each name expression compiled, in the order asked:
+     * what cuModuleGetFunction wants ("_ZN4user9block_sumILi128EEvPKfPf"
+     * for "user::block_sum<BLOCK>", the name itself for extern "C"). */
+    int nsyms;
+    char *sym[ATUNE__JIT_MAX_NAMES];
 } atune__cubin;
 
-/* NVRTC's options for one configuration: the architecture, the language
- * standard, then -DNAME=VALUE per parameter in manifest order. The compile
- * and the module cache's key both come from here, so they cannot drift. */
+/* NVRTC's options for one configuration. The first nkey go into the module
+ * cache's key: the architecture, the language standard, the manifest's
+ * nvrtc_options, then -DNAME=VALUE per parameter in manifest order (none
+ * when the manifest says param_macros = no). The
+ * rest are include paths (the template's directory, its include_dirs, the
+ * toolkit's), which the key replaces by the contents of the headers they
+ * hold (m->headers_hash) and NVRTC's version, so that a template moved to
+ * another directory keeps its entries. The compile and the key both come
+ * from here, so they cannot drift. */
+#define ATUNE__JIT_MAX_OPTS                                                    \
+    (ATUNE__MAX_PARAMS + ATUNE__MAX_NVRTC_OPTS + ATUNE__MAX_INCLUDE_DIRS + 8)
 typedef struct atune__jit_opts {
     char arch[64];
     char defs[ATUNE__MAX_PARAMS][ATUNE__NAME_MAX + 32];
-    const char *v[ATUNE__MAX_PARAMS + 2];
-    int n;
+    char *incs[ATUNE__MAX_INCLUDE_DIRS + 4]; /* "-I..." on the heap */
+    int nincs;
+    const char *v[ATUNE__JIT_MAX_OPTS];
+    int n, nkey;
 } atune__jit_opts;
 
-/* Fills o for configuration c of m (the default when c is NULL). */
-void atune__jit_options(const atune__manifest *m, const atune__config *c,
-                        const char *arch, atune__jit_opts *o);
+/* Fills o for configuration c of m (the default when c is NULL). Returns
+ * ATUNE__EOSERR when out of memory; free o with atune__jit_options_free. */
+int atune__jit_options(const atune__manifest *m, const atune__config *c,
+                       const char *arch, atune__jit_opts *o, atune__err *err);
+void atune__jit_options_free(atune__jit_opts *o);
+
+/* Writes name expression expr (m->kernel or m->reference) with every
+ * parameter of m replaced by its value in c: "user::sum<BLOCK, (T)ALGO>"
+ * becomes "user::sum<128, (T)2>". A name after "::", "." or "->" is a
+ * member, not a parameter. -1 when buf is too small. */
+int atune__jit_name(const atune__manifest *m, const atune__config *c,
+                    const char *expr, char *buf, size_t len);
+
+/* The CUDA toolkit's include directory ("/usr/local/cuda/include"), found
+ * once: $CUDA_HOME/include, $CUDA_PATH/include, next to the NVRTC library
+ * in use, /usr/local/cuda/include; the first holding cuda_runtime.h. Its
+ * cccl/ subdirectory (CUDA 13's CUB, Thrust, libcu++) is searched too.
+ * NULL when none is found: then only NVRTC's built-in headers work. */
+const char *atune__jit_toolkit_include(void);
 
 /* Compiles m's source with -DNAME=VALUE for every parameter of c (or the
- * default configuration when c is NULL) for arch ("sm_90"), and checks
- * through name expressions that every name in names[] (the kernel and the
- * reference) exists. A compile error is ATUNE__EDATA with
- * "copy.cu: configuration BLOCK_SIZE=..: compile error:\n<NVRTC log>". */
+ * default configuration when c is NULL) for arch ("sm_90"), and resolves
+ * every name expression in names[] (m->kernel and/or m->reference, at most
+ * ATUNE__JIT_MAX_NAMES) with c's values substituted into out->sym[]. A
+ * compile error is ATUNE__EDATA with "copy.cu: configuration BLOCK_SIZE=..:
+ * compile error (NVRTC_ERROR_COMPILATION):\n<NVRTC log>"; when the source
+ * compiles but a name does not (no such function, an instantiation that
+ * fails), the message starts "copy.ini:LINE: kernel '...'" instead. */
 int atune__jit_compile(const atune__manifest *m, const atune__config *c,
-                       const char *arch, const char *const *names,
-                       int nnames, atune__cubin *out, atune__err *err);
+                       const char *arch, const char *const *names, int nnames,
+                       atune__cubin *out, atune__err *err);
 
 /* Compiles plain source (no parameters): the tuner's own device helpers. */
 int atune__jit_compile_source(const char *source, const char *path,
@@ -46,6 +82,14 @@ int atune__jit_compile_source(const char *source, const char *path,
                               atune__err *err);
 
 void atune__cubin_free(atune__cubin *c);
+
+/* c's symbols as one heap buffer, each NUL-terminated, for the module
+ * cache and the compile processes; NULL when out of memory. */
+char *atune__cubin_syms_pack(const atune__cubin *c, size_t *len);
+
+/* Sets c's symbols from a packed buffer; -1 when it is malformed (more
+ * than ATUNE__JIT_MAX_NAMES, or not NUL-terminated) or out of memory. */
+int atune__cubin_syms_unpack(atune__cubin *c, const char *buf, size_t len);
 
 /* NVRTC's version as 1000 * major + 10 * minor (13000). */
 int atune__jit_version(void);

@@ -8,10 +8,16 @@
  * calls the handler, the reader's counter is that line's number.
  *
  * The reader also checks every line before inih sees it, because inih
- * truncates overlong lines and names without a word, reads the rest of a
- * long line as a line of its own (so its line numbers drift), and takes an
- * indented line as the continuation of the previous value. Anything that
- * inih would accept only by guessing is refused here, with its line.
+ * truncates overlong lines and names without a word and reads the rest of
+ * a long line as a line of its own (so its line numbers drift). Anything
+ * that inih would accept only by guessing is refused here, with its line.
+ *
+ * Long values are written as continuation lines: an indented line right
+ * after an entry (or after another continuation line; comment lines may
+ * come between) appends its text, after one space, to that entry's value.
+ * The reader does this itself and never hands such a line to inih, whose
+ * own multi-line mode would call the handler once per line. A blank line
+ * or a section header ends an entry.
  *
  * The text is a C string, so a NUL byte ends it: a caller that reads a file
  * must check for NUL bytes itself (memchr over the length it read) and
@@ -33,6 +39,7 @@ typedef struct reader {
     const char *pos; /* start of the next line */
     int line;        /* number of the line inih has now */
     int failed;      /* an error is in msg: stop reading */
+    int open_entry;  /* the last line was an entry: it may be continued */
     atune__ini *doc;
     int sections_cap;
     int entries_cap; /* of the last section, the only one that grows */
@@ -165,15 +172,67 @@ static void check_line(reader *r, const char *line)
 
     while (is_space(*s))
         s++;
-    if (*s == '\0' || *s == ';' || *s == '#')
-        return; /* blank or comment */
-    if (s != line)
-        fail(r, "line starts with white space (continuation lines are not "
-                "supported)");
-    else if (*s == '[')
+    if (*s == '\0') {
+        r->open_entry = 0; /* a blank line ends an entry */
+        return;
+    }
+    if (*s == ';' || *s == '#')
+        return;
+    r->open_entry = *s != '[';
+    if (*s == '[')
         check_section(r, s);
     else
         check_entry(r, s);
+}
+
+/* Whether line is a continuation line: indented, not blank, no comment. */
+static int is_continuation(const char *line)
+{
+    const char *s = line;
+
+    while (is_space(*s))
+        s++;
+    return s != line && *s != '\0' && *s != ';' && *s != '#';
+}
+
+/* Appends the text of continuation line (inline comment and white space
+ * removed) to the value of the last entry, after one space. */
+static void continue_entry(reader *r, const char *line)
+{
+    atune__ini_section *sec;
+    atune__ini_entry *e;
+    const char *s = line, *end;
+    size_t old, add;
+    char *v;
+
+    if (!r->open_entry || r->doc->nsections == 0 ||
+        r->doc->sections[r->doc->nsections - 1].nentries == 0) {
+        fail(r, "line starts with white space but continues no entry (a "
+                "continuation line must follow an entry)");
+        return;
+    }
+    sec = &r->doc->sections[r->doc->nsections - 1];
+    e = &sec->entries[sec->nentries - 1];
+    while (is_space(*s))
+        s++;
+    end = find_chars_or_comment(s, "");
+    while (end > s && is_space(end[-1]))
+        end--;
+    old = strlen(e->value);
+    add = (size_t)(end - s);
+    if (old + add + 1 > ATUNE__INI_MAX_VALUE) {
+        fail(r, "value too long (more than %d bytes)", ATUNE__INI_MAX_VALUE);
+        return;
+    }
+    if (!(v = realloc(e->value, old + add + 2))) {
+        fail(r, "out of memory");
+        return;
+    }
+    e->value = v;
+    if (old > 0)
+        v[old++] = ' ';
+    memcpy(v + old, s, add);
+    v[old + add] = '\0';
 }
 
 /* An ini_reader: copies the next line into str, NUL-terminated and without
@@ -182,10 +241,12 @@ static void check_line(reader *r, const char *line)
 static char *read_line(char *str, int num, void *stream)
 {
     reader *r = stream;
-    const char *p = r->pos;
+    const char *p;
     const char *nl;
     size_t len;
 
+next:
+    p = r->pos;
     if (r->failed || *p == '\0')
         return NULL;
     nl = strchr(p, '\n');
@@ -207,6 +268,10 @@ static char *read_line(char *str, int num, void *stream)
     }
     memcpy(str, p, len);
     str[len] = '\0';
+    if (is_continuation(str)) {
+        continue_entry(r, str);
+        goto next; /* inih never sees it */
+    }
     check_line(r, str);
     return r->failed ? NULL : str;
 }

@@ -6,19 +6,23 @@
  * inidoc feeds inih through its own line reader, which counts lines and
  * refuses overlong lines, names and NUL bytes before inih sees them, so
  * nothing is ever truncated silently. A UTF-8 BOM and CRLF line endings are
- * accepted. Used by the manifest loader and the profile library alike. */
+ * accepted. A value may go on over indented continuation lines (joined
+ * with one space), so no value is limited by the line length. Used by the
+ * manifest loader and the profile library alike. */
 #ifndef ATUNE_INIDOC_H
 #define ATUNE_INIDOC_H
 
 #include <stddef.h>
 
-#define ATUNE__INI_MAX_LINE 199 /* bytes, excluding the line ending */
-#define ATUNE__INI_MAX_NAME 48  /* section and key names, bytes */
+#define ATUNE__INI_MAX_LINE 199    /* bytes, excluding the line ending */
+#define ATUNE__INI_MAX_NAME 48     /* section and key names, bytes */
+#define ATUNE__INI_MAX_VALUE 65536 /* a value with its continuation lines */
 
 typedef struct atune__ini_entry {
     char *key;
-    char *value; /* inih-trimmed; inline "; comments" removed */
-    int line;
+    char *value; /* inih-trimmed; inline "; comments" removed;
+                    continuation lines appended after one space */
+    int line;    /* the entry's first line */
 } atune__ini_entry;
 
 typedef struct atune__ini_section {
@@ -36,7 +40,8 @@ typedef struct atune__ini {
 /* Parses NUL-terminated text. path is used in messages only. On failure
  * returns -1 with "path:LINE: reason" in msg (msglen bytes) and *out NULL.
  * Reasons: line too long, name too long, NUL byte, unterminated section
- * header, line without '=' or ':', out of memory. */
+ * header, line without '=' or ':', an indented line that continues no
+ * entry, a value over ATUNE__INI_MAX_VALUE, out of memory. */
 int atune__ini_parse(const char *path, const char *text, atune__ini **out,
                      char *msg, size_t msglen);
 

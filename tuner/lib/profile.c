@@ -104,14 +104,29 @@ static int get_int(atune_profile *p, const atune__ini_entry *e, int64_t lo,
     return ATUNE_OK;
 }
 
-static int is_param_key(const char *k)
+/* The parameter a key holds: "BLOCK_SIZE" for BLOCK_SIZE, "tile_x" for
+ * param.tile_x (a parameter with lower-case letters; the tuner writes
+ * those so, to tell them from the library's own lower-case keys); NULL
+ * for other keys. */
+static const char *param_of_key(const char *k)
 {
+    const char *name = k;
+
+    if (strncmp(k, "param.", 6) == 0) {
+        name = k + 6;
+        if (!is_alpha(*name) && *name != '_')
+            return NULL;
+        for (k = name + 1; *k; k++)
+            if (!is_ident(*k))
+                return NULL;
+        return name;
+    }
     if (!is_upper(*k))
-        return 0;
+        return NULL;
     for (k++; *k; k++)
         if (!is_upper(*k) && !is_digit(*k) && *k != '_')
-            return 0;
-    return 1;
+            return NULL;
+    return name;
 }
 
 static int is_hash(const char *s)
@@ -200,8 +215,8 @@ static int read_entry_key(atune_profile *p, entry *en,
 {
     int rc = ATUNE_OK;
 
-    if (is_param_key(e->key)) {
-        en->pname[en->nparams] = e->key;
+    if (param_of_key(e->key)) {
+        en->pname[en->nparams] = param_of_key(e->key);
         rc = get_int(p, e, INT64_MIN, INT64_MAX, &en->pval[en->nparams]);
         en->nparams++;
     } else if (strcmp(e->key, "time_ns") == 0) {

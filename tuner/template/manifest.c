@@ -28,8 +28,8 @@ static const struct {
 };
 
 static const char *const template_keys[] = {
-    "kernel", "reference", "reference_block", "reference_grid",
-    "metric", "work",      "tolerance"};
+    "kernel", "reference", "reference_block", "reference_grid", "metric",
+    "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -159,22 +159,185 @@ static int check_sections(struct loader *ld)
     return 0;
 }
 
-/* kernel = NAME or reference = NAME: an entry point of the .cu file. */
+/* The characters a name expression may hold: a C++ qualified name and
+ * template arguments made of numbers, parameters, casts and operators.
+ * Never quotes, ';', braces or '#': the text goes into NVRTC as C++. */
+static int is_name_expr_char(char ch)
+{
+    return atune__mf_is_ident_char(ch) ||
+           (ch && strchr(":<>(), +-*/%&|^~!.", ch));
+}
+
+/* The function a name expression names: "block_sum" of
+ * "::user::block_sum<BLOCK, 4>"; NULL when the part before '<' is not a
+ * qualified name or the brackets do not balance. */
+static const char *base_name(const char *expr, char out[ATUNE__NAME_MAX])
+{
+    const char *s = expr, *last = NULL;
+    int depth = 0;
+
+    for (const char *p = expr; *p; p++) {
+        if (*p == '<' || *p == '(')
+            depth++;
+        else if ((*p == '>' || *p == ')') && --depth < 0)
+            return NULL;
+    }
+    if (depth != 0)
+        return NULL;
+    for (;;) {
+        size_t len = 0;
+        if (s[0] == ':' && s[1] == ':')
+            s += 2;
+        if (!atune__mf_is_ident_char(*s) || (*s >= '0' && *s <= '9'))
+            return NULL;
+        while (atune__mf_is_ident_char(s[len]))
+            len++;
+        if (len >= ATUNE__NAME_MAX)
+            return NULL;
+        memcpy(out, s, len);
+        out[len] = '\0';
+        last = s;
+        s += len;
+        while (*s == ' ')
+            s++;
+        if (*s == '\0' || *s == '<')
+            break;
+        if (s[0] != ':' || s[1] != ':')
+            return NULL;
+    }
+    if (*s == '<' && s[strlen(s) - 1] != '>')
+        return NULL;
+    return last;
+}
+
+/* kernel = NAME or reference = NAME: a C++ name expression of a
+ * __global__ function in the .cu file ("copy_tuned", "ns::k",
+ * "ns::k<BLOCK, (ns::Algo)ALGO>"); NVRTC resolves it per configuration
+ * (jit.c), this checks what can be checked without compiling. */
 static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
-                             const char *key, char dst[ATUNE__NAME_MAX])
+                             const char *key, char dst[ATUNE__ENTRY_MAX],
+                             int *line)
 {
     const atune__ini_entry *en;
+    char base[ATUNE__NAME_MAX];
     int rc;
 
-    if ((rc = need(ld, s, key, &en)) != 0 ||
-        (rc = atune__mf_copy_ident(ld, en->line, key, en->value, dst)) != 0)
+    if ((rc = need(ld, s, key, &en)) != 0)
         return rc;
-    if (!atune__mf_has_word(ld->code, dst))
+    *line = en->line;
+    for (const char *p = en->value; *p; p++)
+        if (!is_name_expr_char(*p))
+            return atune__mf_bad(ld, en->line,
+                                 "%s '%s': '%c' cannot be part of a C++ name "
+                                 "expression",
+                                 key, en->value, *p);
+    if (atune__strlcpy(dst, en->value, ATUNE__ENTRY_MAX) != 0)
+        return atune__mf_bad(ld, en->line, "%s '%s' is longer than %d bytes",
+                             key, en->value, ATUNE__ENTRY_MAX - 1);
+    if (!base_name(dst, base))
+        return atune__mf_bad(ld, en->line,
+                             "%s '%s' is not a C++ function name (NAME, "
+                             "ns::NAME or ns::NAME<ARGS>)",
+                             key, dst);
+    if (!atune__mf_has_word(ld->code, base))
         return atune__mf_bad(ld, en->line, "%s '%s' not found in %s%s", key,
-                             dst, ld->cu_name,
-                             atune__mf_has_word(ld->m->source, dst)
+                             base, ld->cu_name,
+                             atune__mf_has_word(ld->m->source, base)
                                  ? " (only in a comment or string)"
                                  : "");
+    return 0;
+}
+
+/* include_dirs = DIR, DIR: directories searched for #include, relative
+ * to the manifest's own directory (searched first). */
+static int parse_include_dirs(struct loader *ld, const atune__ini_entry *en)
+{
+    char *piece[ATUNE__MAX_INCLUDE_DIRS];
+    atune__manifest *m = ld->m;
+    int n = atune__split_top(en->value, piece, ATUNE__MAX_INCLUDE_DIRS);
+    int rc = 0;
+
+    if (n < 0)
+        return atune__mf_bad(ld, en->line,
+                             "include_dirs must be 1 to %d comma-separated "
+                             "directories, none empty",
+                             ATUNE__MAX_INCLUDE_DIRS);
+    for (int i = 0; i < n; i++) {
+        char *dir = NULL;
+        if (rc == 0) {
+            dir = piece[i][0] == '/' || !m->dir
+                      ? atune__strdup(piece[i])
+                      : atune__mf_path_join(m->dir, piece[i]);
+            if (!dir)
+                rc = atune__mf_oom(ld);
+            else if (!atune__mf_is_dir(dir))
+                rc = atune__mf_bad(ld, en->line,
+                                   "include directory '%s' (%s) is not a "
+                                   "directory",
+                                   piece[i], dir);
+            if (rc == 0)
+                m->include_dirs[m->ninclude_dirs++] = dir;
+            else
+                free(dir);
+        }
+        free(piece[i]);
+    }
+    return rc;
+}
+
+/* Options the manifest may not set: the tuner sets them itself. */
+static const char *reserved_option(const atune__manifest *m, const char *o)
+{
+    static const char *const own[] = {"-arch", "--gpu-architecture",
+                                      "--gpu-name", "-I", "--include-path"};
+
+    for (size_t i = 0; i < ARRAY_LEN(own); i++)
+        if (strncmp(o, own[i], strlen(own[i])) == 0)
+            return own[i][1] == 'I' || own[i][2] == 'i'
+                       ? "use include_dirs for include directories"
+                       : "the tuner compiles for the GPU it tunes on";
+    if (strncmp(o, "-D", 2) == 0) {
+        size_t len = strcspn(o + 2, "=");
+        for (int i = 0; i < m->nparams; i++)
+            if (strlen(m->params[i].name) == len &&
+                strncmp(m->params[i].name, o + 2, len) == 0)
+                return "the parameter's macro is set per configuration";
+    }
+    return NULL;
+}
+
+/* nvrtc_options = -std=c++20 -use_fast_math: NVRTC options, separated by
+ * white space, added to every compilation of the template. */
+static int parse_nvrtc_options(struct loader *ld, const atune__ini_entry *en)
+{
+    atune__manifest *m = ld->m;
+    const char *s = en->value, *why;
+
+    m->nvrtc_opts_line = en->line;
+    while (*s) {
+        size_t len = strcspn(s, " \t");
+        char *opt;
+        if (len == 0) {
+            s++;
+            continue;
+        }
+        if (m->nnvrtc_opts == ATUNE__MAX_NVRTC_OPTS)
+            return atune__mf_bad(ld, en->line, "more than %d nvrtc_options",
+                                 ATUNE__MAX_NVRTC_OPTS);
+        if (!(opt = atune__strndup(s, len)))
+            return atune__mf_oom(ld);
+        m->nnvrtc_opts++;
+        m->nvrtc_opts[m->nnvrtc_opts - 1] = opt;
+        if (opt[0] != '-')
+            return atune__mf_bad(ld, en->line,
+                                 "nvrtc_options: '%s' is not an option "
+                                 "(options start with '-')",
+                                 opt);
+        if ((why = reserved_option(m, opt)) != NULL)
+            return atune__mf_bad(ld, en->line, "nvrtc_options: '%s': %s", opt,
+                                 why);
+        s += len;
+    }
     return 0;
 }
 
@@ -205,8 +368,9 @@ static int parse_template(struct loader *ld)
     int rc;
 
     if ((rc = check_keys(ld, s, template_keys, ARRAY_LEN(template_keys))) ||
-        (rc = parse_entry_point(ld, s, "kernel", m->kernel)) ||
-        (rc = parse_entry_point(ld, s, "reference", m->reference)) ||
+        (rc = parse_entry_point(ld, s, "kernel", m->kernel, &m->kernel_line)) ||
+        (rc = parse_entry_point(ld, s, "reference", m->reference,
+                                &m->reference_line)) ||
         (rc = need(ld, s, "reference_block", &en)) ||
         (rc = parse_dim3(ld, en, &m->ref_block)) ||
         (rc = need(ld, s, "reference_grid", &en)) ||
@@ -224,6 +388,17 @@ static int parse_template(struct loader *ld)
         (rc = atune__mf_parse_expr(ld, en->line, en->value, &m->work)))
         return rc;
     m->work_line = en->line;
+    if ((en = atune__ini_get(s, "include_dirs")) &&
+        (rc = parse_include_dirs(ld, en)))
+        return rc;
+    m->param_macros = 1;
+    if ((en = atune__ini_get(s, "param_macros")) != NULL) {
+        if (strcmp(en->value, "yes") != 0 && strcmp(en->value, "no") != 0)
+            return atune__mf_bad(ld, en->line,
+                                 "param_macros '%s' is neither yes nor no",
+                                 en->value);
+        m->param_macros = strcmp(en->value, "yes") == 0;
+    }
     en = atune__ini_get(s, "tolerance");
     return en ? parse_tolerance(ld, en) : 0;
 }
@@ -261,6 +436,28 @@ static int is_template_name(const char *s)
     return 1;
 }
 
+/* The manifest's directory, first on the include path; none for the
+ * built-in templates, which live in no directory. */
+static int set_dir(atune__manifest *m)
+{
+    const char *slash = strrchr(m->ini_path, '/');
+
+    m->dir = slash ? atune__strndup(m->ini_path, (size_t)(slash - m->ini_path))
+                   : atune__strdup(".");
+    if (!m->dir)
+        return -1;
+    if (m->dir[0] == '\0') { /* "/x.ini" */
+        free(m->dir);
+        m->dir = atune__strdup("/");
+        return m->dir ? 0 : -1;
+    }
+    if (!atune__mf_is_dir(m->dir)) {
+        free(m->dir);
+        m->dir = NULL;
+    }
+    return 0;
+}
+
 static int init_manifest(atune__manifest *m, const char *name,
                          const char *ini_path, const char *ini_text,
                          const char *cu_path, const char *cu_text)
@@ -276,7 +473,15 @@ static int init_manifest(atune__manifest *m, const char *name,
         return -1;
     m->hash = atune__fnv1a(cu_text, m->source_len, ATUNE__FNV_SEED);
     m->hash = atune__fnv1a(ini_text, ini_len, m->hash);
-    return 0;
+    return set_dir(m);
+}
+
+static int nvrtc_options(struct loader *ld)
+{
+    const atune__ini_entry *en =
+        atune__ini_get(atune__ini_find(ld->ini, "template"), "nvrtc_options");
+
+    return en ? parse_nvrtc_options(ld, en) : 0;
 }
 
 static int load_sections(struct loader *ld)
@@ -285,6 +490,7 @@ static int load_sections(struct loader *ld)
 
     if ((rc = check_sections(ld)) || (rc = parse_template(ld)) ||
         (rc = atune__mf_parse_sizes(ld)) || (rc = atune__mf_parse_params(ld)) ||
+        (rc = nvrtc_options(ld)) || (rc = atune__mf_hash_headers(ld)) ||
         (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
         (rc = atune__mf_parse_args(ld)) || (rc = atune__mf_parse_constants(ld)))
         return rc;
@@ -395,6 +601,11 @@ void atune__manifest_free(atune__manifest *m)
     free(m->ini_path);
     free(m->cu_path);
     free(m->source);
+    free(m->dir);
+    for (int i = 0; i < m->ninclude_dirs; i++)
+        free(m->include_dirs[i]);
+    for (int i = 0; i < m->nnvrtc_opts; i++)
+        free(m->nvrtc_opts[i]);
     free_dim3(&m->ref_block);
     free_dim3(&m->ref_grid);
     atune__expr_free(m->work);

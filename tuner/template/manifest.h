@@ -6,16 +6,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "template/expr.h"
 #include "base/util.h"
+#include "template/expr.h"
 
 #define ATUNE__MAX_PARAMS 16
-#define ATUNE__MAX_VALUES 64   /* candidate values of one parameter */
+#define ATUNE__MAX_VALUES 256 /* candidate values of one parameter */
 #define ATUNE__MAX_SIZES 8
 #define ATUNE__MAX_SIZE_VARS 4
 #define ATUNE__MAX_CONSTRAINTS 16
 #define ATUNE__MAX_ARGS 16
 #define ATUNE__MAX_CONSTANTS 8
+#define ATUNE__MAX_INCLUDE_DIRS 8
+#define ATUNE__MAX_NVRTC_OPTS 16
+#define ATUNE__MAX_HEADERS 256 /* user headers hashed into the template */
+#define ATUNE__ENTRY_MAX 256   /* a kernel or reference name expression */
 
 typedef enum atune__type {
     ATUNE__CHAR,
@@ -44,7 +48,7 @@ const char *atune__type_name(atune__type t);
 const char *atune__role_name(atune__role r);
 
 typedef struct atune__param {
-    char name[ATUNE__NAME_MAX]; /* upper-case C identifier */
+    char name[ATUNE__NAME_MAX]; /* a C identifier (also a -D macro) */
     int nvalues;
     int64_t values[ATUNE__MAX_VALUES]; /* values[0] is the default */
     int line;
@@ -68,12 +72,12 @@ typedef struct atune__named_expr {
 typedef struct atune__arg {
     char name[ATUNE__NAME_MAX];
     atune__type type;
-    atune__role role;    /* ATUNE__SCALAR for scalars */
-    atune__expr *count;  /* buffers: element count */
-    atune__expr *value;  /* scalars: the value (int64 expression) */
-    double fvalue;       /* scalars of float/double type: the value when
-                            written as a literal with '.' or 'e'
-                            ("float 2.5"); has_fvalue tells */
+    atune__role role;   /* ATUNE__SCALAR for scalars */
+    atune__expr *count; /* buffers: element count */
+    atune__expr *value; /* scalars: the value (int64 expression) */
+    double fvalue;      /* scalars of float/double type: the value when
+                           written as a literal with '.' or 'e'
+                           ("float 2.5"); has_fvalue tells */
     int has_fvalue;
     int line;
 } atune__arg;
@@ -91,10 +95,29 @@ typedef struct atune__manifest {
     char *cu_path;              /* "templates/copy.cu" */
     char *source;               /* the .cu text, NUL-terminated */
     size_t source_len;
-    uint64_t hash; /* FNV-1a of .cu then .ini bytes: staleness and caches */
+    uint64_t hash; /* FNV-1a of .cu, .ini, then headers_hash: staleness */
+    char *dir;     /* the manifest's directory: first on the include path */
+    int ninclude_dirs;
+    char *include_dirs[ATUNE__MAX_INCLUDE_DIRS]; /* made relative to dir */
+    int nnvrtc_opts;
+    char *nvrtc_opts[ATUNE__MAX_NVRTC_OPTS]; /* "-use_fast_math" */
+    int nvrtc_opts_line;
+    /* FNV-1a of the path (relative to its include directory) and contents
+     * of every header that the .cu includes, directly or through other
+     * headers, and that lies in dir or an include_dirs directory. The
+     * toolkit's headers are covered by NVRTC's version in cache keys. */
+    uint64_t headers_hash;
+    int nheaders;
+    /* param_macros: 1 (default) passes every parameter as -DNAME=VALUE;
+     * 0 leaves the parameters to the kernel's name expression only, so
+     * that no macro can clash with a name in a header (CUB's
+     * BLOCK_THREADS, libcu++'s algorithm). */
+    int param_macros;
 
-    char kernel[ATUNE__NAME_MAX];
-    char reference[ATUNE__NAME_MAX];
+    /* C++ name expressions: "copy_tuned", "ns::k", "ns::k<BLOCK, 4>" */
+    char kernel[ATUNE__ENTRY_MAX];
+    char reference[ATUNE__ENTRY_MAX];
+    int kernel_line, reference_line;
     atune__dim3 ref_block, ref_grid;
     atune__metric metric;
     atune__expr *work; /* bytes (GB/s) or flops (GFLOP/s) per launch */

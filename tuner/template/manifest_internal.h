@@ -46,8 +46,18 @@ int atune__mf_find_name(const char *const *names, size_t n, const char *s,
                         size_t len);
 int atune__mf_is_devattr(const char *name);
 int atune__mf_is_size_var(const atune__manifest *m, const char *name);
+/* Why name cannot be a parameter ("a C++ keyword"), or NULL. */
+const char *atune__mf_reserved_word(const char *name);
 /* Checks that every expression uses only names it may use. */
 int atune__mf_check_names(struct loader *ld);
+
+/* manifest_headers.c */
+/* "dir/rel" on the heap, or NULL. */
+char *atune__mf_path_join(const char *dir, const char *rel);
+int atune__mf_is_dir(const char *path);
+/* Sets m->headers_hash and m->nheaders from the user headers the .cu
+ * includes, and folds them into m->hash. */
+int atune__mf_hash_headers(struct loader *ld);
 
 /* manifest_params.c */
 int atune__mf_parse_sizes(struct loader *ld);

@@ -112,6 +112,54 @@ int atune__mf_is_devattr(const char *name)
                                strlen(name)) >= 0;
 }
 
+/* C and C++ keywords, alternative operator spellings and CUDA's built-in
+ * variables: as -D macros they would rewrite the kernel's source. */
+static const char *const cxx_words[] = {
+    "alignas",     "alignof",      "and",          "and_eq",
+    "asm",         "auto",         "bitand",       "bitor",
+    "bool",        "break",        "case",         "catch",
+    "char",        "char8_t",      "char16_t",     "char32_t",
+    "class",       "compl",        "concept",      "const",
+    "consteval",   "constexpr",    "constinit",    "const_cast",
+    "continue",    "co_await",     "co_return",    "co_yield",
+    "decltype",    "default",      "defined",      "delete",
+    "do",          "double",       "dynamic_cast", "else",
+    "enum",        "explicit",     "export",       "extern",
+    "false",       "float",        "for",          "friend",
+    "goto",        "if",           "inline",       "int",
+    "long",        "mutable",      "namespace",    "new",
+    "noexcept",    "not",          "not_eq",       "nullptr",
+    "operator",    "or",           "or_eq",        "private",
+    "protected",   "public",       "register",     "reinterpret_cast",
+    "requires",    "restrict",     "return",       "short",
+    "signed",      "sizeof",       "static",       "static_assert",
+    "static_cast", "struct",       "switch",       "template",
+    "this",        "thread_local", "throw",        "true",
+    "try",         "typedef",      "typeid",       "typename",
+    "union",       "unsigned",     "using",        "virtual",
+    "void",        "volatile",     "wchar_t",      "while",
+    "xor",         "xor_eq",       "threadIdx",    "blockIdx",
+    "blockDim",    "gridDim",      "warpSize"};
+
+/* The expression language's functions (expr.c). */
+static const char *const expr_functions[] = {"cdiv", "min", "max"};
+
+const char *atune__mf_reserved_word(const char *name)
+{
+    size_t len = strlen(name);
+
+    if (atune__mf_find_name(cxx_words, ARRAY_LEN(cxx_words), name, len) >= 0)
+        return "a reserved word of C++ or CUDA";
+    if (atune__mf_find_name(expr_functions, ARRAY_LEN(expr_functions), name,
+                            len) >= 0)
+        return "a function of manifest expressions";
+    /* C reserves _X and __x for the implementation (and NVRTC uses them). */
+    if (name[0] == '_' &&
+        ((name[1] >= 'A' && name[1] <= 'Z') || name[1] == '_'))
+        return "reserved (it starts with '_' and a capital or '__')";
+    return NULL;
+}
+
 int atune__mf_is_size_var(const atune__manifest *m, const char *name)
 {
     /* Every size has the same variables: the first one's suffice. */

@@ -9,17 +9,15 @@
 
 #include "template/manifest_internal.h"
 
-/* [A-Z][A-Z0-9_]*: profiles tell parameters from their own lower-case
- * keys by case. */
+/* A lower-case parameter is stored in profiles as "param.NAME", and
+ * profile keys are at most ATUNE__INI_MAX_NAME bytes. */
+#define PARAM_PREFIX_LEN 6
+
 static int is_upper_ident(const char *s)
 {
-    if (!(*s >= 'A' && *s <= 'Z'))
-        return 0;
-    for (; *s; s++) {
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
+    for (; *s; s++)
+        if (*s >= 'a' && *s <= 'z')
             return 0;
-    }
     return 1;
 }
 
@@ -152,7 +150,95 @@ int atune__mf_parse_sizes(struct loader *ld)
     return 0;
 }
 
-/* The candidate values of one parameter: constant expressions. */
+/* Appends v to p's values, refusing duplicates and too many. */
+static int add_value(struct loader *ld, int line, atune__param *p, int64_t v)
+{
+    for (int j = 0; j < p->nvalues; j++)
+        if (p->values[j] == v)
+            return atune__mf_bad(
+                ld, line, "duplicate value %" PRId64 " of parameter '%s'", v,
+                p->name);
+    if (p->nvalues == ATUNE__MAX_VALUES)
+        return atune__mf_bad(ld, line, "parameter '%s' has more than %d values",
+                             p->name, ATUNE__MAX_VALUES);
+    p->values[p->nvalues++] = v;
+    return 0;
+}
+
+/* The word kw in text as a whole word, or NULL. */
+static char *find_word(char *text, const char *kw)
+{
+    size_t len = strlen(kw);
+
+    for (char *q = strstr(text, kw); q; q = strstr(q + 1, kw))
+        if ((q == text || !atune__mf_is_ident_char(q[-1])) &&
+            !atune__mf_is_ident_char(q[len]))
+            return q;
+    return NULL;
+}
+
+/* LO..HI [step S | step *F | pow2]: LO, LO+S, ... up to HI (S is 1 when
+ * absent); LO, LO*F, LO*F*F, ... up to HI; or the powers of two between LO
+ * and HI. Bounds and steps are constant expressions. dots points at the
+ * "..". */
+static int parse_range(struct loader *ld, int line, atune__param *p, char *text,
+                       char *dots, const char *what)
+{
+    char *step = find_word(dots + 2, "step"),
+         *pow2 = find_word(dots + 2, "pow2");
+    int64_t lo, hi, s = 1, v;
+    int geometric = 0, rc;
+
+    *dots = '\0';
+    if (step && pow2)
+        return atune__mf_bad(
+            ld, line, "%s: a range has 'step' or 'pow2', not both", what);
+    if (step)
+        *step = '\0';
+    if (pow2) {
+        if (*atune__trim(pow2 + 4) != '\0')
+            return atune__mf_bad(ld, line, "%s: text after 'pow2'", what);
+        *pow2 = '\0';
+    }
+    if ((rc = const_value(ld, line, what, atune__trim(text), &lo)) ||
+        (rc = const_value(ld, line, what, atune__trim(dots + 2), &hi)))
+        return rc;
+    if (step) {
+        char *st = atune__trim(step + 4);
+        if ((geometric = *st == '*'))
+            st = atune__trim(st + 1);
+        if ((rc = const_value(ld, line, what, st, &s)))
+            return rc;
+    }
+    if (hi < lo)
+        return atune__mf_bad(ld, line, "%s: empty range %" PRId64 "..%" PRId64,
+                             what, lo, hi);
+    if (pow2) {
+        for (v = 1; v <= hi && v > 0; v *= 2)
+            if (v >= lo && (rc = add_value(ld, line, p, v)))
+                return rc;
+        if (p->nvalues == 0 || p->values[p->nvalues - 1] < lo)
+            return atune__mf_bad(ld, line,
+                                 "%s: no power of two in %" PRId64 "..%" PRId64,
+                                 what, lo, hi);
+        return 0;
+    }
+    if (geometric ? s < 2 || lo < 1 : s < 1)
+        return atune__mf_bad(ld, line, "%s: range step %s%" PRId64 " (want %s)",
+                             what, geometric ? "*" : "", s,
+                             geometric ? "*2 or more, from 1 or more"
+                                       : "1 or more");
+    for (v = lo;;) {
+        if ((rc = add_value(ld, line, p, v)))
+            return rc;
+        if (geometric ? v > hi / s : v > hi - s)
+            return 0;
+        v = geometric ? v * s : v + s;
+    }
+}
+
+/* The candidate values of one parameter: constant expressions and ranges,
+ * comma-separated. */
 static int parse_values(struct loader *ld, const atune__ini_entry *en,
                         atune__param *p)
 {
@@ -170,21 +256,46 @@ static int parse_values(struct loader *ld, const atune__ini_entry *en,
                              "parameter '%s' needs 1 to %d values, none empty",
                              p->name, ATUNE__MAX_VALUES);
     for (int i = 0; i < n; i++) {
+        char *dots = strstr(piece[i], "..");
         int64_t v = 0;
-        if (rc == 0)
-            rc = const_value(ld, en->line, what, piece[i], &v);
-        for (int j = 0; rc == 0 && j < p->nvalues; j++) {
-            if (p->values[j] == v)
-                rc = atune__mf_bad(ld, en->line,
-                                   "duplicate value %" PRId64
-                                   " of parameter '%s'",
-                                   v, p->name);
-        }
-        if (rc == 0)
-            p->values[p->nvalues++] = v;
+        if (rc == 0 && dots)
+            rc = parse_range(ld, en->line, p, piece[i], dots, what);
+        else if (rc == 0 &&
+                 (rc = const_value(ld, en->line, what, piece[i], &v)) == 0)
+            rc = add_value(ld, en->line, p, v);
         free(piece[i]);
     }
     return rc;
+}
+
+/* A parameter is a -D macro, a variable of expressions and a profile key:
+ * it may not be a word of C++ or CUDA, nor another variable's name. */
+static int check_param_name(struct loader *ld, int line, const char *name)
+{
+    const char *why;
+
+    if (!atune__mf_is_ident(name))
+        return atune__mf_bad(ld, line, "parameter '%s' is not a C identifier",
+                             name);
+    if (!is_upper_ident(name) &&
+        strlen(name) > ATUNE__INI_MAX_NAME - PARAM_PREFIX_LEN)
+        return atune__mf_bad(ld, line,
+                             "parameter '%s' is longer than %d bytes (a "
+                             "parameter with lower-case letters is stored in "
+                             "profiles as 'param.%s')",
+                             name, ATUNE__INI_MAX_NAME - PARAM_PREFIX_LEN,
+                             name);
+    if ((why = atune__mf_reserved_word(name)) != NULL)
+        return atune__mf_bad(ld, line, "parameter '%s' is %s", name, why);
+    if (atune__mf_is_size_var(ld->m, name))
+        return atune__mf_bad(
+            ld, line, "parameter '%s' has the name of a size variable", name);
+    if (atune__mf_is_devattr(name))
+        return atune__mf_bad(ld, line,
+                             "parameter '%s' has the name of a device "
+                             "attribute",
+                             name);
+    return 0;
 }
 
 int atune__mf_parse_params(struct loader *ld)
@@ -202,21 +313,10 @@ int atune__mf_parse_params(struct loader *ld)
         if (i == ATUNE__MAX_PARAMS)
             return atune__mf_bad(ld, en->line, "more than %d parameters",
                                  ATUNE__MAX_PARAMS);
-        if (!atune__mf_is_ident(en->key))
-            return atune__mf_bad(
-                ld, en->line, "parameter '%s' is not a C identifier", en->key);
-        if (!is_upper_ident(en->key))
-            return atune__mf_bad(
-                ld, en->line,
-                "parameter '%s' is not upper case ([A-Z][A-Z0-9_]*)", en->key);
-        if ((rc = atune__mf_copy_ident(ld, en->line, "parameter", en->key,
+        if ((rc = check_param_name(ld, en->line, en->key)) ||
+            (rc = atune__mf_copy_ident(ld, en->line, "parameter", en->key,
                                        p->name)))
             return rc;
-        /* Device attributes are lower case: only sizes can collide. */
-        if (atune__mf_is_size_var(m, p->name))
-            return atune__mf_bad(
-                ld, en->line, "parameter '%s' has the name of a size variable",
-                p->name);
         p->line = en->line;
         m->nparams++;
         if ((rc = parse_values(ld, en, p)) != 0)

@@ -1,0 +1,194 @@
+/* manifest_headers.c -- the user headers a template's .cu includes.
+ *
+ * NVRTC reads headers itself and does not say which it used, so the
+ * loader follows the #include lines: every header that the .cu includes,
+ * directly or through another header, and that is found in the
+ * manifest's directory or one of its include_dirs, is hashed (its name as
+ * written and its bytes) into m->headers_hash, which the template hash and
+ * the module cache's key cover. Editing such a header therefore marks
+ * profiles stale and compiles again. Headers found nowhere there are the
+ * toolkit's (or missing, which NVRTC reports); NVRTC's version stands for
+ * them. An #include inside a comment or a disabled #if block is followed
+ * too: that can only make the hash cover more than was compiled. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "template/manifest_internal.h"
+
+struct scan {
+    struct loader *ld;
+    uint64_t h;
+    int n;
+    char *seen[ATUNE__MAX_HEADERS]; /* real paths already hashed */
+};
+
+char *atune__mf_path_join(const char *dir, const char *rel)
+{
+    size_t len = strlen(dir) + strlen(rel) + 2;
+    char *path = malloc(len);
+
+    if (path)
+        snprintf(path, len, "%s/%s", dir, rel);
+    return path;
+}
+
+int atune__mf_is_dir(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The name of an #include line at p ("x.h" of '#include "x.h"'), its
+ * length in *len and its quote in *quote; NULL when p is no #include. */
+static const char *include_name(const char *p, size_t *len, char *quote)
+{
+    const char *end;
+
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p++ != '#')
+        return NULL;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (strncmp(p, "include", 7) != 0)
+        return NULL;
+    for (p += 7; *p == ' ' || *p == '\t';)
+        p++;
+    if (*p != '"' && *p != '<')
+        return NULL;
+    *quote = *p;
+    end = strchr(p + 1, *p == '"' ? '"' : '>');
+    if (!end || memchr(p + 1, '\n', (size_t)(end - p - 1)) || end == p + 1)
+        return NULL;
+    *len = (size_t)(end - p - 1);
+    return p + 1;
+}
+
+/* The header name found in dir, or NULL (also when out of memory). */
+static char *find_in(const char *dir, const char *name)
+{
+    char *path = dir ? atune__mf_path_join(dir, name) : NULL;
+
+    if (path && is_file(path))
+        return path;
+    free(path);
+    return NULL;
+}
+
+/* Where NVRTC finds name: a quoted name beside the file that includes it
+ * first, then in the include path (the manifest's directory, then
+ * include_dirs). NULL for a toolkit header or a missing one. */
+static char *resolve(const atune__manifest *m, const char *from_dir,
+                     const char *name, char quote)
+{
+    char *path = NULL;
+
+    if (name[0] == '/')
+        return is_file(name) ? atune__strdup(name) : NULL;
+    if (quote == '"' && (path = find_in(from_dir, name)))
+        return path;
+    if ((path = find_in(m->dir, name)))
+        return path;
+    for (int i = 0; i < m->ninclude_dirs; i++)
+        if ((path = find_in(m->include_dirs[i], name)))
+            return path;
+    return NULL;
+}
+
+static int scan_text(struct scan *sc, const char *text, const char *dir);
+
+/* Hashes the header at path (named name in the #include) and follows its
+ * own includes, unless it was hashed already. */
+static int add_header(struct scan *sc, const char *name, size_t nlen,
+                      const char *path)
+{
+    struct loader *ld = sc->ld;
+    char real[PATH_MAX], *text = NULL, *slash;
+    size_t len = 0, dlen;
+    uint64_t n64;
+    int rc;
+
+    if (!realpath(path, real))
+        return atune__mf_bad(ld, 1, "cannot resolve header '%s'", path);
+    for (int i = 0; i < sc->n; i++)
+        if (strcmp(sc->seen[i], real) == 0)
+            return 0;
+    if (sc->n == ATUNE__MAX_HEADERS)
+        return atune__mf_bad(ld, 1, "%s includes more than %d headers",
+                             ld->cu_name, ATUNE__MAX_HEADERS);
+    if (!(sc->seen[sc->n] = atune__strdup(real)))
+        return atune__mf_oom(ld);
+    sc->n++;
+    if ((rc = atune__read_file(path, &text, &len, ld->err)) != 0)
+        return rc;
+    n64 = nlen;
+    sc->h = atune__fnv1a(&n64, sizeof(n64), sc->h);
+    sc->h = atune__fnv1a(name, nlen, sc->h);
+    n64 = len;
+    sc->h = atune__fnv1a(&n64, sizeof(n64), sc->h);
+    sc->h = atune__fnv1a(text, len, sc->h);
+    slash = strrchr(real, '/');
+    dlen = slash ? (size_t)(slash - real) : 0;
+    real[dlen] = '\0';
+    rc = scan_text(sc, text, real);
+    free(text);
+    return rc;
+}
+
+/* Follows every #include line of text, a file in dir. */
+static int scan_text(struct scan *sc, const char *text, const char *dir)
+{
+    int rc = 0;
+
+    for (const char *p = text; rc == 0 && p && *p;) {
+        size_t len;
+        char quote, name[PATH_MAX], *path;
+        const char *s = include_name(p, &len, &quote);
+        if (s && len < sizeof(name)) {
+            memcpy(name, s, len);
+            name[len] = '\0';
+            if ((path = resolve(sc->ld->m, dir, name, quote)) != NULL) {
+                rc = add_header(sc, name, len, path);
+                free(path);
+            }
+        }
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    return rc;
+}
+
+int atune__mf_hash_headers(struct loader *ld)
+{
+    atune__manifest *m = ld->m;
+    struct scan sc = {.ld = ld, .h = ATUNE__FNV_SEED};
+    int rc = 0;
+
+    /* Built-in templates (m->dir NULL) include no headers of their own. */
+    if (m->dir)
+        rc = scan_text(&sc, m->source, m->dir);
+    for (int i = 0; i < sc.n; i++)
+        free(sc.seen[i]);
+    if (rc)
+        return rc;
+    m->nheaders = sc.n;
+    m->headers_hash = sc.n ? sc.h : 0;
+    /* Templates without headers keep the hash they always had. */
+    if (sc.n)
+        m->hash =
+            atune__fnv1a(&m->headers_hash, sizeof(m->headers_hash), m->hash);
+    return 0;
+}
