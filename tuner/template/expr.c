@@ -6,6 +6,7 @@
  * the offending subexpression.
  */
 #include "template/expr.h"
+#include "template/expr_node.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -19,52 +20,6 @@
 #define MAX_DEPTH 200
 /* Keeps every offset in an int. */
 #define MAX_TEXT 65535
-
-enum op {
-    OP_NUM,
-    OP_VAR,
-    OP_NEG,
-    OP_NOT,
-    OP_BNOT,
-    OP_MUL,
-    OP_DIV,
-    OP_MOD,
-    OP_ADD,
-    OP_SUB,
-    OP_SHL,
-    OP_SHR,
-    OP_LT,
-    OP_LE,
-    OP_GT,
-    OP_GE,
-    OP_EQ,
-    OP_NE,
-    OP_BAND,
-    OP_BXOR,
-    OP_BOR,
-    OP_AND,
-    OP_OR,
-    OP_COND,
-    OP_CDIV,
-    OP_MIN,
-    OP_MAX
-};
-
-struct node {
-    enum op op;
-    int a, b, c;   /* operands (node indices), -1 when unused */
-    int64_t value; /* OP_NUM: the value; OP_VAR: offset of the name */
-    int start;     /* source span [start, end), parentheses included */
-    int end;
-    int depth; /* of the subtree rooted here */
-};
-
-struct atune__expr {
-    char *text;
-    struct node *nodes; /* leaves appear in source order */
-    int n;
-    int root;
-};
 
 /* Binary operators by precedence level, 1 binding loosest. Two-character
  * operators come before their one-character prefixes. */
@@ -674,11 +629,19 @@ static size_t name_len(const atune__expr *e, const struct node *n)
     return len;
 }
 
-static int eval(const atune__expr *e, int i, const atune__vars *vs,
+/* Where an evaluation finds its variables: a name table, or (bound
+ * expressions) an array of values indexed by each OP_VAR node's slot. */
+struct env {
+    const atune__vars *vs;
+    const int *slot;       /* per node; -1: an unknown name */
+    const int64_t *values; /* by slot */
+};
+
+static int eval(const atune__expr *e, int i, const struct env *vs,
                 int64_t *out, atune__err *err);
 
 /* Evaluates node i as a truth value, 0 or 1. */
-static int truth(const atune__expr *e, int i, const atune__vars *vs,
+static int truth(const atune__expr *e, int i, const struct env *vs,
                  int64_t *out, atune__err *err)
 {
     int64_t v;
@@ -690,12 +653,29 @@ static int truth(const atune__expr *e, int i, const atune__vars *vs,
     return 0;
 }
 
-static int eval(const atune__expr *e, int i, const atune__vars *vs,
-                int64_t *out, atune__err *err)
+/* The value of OP_VAR node i. */
+static int var(const atune__expr *e, int i, const struct env *vs,
+               int64_t *out, atune__err *err)
 {
     const struct node *n = &e->nodes[i];
     const char *name = e->text + n->value;
     const int64_t *v;
+
+    if (vs->slot)
+        v = vs->slot[i] >= 0 ? &vs->values[vs->slot[i]] : NULL;
+    else
+        v = atune__vars_get(vs->vs, name, name_len(e, n));
+    if (!v)
+        return atune__fail(err, ATUNE__EDATA, "unknown name '%.*s'",
+                           (int)name_len(e, n), name);
+    *out = *v;
+    return 0;
+}
+
+static int eval(const atune__expr *e, int i, const struct env *vs,
+                int64_t *out, atune__err *err)
+{
+    const struct node *n = &e->nodes[i];
     int64_t a, b;
     int rc;
 
@@ -704,12 +684,7 @@ static int eval(const atune__expr *e, int i, const atune__vars *vs,
         *out = n->value;
         return 0;
     case OP_VAR:
-        v = atune__vars_get(vs, name, name_len(e, n));
-        if (!v)
-            return atune__fail(err, ATUNE__EDATA, "unknown name '%.*s'",
-                               (int)name_len(e, n), name);
-        *out = *v;
-        return 0;
+        return var(e, i, vs, out, err);
     default:
         break;
     }
@@ -754,13 +729,57 @@ static int eval(const atune__expr *e, int i, const atune__vars *vs,
 int atune__expr_eval(const atune__expr *e, const atune__vars *vs, int64_t *out,
                      atune__err *err)
 {
+    struct env env = {.vs = vs};
     int64_t v;
-    int rc = eval(e, e->root, vs, &v, err);
+    int rc = eval(e, e->root, &env, &v, err);
 
     if (rc)
         return rc;
     *out = v;
     return ATUNE__OK;
+}
+
+int atune__expr_bind(const atune__expr *e,
+                     int (*slot)(void *ctx, const char *name), void *ctx,
+                     atune__bound *out, atune__err *err)
+{
+    char name[ATUNE__NAME_MAX];
+
+    out->e = e;
+    out->n = e->n;
+    out->slot = atune__calloc((size_t)e->n, sizeof(*out->slot));
+    if (!out->slot)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int i = 0; i < e->n; i++) {
+        size_t len;
+        out->slot[i] = -1;
+        if (e->nodes[i].op != OP_VAR)
+            continue;
+        len = name_len(e, &e->nodes[i]);
+        memcpy(name, e->text + e->nodes[i].value, len);
+        name[len] = '\0';
+        out->slot[i] = slot(ctx, name);
+    }
+    return ATUNE__OK;
+}
+
+int atune__bound_eval(const atune__bound *b, const int64_t *values,
+                      int64_t *out, atune__err *err)
+{
+    struct env env = {.slot = b->slot, .values = values};
+    int64_t v;
+    int rc = eval(b->e, b->e->root, &env, &v, err);
+
+    if (rc)
+        return rc;
+    *out = v;
+    return ATUNE__OK;
+}
+
+void atune__bound_free(atune__bound *b)
+{
+    free(b->slot);
+    b->slot = NULL;
 }
 
 const char *atune__expr_text(const atune__expr *e)
