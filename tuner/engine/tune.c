@@ -549,25 +549,24 @@ static int start_pool(atune__device *d, const atune__manifest *m,
 {
     const atune__devinfo *in = atune__device_info(d);
     const char *names[] = {m->kernel};
-    int64_t total = atune__space_size(m), n = 0;
-    int64_t *index = atune__calloc((size_t)total, sizeof(*index));
-    unsigned char *valid = atune__calloc((size_t)total, 1);
+    atune__valid_set any = {0}, one = {0};
+    int64_t n = 0;
     int rc = 0;
 
-    if (!index || !valid)
-        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
     for (int s = 0; !rc && s < m->nsizes; s++)
-        if (size_selected(o, &m->sizes[s]))
-            rc = atune__space_mark_valid(m, &m->sizes[s], &in->attr, valid,
-                                         NULL, err);
-    for (int64_t i = 0; !rc && i < total; i++)
-        if (valid[i] && !resumed_everywhere(m, o, r, i))
-            index[n++] = i;
+        if (size_selected(o, &m->sizes[s]) &&
+            !(rc = atune__space_build(m, &m->sizes[s], &in->attr,
+                                      o->quiet ? NULL : m->name, &one, NULL,
+                                      err)))
+            rc = atune__valid_set_union(&any, &one, err);
+    for (int64_t i = 0; !rc && i < any.n; i++)
+        if (!resumed_everywhere(m, o, r, any.index[i]))
+            any.index[n++] = any.index[i];
     if (!rc)
-        rc = atune__pool_start(m, in->arch, names, 1, index, n, o->threads,
-                               o->cache, o->procs, pool, err);
-    free(valid);
-    free(index);
+        rc = atune__pool_start(m, in->arch, names, 1, any.index, n,
+                               o->threads, o->cache, o->procs, pool, err);
+    atune__valid_set_free(&one);
+    atune__valid_set_free(&any);
     return rc;
 }
 
