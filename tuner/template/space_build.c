@@ -71,6 +71,7 @@ struct walk {
     int64_t total, nodes;
     double t0;
     int shown;
+    double shown_at;
 };
 
 static int slot_of(void *ctx, const char *name)
@@ -309,15 +310,20 @@ static enum verdict judge(const struct walk *w, int level, int *first)
 
 static void show_progress(struct walk *w, int64_t index, int done)
 {
-    if (!w->label || (!done && atune__now() - w->t0 < 1.0))
+    double now;
+
+    if (!w->label || (done && !w->shown))
         return;
-    if (done && !w->shown)
+    now = atune__now();
+    /* From the first second on, four times a second. */
+    if (!done && (now - w->t0 < 1.0 || now - w->shown_at < 0.25))
         return;
     w->shown = 1;
+    w->shown_at = now;
     fprintf(stderr, "\r%s: %3d%% of %" PRId64 " combinations, %" PRId64
                     " valid, %.1f s%s",
             w->label, (int)(100.0 * (double)index / (double)w->total),
-            w->total, w->n, atune__now() - w->t0, done ? "\n" : "");
+            w->total, w->n, now - w->t0, done ? "\n" : "");
 }
 
 /* The configuration of the node: assigned parameters, then every other
