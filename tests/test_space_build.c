@@ -350,6 +350,83 @@ static void test_random_manifests(void **state)
     assert_true(valid > 50);
 }
 
+static int slot_of(void *ctx, const char *name)
+{
+    (void)ctx;
+    if (name[0] == 'P')
+        return name[1] - '0';
+    return strcmp(name, "n") == 0 ? 4 : -1;
+}
+
+/* atune__bound_range is sound: where it says an expression cannot fail,
+ * no evaluation in the box fails, and every value lies in its range. And
+ * bound evaluation agrees with evaluation by name. */
+static void test_ranges(void **state)
+{
+    static const int64_t pool[] = {-3, -1, 0, 1, 2, 5, 7, 16, 100, 4096};
+    char text[4096];
+    int proved = 0;
+
+    (void)state;
+    for (int t = 0; t < 20000; t++) {
+        char *p = text;
+        atune__expr *e = NULL;
+        atune__bound b;
+        int64_t vals[5][3], lo[5], hi[5], rlo, rhi;
+        int nv[5], may_fail;
+
+        expr(&p, text + sizeof(text), 4, 0);
+        assert_int_equal(atune__expr_parse(text, &e, NULL), 0);
+        assert_int_equal(atune__expr_bind(e, slot_of, NULL, &b, NULL), 0);
+        for (int i = 0; i < 5; i++) {
+            int first = (int)rnd(10);
+            nv[i] = 1 + (int)rnd(3);
+            for (int v = 0; v < nv[i]; v++)
+                vals[i][v] = pool[(first + v) % 10];
+            lo[i] = hi[i] = vals[i][0];
+            for (int v = 1; v < nv[i]; v++) {
+                lo[i] = vals[i][v] < lo[i] ? vals[i][v] : lo[i];
+                hi[i] = vals[i][v] > hi[i] ? vals[i][v] : hi[i];
+            }
+        }
+        may_fail = atune__bound_range(&b, lo, hi, &rlo, &rhi);
+        proved += !may_fail;
+        for (int c = 0; c < 243; c++) {
+            int64_t x[5], v1 = 0, v2 = 0;
+            atune__vars vs = {0};
+            atune__err e1 = {0}, e2 = {0};
+            int r1, r2, k = c;
+            for (int i = 0; i < 5; i++, k /= 3)
+                x[i] = vals[i][k % 3 % nv[i]];
+            for (int i = 0; i < 4; i++) {
+                char name[3] = {'P', (char)('0' + i), 0};
+                atune__vars_set(&vs, name, x[i]);
+            }
+            atune__vars_set(&vs, "n", x[4]);
+            r1 = atune__bound_eval(&b, x, &v1, &e1);
+            r2 = atune__expr_eval(e, &vs, &v2, &e2);
+            assert_int_equal(r1, r2);
+            if (r1)
+                assert_string_equal(e1.msg, e2.msg);
+            else
+                assert_true(v1 == v2);
+            if (!may_fail) {
+                if (r1)
+                    fail_msg("'%s' cannot fail, says the range, but: %s",
+                             text, e1.msg);
+                if (v1 < rlo || v1 > rhi)
+                    fail_msg("'%s' = %lld outside [%lld, %lld]", text,
+                             (long long)v1, (long long)rlo, (long long)rhi);
+            }
+        }
+        atune__bound_free(&b);
+        atune__expr_free(e);
+    }
+    print_message("ranges: %d of 20000 expressions proved not to fail\n",
+                  proved);
+    assert_true(proved > 2000);
+}
+
 /* ---- BAT's hotspot ----------------------------------------------------- */
 
 static atune__manifest *load_dir(const char *dir, const char *name)
@@ -589,6 +666,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtin_templates),
         cmocka_unit_test(test_random_manifests),
+        cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_hotspot),
         cmocka_unit_test(test_hotspot_small),
         cmocka_unit_test(test_gemm_space),
