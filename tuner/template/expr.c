@@ -622,11 +622,7 @@ static int binary(const atune__expr *e, const struct node *n, int64_t a,
 /* The length of the name of an OP_VAR node. */
 static size_t name_len(const atune__expr *e, const struct node *n)
 {
-    size_t len = 0;
-
-    while (is_alnum(e->text[n->value + (int64_t)len]))
-        len++;
-    return len;
+    return atune__node_name_len(e, n);
 }
 
 /* Where an evaluation finds its variables: a name table, or (bound
@@ -739,30 +735,6 @@ int atune__expr_eval(const atune__expr *e, const atune__vars *vs, int64_t *out,
     return ATUNE__OK;
 }
 
-int atune__expr_bind(const atune__expr *e,
-                     int (*slot)(void *ctx, const char *name), void *ctx,
-                     atune__bound *out, atune__err *err)
-{
-    char name[ATUNE__NAME_MAX];
-
-    out->e = e;
-    out->n = e->n;
-    out->slot = atune__calloc((size_t)e->n, sizeof(*out->slot));
-    if (!out->slot)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    for (int i = 0; i < e->n; i++) {
-        size_t len;
-        out->slot[i] = -1;
-        if (e->nodes[i].op != OP_VAR)
-            continue;
-        len = name_len(e, &e->nodes[i]);
-        memcpy(name, e->text + e->nodes[i].value, len);
-        name[len] = '\0';
-        out->slot[i] = slot(ctx, name);
-    }
-    return ATUNE__OK;
-}
-
 int atune__bound_eval(const atune__bound *b, const int64_t *values,
                       int64_t *out, atune__err *err)
 {
@@ -774,12 +746,6 @@ int atune__bound_eval(const atune__bound *b, const int64_t *values,
         return rc;
     *out = v;
     return ATUNE__OK;
-}
-
-void atune__bound_free(atune__bound *b)
-{
-    free(b->slot);
-    b->slot = NULL;
 }
 
 const char *atune__expr_text(const atune__expr *e)

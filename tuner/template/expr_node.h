@@ -1,9 +1,10 @@
 /* expr_node.h -- the parsed form of an expression, shared by the parser
- * and evaluator (expr.c) and the range analysis (expr_range.c); private
+ * and evaluator (expr.c) and the range analysis (expr_bound.c); private
  * to tuner/template. */
 #ifndef ATUNE_EXPR_NODE_H
 #define ATUNE_EXPR_NODE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum op {
@@ -51,5 +52,20 @@ struct atune__expr {
     int n;
     int root;
 };
+
+/* The length of the name of an OP_VAR node (names are [A-Za-z0-9_]+). */
+static inline size_t atune__node_name_len(const struct atune__expr *e,
+                                          const struct node *n)
+{
+    size_t len = 0;
+
+    for (;;) {
+        char ch = e->text[n->value + (int64_t)len];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || ch == '_'))
+            return len;
+        len++;
+    }
+}
 
 #endif

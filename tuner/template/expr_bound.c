@@ -1,4 +1,5 @@
-/* expr_range.c -- interval analysis of bound expressions: the range of
+/* expr_bound.c -- expressions bound to slots (atune__expr_bind; their
+ * evaluation is expr.c's), and interval analysis of them: the range of
  * an expression's value over a box of variable ranges, and whether any
  * evaluation in the box can fail. Building a space uses it to know which
  * checks can be taken out of their manifest order: only those that never
@@ -6,6 +7,39 @@
  * here is exact or wider; "cannot fail" is only claimed when proved. */
 #include "template/expr.h"
 #include "template/expr_node.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int atune__expr_bind(const atune__expr *e,
+                     int (*slot)(void *ctx, const char *name), void *ctx,
+                     atune__bound *out, atune__err *err)
+{
+    char name[ATUNE__NAME_MAX];
+
+    out->e = e;
+    out->n = e->n;
+    out->slot = atune__calloc((size_t)e->n, sizeof(*out->slot));
+    if (!out->slot)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int i = 0; i < e->n; i++) {
+        size_t len;
+        out->slot[i] = -1;
+        if (e->nodes[i].op != OP_VAR)
+            continue;
+        len = atune__node_name_len(e, &e->nodes[i]);
+        memcpy(name, e->text + e->nodes[i].value, len);
+        name[len] = '\0';
+        out->slot[i] = slot(ctx, name);
+    }
+    return ATUNE__OK;
+}
+
+void atune__bound_free(atune__bound *b)
+{
+    free(b->slot);
+    b->slot = NULL;
+}
 
 struct range {
     int64_t lo, hi;
