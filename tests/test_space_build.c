@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "search/strategy.h"
 #include "template/space.h"
 #include "template/templates.h"
 
@@ -661,6 +663,73 @@ static void test_set_union(void **state)
     atune__valid_set_free(&a);
 }
 
+/* ---- the search on a valid set ---------------------------------------- */
+
+struct trace {
+    int64_t n;
+    int64_t idx[400];
+};
+
+/* A deterministic landscape; every 17th configuration fails. */
+static int fake_eval(void *ctx, int64_t idx, double *time_ns, atune__err *err)
+{
+    struct trace *t = ctx;
+    uint64_t h = (uint64_t)idx * 0x9e3779b97f4a7c15ULL;
+
+    (void)err;
+    if (t->n < 400)
+        t->idx[t->n++] = idx;
+    *time_ns = idx % 17 == 0 ? INFINITY : (double)(h >> 40) + 1.0;
+    return 0;
+}
+
+/* Every strategy proposes the same configurations, in the same order,
+ * whether it is given the valid set or a mark per combination. */
+static void test_search_on_set(void **state)
+{
+    atune__templates t = {0};
+    atune__valid_set set = {0};
+    atune__devattr dev;
+    atune__err err = {0};
+    const atune__manifest *m;
+    unsigned char *mark;
+
+    (void)state;
+    atune__devattr_default(&dev);
+    if (atune__templates_load(NULL, "matmul", &t, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    m = t.m[0];
+    assert_int_equal(atune__space_build(m, &m->sizes[3], &dev, NULL, &set,
+                                        NULL, &err),
+                     0);
+    mark = calloc((size_t)atune__space_size(m), 1);
+    assert_non_null(mark);
+    for (int64_t i = 0; i < set.n; i++)
+        mark[set.index[i]] = 1;
+    for (const char *const *name = atune__strategy_names(); *name; name++) {
+        atune__search_spec a = {.m = m, .valid = mark, .strategy = *name,
+                                .budget = 300, .seed = 11};
+        atune__search_spec b = a;
+        atune__search_result ra, rb;
+        static struct trace ta, tb;
+        b.valid = NULL;
+        b.index = set.index;
+        b.nvalid = set.n;
+        ta.n = tb.n = 0;
+        assert_int_equal(atune__search(&a, fake_eval, NULL, &ta, &ra, &err), 0);
+        assert_int_equal(atune__search(&b, fake_eval, NULL, &tb, &rb, &err), 0);
+        assert_int_equal(ta.n, tb.n);
+        assert_true(ta.n > 100);
+        assert_memory_equal(ta.idx, tb.idx, (size_t)ta.n * sizeof(int64_t));
+        assert_int_equal(ra.best, rb.best);
+        assert_int_equal(ra.evaluations, rb.evaluations);
+        assert_string_equal(ra.stop, rb.stop);
+    }
+    free(mark);
+    atune__valid_set_free(&set);
+    atune__templates_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_gemm_space),
         cmocka_unit_test(test_limit),
         cmocka_unit_test(test_set_union),
+        cmocka_unit_test(test_search_on_set),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -474,8 +474,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
                      atune__outcome *out, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
-    int64_t total = atune__space_size(m);
-    unsigned char *valid = atune__calloc((size_t)total, 1);
+    atune__valid_set valid = {0};
     search_ctx sc = {.d = d, .pool = pool, .j = rs->j,
                      .journal_path = rs->journal, .resume = rs->resume,
                      .out = out, .o = o, .t0 = atune__now(),
@@ -487,17 +486,16 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     atune__search_result found;
     int rc;
 
-    if (!valid)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
     rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
     if (!rc)
         sc.limit_ms = launch_limit_ms(o, sc.p);
     /* The space at this size: constraints and device limits, before any
      * compilation. */
     if (!rc)
-        rc = atune__space_mark_valid(m, size, &in->attr, valid, &out->space,
-                                     err);
-    spec.valid = valid;
+        rc = atune__space_build(m, size, &in->attr, o->quiet ? NULL : m->name,
+                                &valid, &out->space, err);
+    spec.index = valid.index;
+    spec.nvalid = valid.n;
     if (!rc)
         rc = atune__search(&spec, eval_cb, remeasure_cb, &sc, &found, err);
     out->stop = found.stop;
@@ -509,7 +507,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     }
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
-    free(valid);
+    atune__valid_set_free(&valid);
     return rc;
 }
 

@@ -132,10 +132,35 @@ struct search {
     const char *stop;
 };
 
-static int space_init(space *sp, const atune__manifest *m,
-                      const unsigned char *valid, atune__err *err)
+/* The valid positions: spec->index when given, else the set entries of
+ * spec->valid, in ascending space index order either way. */
+static int valid_index(space *sp, const atune__search_spec *spec,
+                       atune__err *err)
 {
-    int64_t total = atune__space_size(m), k = 0;
+    int64_t total = atune__space_size(spec->m), k = 0;
+
+    if (spec->index)
+        sp->nvalid = spec->nvalid;
+    else if (spec->valid)
+        for (int64_t i = 0; i < total; i++)
+            sp->nvalid += spec->valid[i] != 0;
+    sp->index = atune__calloc((size_t)sp->nvalid, sizeof(*sp->index));
+    if (!sp->index)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    if (spec->index)
+        memcpy(sp->index, spec->index, (size_t)sp->nvalid * sizeof(int64_t));
+    else if (spec->valid)
+        for (int64_t i = 0; i < total; i++)
+            if (spec->valid[i])
+                sp->index[k++] = i;
+    return 0;
+}
+
+static int space_init(space *sp, const atune__search_spec *spec,
+                      atune__err *err)
+{
+    const atune__manifest *m = spec->m;
+    int rc;
 
     memset(sp, 0, sizeof(*sp));
     sp->np = m->nparams;
@@ -151,23 +176,19 @@ static int space_init(space *sp, const atune__manifest *m,
             sp->list_pos[p][r] = i;
         }
     }
-    for (int64_t i = 0; i < total; i++)
-        sp->nvalid += valid[i] != 0;
-    sp->index = atune__calloc((size_t)sp->nvalid, sizeof(*sp->index));
+    if ((rc = valid_index(sp, spec, err)))
+        return rc;
     sp->coord = atune__calloc((size_t)sp->nvalid, (size_t)sp->np);
-    if (!sp->index || !sp->coord)
+    if (!sp->coord)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    for (int64_t i = 0; i < total; i++) {
-        if (!valid[i])
-            continue;
-        sp->index[k] = i;
+    for (int64_t k = 0; k < sp->nvalid; k++) {
+        int64_t i = sp->index[k];
         for (int p = 0; p < sp->np; p++) {
             int lp = (int)(i / sp->stride[p] % sp->nv[p]);
             for (int r = 0; r < sp->nv[p]; r++)
                 if (sp->list_pos[p][r] == lp)
                     sp->coord[k * sp->np + p] = (rank_t)r;
         }
-        k++;
     }
     return 0;
 }
@@ -1018,7 +1039,7 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
     out->stop = "exhausted";
     if (!tq)
         return unknown(name, err);
-    if ((rc = space_init(&s.sp, spec->m, spec->valid, err)))
+    if ((rc = space_init(&s.sp, spec, err)))
         goto done;
     s.done = atune__calloc((size_t)s.sp.nvalid, 1);
     s.t = atune__calloc((size_t)s.sp.nvalid, sizeof(*s.t));
