@@ -22,25 +22,16 @@ struct size_report {
 
 /* Validates m on the generic device and collects the indices of the
  * configurations valid at any size. */
-static int validate(const atune__manifest *m, int64_t *index, int64_t *n,
+static int validate(const atune__manifest *m, atune__valid_set *valid,
                     struct size_report *sr, atune__err *err)
 {
-    int64_t total = atune__space_size(m);
-    unsigned char *valid = atune__calloc((size_t)total, 1);
     atune__devattr dev;
     int rc;
 
-    if (!valid)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
     atune__devattr_default(&dev);
-    rc = atune__space_validate(m, &dev, valid, sr->valid, err);
+    rc = atune__space_validate_set(m, &dev, valid, sr->valid, err);
     for (int s = 0; !rc && s < m->nsizes; s++)
         rc = atune__size_memory(m, &m->sizes[s], &dev, &sr->bytes[s], err);
-    *n = 0;
-    for (int64_t i = 0; !rc && i < total; i++)
-        if (valid[i])
-            index[(*n)++] = i;
-    free(valid);
     return rc;
 }
 
@@ -220,8 +211,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                      atune__cache *cache, atune__json *j, int64_t *failed)
 {
     const char *names[] = {m->kernel, m->reference};
-    int64_t *index =
-        atune__calloc((size_t)atune__space_size(m), sizeof(int64_t));
+    atune__valid_set valid = {0};
+    int64_t *index;
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0};
     int64_t n = 0, nfailed = 0;
@@ -230,14 +221,14 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     double t0 = atune__now();
     int rc;
 
-    if (!index)
-        return atune__cli_error(ATUNE__EOSERR, "out of memory");
-    rc = validate(m, index, &n, &sr, &err);
+    rc = validate(m, &valid, &sr, &err);
+    index = valid.index;
+    n = valid.n;
     if (!rc && o->memory)
         rc = check_memory(m, &sr, o->memory, &err);
     if (rc == ATUNE__EDATA) {
         report_invalid(m, j, err.msg);
-        free(index);
+        atune__valid_set_free(&valid);
         *failed += 1;
         return 0;
     }
@@ -285,7 +276,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     if (rc)
         atune__cli_error(rc, "%s", err.msg);
     atune__pool_free(pool);
-    free(index);
+    atune__valid_set_free(&valid);
     *failed += nfailed;
     return rc;
 }

@@ -18,15 +18,9 @@ static int count_valid(const atune__manifest *m, const atune__size *s,
                        int64_t *valid, atune__err *err)
 {
     atune__devattr dev;
-    unsigned char *mark = atune__calloc((size_t)atune__space_size(m), 1);
-    int rc;
 
-    if (!mark)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
     atune__devattr_default(&dev);
-    rc = atune__space_mark_valid(m, s, &dev, mark, valid, err);
-    free(mark);
-    return rc;
+    return atune__space_build(m, s, &dev, m->name, NULL, valid, err);
 }
 
 static void list_text(const atune__manifest *m, const int64_t *valid)

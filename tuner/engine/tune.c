@@ -483,8 +483,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
                      atune__outcome *out, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
-    int64_t total = atune__space_size(m);
-    unsigned char *valid = atune__calloc((size_t)total, 1);
+    atune__valid_set valid = {0};
     search_ctx sc = {.d = d, .pool = pool, .j = rs->j,
                      .journal_path = rs->journal, .resume = rs->resume,
                      .out = out, .o = o, .t0 = atune__now(),
@@ -496,17 +495,16 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     atune__search_result found = {.best = -1};
     int rc;
 
-    if (!valid)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
     rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
     if (!rc)
         sc.limit_ms = launch_limit_ms(o, sc.p);
     /* The space at this size: constraints and device limits, before any
      * compilation. */
     if (!rc)
-        rc = atune__space_mark_valid(m, size, &in->attr, valid, &out->space,
-                                     err);
-    spec.valid = valid;
+        rc = atune__space_build(m, size, &in->attr, o->quiet ? NULL : m->name,
+                                &valid, &out->space, err);
+    spec.index = valid.index;
+    spec.nvalid = valid.n;
     if (!rc)
         rc = atune__search(&spec, eval_cb, remeasure_cb, &sc, &found, err);
     out->stop = found.stop;
@@ -518,7 +516,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     }
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
-    free(valid);
+    atune__valid_set_free(&valid);
     return rc;
 }
 
@@ -558,25 +556,24 @@ static int start_pool(atune__device *d, const atune__manifest *m,
 {
     const atune__devinfo *in = atune__device_info(d);
     const char *names[] = {m->kernel};
-    int64_t total = atune__space_size(m), n = 0;
-    int64_t *index = atune__calloc((size_t)total, sizeof(*index));
-    unsigned char *valid = atune__calloc((size_t)total, 1);
+    atune__valid_set any = {0}, one = {0};
+    int64_t n = 0;
     int rc = 0;
 
-    if (!index || !valid)
-        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
     for (int s = 0; !rc && s < m->nsizes; s++)
-        if (size_selected(o, &m->sizes[s]))
-            rc = atune__space_mark_valid(m, &m->sizes[s], &in->attr, valid,
-                                         NULL, err);
-    for (int64_t i = 0; !rc && i < total; i++)
-        if (valid[i] && !resumed_everywhere(m, o, r, i))
-            index[n++] = i;
+        if (size_selected(o, &m->sizes[s]) &&
+            !(rc = atune__space_build(m, &m->sizes[s], &in->attr,
+                                      o->quiet ? NULL : m->name, &one, NULL,
+                                      err)))
+            rc = atune__valid_set_union(&any, &one, err);
+    for (int64_t i = 0; !rc && i < any.n; i++)
+        if (!resumed_everywhere(m, o, r, any.index[i]))
+            any.index[n++] = any.index[i];
     if (!rc)
-        rc = atune__pool_start(m, in->arch, names, 1, index, n, o->threads,
-                               o->cache, o->procs, pool, err);
-    free(valid);
-    free(index);
+        rc = atune__pool_start(m, in->arch, names, 1, any.index, n,
+                               o->threads, o->cache, o->procs, pool, err);
+    atune__valid_set_free(&one);
+    atune__valid_set_free(&any);
     return rc;
 }
 

@@ -285,7 +285,7 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
     out->stop = "exhausted";
     if (!tq)
         return unknown(name, err);
-    if ((rc = atune__space_view_init(&s.sp, spec->m, spec->valid, err)))
+    if ((rc = atune__space_view_init(&s.sp, spec, err)))
         goto done;
     s.done = atune__calloc((size_t)s.sp.nvalid, 1);
     s.t = atune__calloc((size_t)s.sp.nvalid, sizeof(*s.t));

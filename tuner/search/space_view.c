@@ -9,10 +9,35 @@
 #include "search/technique.h"
 #include "template/space.h"
 
-int atune__space_view_init(atune__space_view *sp, const atune__manifest *m,
-                           const unsigned char *valid, atune__err *err)
+/* The valid positions: spec->index when given, else the set entries of
+ * spec->valid, in ascending space index order either way. */
+static int valid_index(atune__space_view *sp, const atune__search_spec *spec,
+                       atune__err *err)
 {
-    int64_t total = atune__space_size(m), k = 0;
+    int64_t total = atune__space_size(spec->m), k = 0;
+
+    if (spec->index)
+        sp->nvalid = spec->nvalid;
+    else if (spec->valid)
+        for (int64_t i = 0; i < total; i++)
+            sp->nvalid += spec->valid[i] != 0;
+    sp->index = atune__calloc((size_t)sp->nvalid, sizeof(*sp->index));
+    if (!sp->index)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    if (spec->index)
+        memcpy(sp->index, spec->index, (size_t)sp->nvalid * sizeof(int64_t));
+    else if (spec->valid)
+        for (int64_t i = 0; i < total; i++)
+            if (spec->valid[i])
+                sp->index[k++] = i;
+    return 0;
+}
+
+int atune__space_view_init(atune__space_view *sp,
+                           const atune__search_spec *spec, atune__err *err)
+{
+    const atune__manifest *m = spec->m;
+    int rc;
 
     memset(sp, 0, sizeof(*sp));
     sp->np = m->nparams;
@@ -28,23 +53,19 @@ int atune__space_view_init(atune__space_view *sp, const atune__manifest *m,
             sp->list_pos[p][r] = i;
         }
     }
-    for (int64_t i = 0; i < total; i++)
-        sp->nvalid += valid[i] != 0;
-    sp->index = atune__calloc((size_t)sp->nvalid, sizeof(*sp->index));
+    if ((rc = valid_index(sp, spec, err)))
+        return rc;
     sp->coord = atune__calloc((size_t)sp->nvalid, (size_t)sp->np);
-    if (!sp->index || !sp->coord)
+    if (!sp->coord)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    for (int64_t i = 0; i < total; i++) {
-        if (!valid[i])
-            continue;
-        sp->index[k] = i;
+    for (int64_t k = 0; k < sp->nvalid; k++) {
+        int64_t i = sp->index[k];
         for (int p = 0; p < sp->np; p++) {
             int lp = (int)(i / sp->stride[p] % sp->nv[p]);
             for (int r = 0; r < sp->nv[p]; r++)
                 if (sp->list_pos[p][r] == lp)
                     sp->coord[k * sp->np + p] = (atune__rank)r;
         }
-        k++;
     }
     return 0;
 }

@@ -13,9 +13,13 @@
 
 typedef struct atune__search_spec {
     const atune__manifest *m;
-    /* valid[i] != 0 for every space index i (0 <= i < atune__space_size(m))
-     * that passed constraints and device limits at this size: the only
-     * ones a strategy may propose. */
+    /* The configurations that passed constraints and device limits at
+     * this size, the only ones a strategy may propose: index[0..nvalid-1],
+     * ascending space indices (atune__space_build's set) when index is
+     * non-NULL; else valid[i] != 0 for every such space index i
+     * (0 <= i < atune__space_size(m)). */
+    const int64_t *index;
+    int64_t nvalid;
     const unsigned char *valid;
     /* NULL: atune__strategy_default(), and with no budget the search
      * stops when it has converged (see atune__search) */

@@ -113,8 +113,8 @@ typedef struct atune__member {
     double t;
 } atune__member;
 
-int atune__space_view_init(atune__space_view *sp, const atune__manifest *m,
-                           const unsigned char *valid, atune__err *err);
+int atune__space_view_init(atune__space_view *sp,
+                           const atune__search_spec *spec, atune__err *err);
 void atune__space_view_free(atune__space_view *sp);
 
 static inline const atune__rank *atune__coord(const atune__search_state *s,

@@ -6,6 +6,7 @@
  * the offending subexpression.
  */
 #include "template/expr.h"
+#include "template/expr_node.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -19,52 +20,6 @@
 #define MAX_DEPTH 200
 /* Keeps every offset in an int. */
 #define MAX_TEXT 65535
-
-enum op {
-    OP_NUM,
-    OP_VAR,
-    OP_NEG,
-    OP_NOT,
-    OP_BNOT,
-    OP_MUL,
-    OP_DIV,
-    OP_MOD,
-    OP_ADD,
-    OP_SUB,
-    OP_SHL,
-    OP_SHR,
-    OP_LT,
-    OP_LE,
-    OP_GT,
-    OP_GE,
-    OP_EQ,
-    OP_NE,
-    OP_BAND,
-    OP_BXOR,
-    OP_BOR,
-    OP_AND,
-    OP_OR,
-    OP_COND,
-    OP_CDIV,
-    OP_MIN,
-    OP_MAX
-};
-
-struct node {
-    enum op op;
-    int a, b, c;   /* operands (node indices), -1 when unused */
-    int64_t value; /* OP_NUM: the value; OP_VAR: offset of the name */
-    int start;     /* source span [start, end), parentheses included */
-    int end;
-    int depth; /* of the subtree rooted here */
-};
-
-struct atune__expr {
-    char *text;
-    struct node *nodes; /* leaves appear in source order */
-    int n;
-    int root;
-};
 
 /* Binary operators by precedence level, 1 binding loosest. Two-character
  * operators come before their one-character prefixes. */
@@ -667,18 +622,22 @@ static int binary(const atune__expr *e, const struct node *n, int64_t a,
 /* The length of the name of an OP_VAR node. */
 static size_t name_len(const atune__expr *e, const struct node *n)
 {
-    size_t len = 0;
-
-    while (is_alnum(e->text[n->value + (int64_t)len]))
-        len++;
-    return len;
+    return atune__node_name_len(e, n);
 }
 
-static int eval(const atune__expr *e, int i, const atune__vars *vs,
+/* Where an evaluation finds its variables: a name table, or (bound
+ * expressions) an array of values indexed by each OP_VAR node's slot. */
+struct env {
+    const atune__vars *vs;
+    const int *slot;       /* per node; -1: an unknown name */
+    const int64_t *values; /* by slot */
+};
+
+static int eval(const atune__expr *e, int i, const struct env *vs,
                 int64_t *out, atune__err *err);
 
 /* Evaluates node i as a truth value, 0 or 1. */
-static int truth(const atune__expr *e, int i, const atune__vars *vs,
+static int truth(const atune__expr *e, int i, const struct env *vs,
                  int64_t *out, atune__err *err)
 {
     int64_t v;
@@ -690,12 +649,29 @@ static int truth(const atune__expr *e, int i, const atune__vars *vs,
     return 0;
 }
 
-static int eval(const atune__expr *e, int i, const atune__vars *vs,
-                int64_t *out, atune__err *err)
+/* The value of OP_VAR node i. */
+static int var(const atune__expr *e, int i, const struct env *vs,
+               int64_t *out, atune__err *err)
 {
     const struct node *n = &e->nodes[i];
     const char *name = e->text + n->value;
     const int64_t *v;
+
+    if (vs->slot)
+        v = vs->slot[i] >= 0 ? &vs->values[vs->slot[i]] : NULL;
+    else
+        v = atune__vars_get(vs->vs, name, name_len(e, n));
+    if (!v)
+        return atune__fail(err, ATUNE__EDATA, "unknown name '%.*s'",
+                           (int)name_len(e, n), name);
+    *out = *v;
+    return 0;
+}
+
+static int eval(const atune__expr *e, int i, const struct env *vs,
+                int64_t *out, atune__err *err)
+{
+    const struct node *n = &e->nodes[i];
     int64_t a, b;
     int rc;
 
@@ -704,12 +680,7 @@ static int eval(const atune__expr *e, int i, const atune__vars *vs,
         *out = n->value;
         return 0;
     case OP_VAR:
-        v = atune__vars_get(vs, name, name_len(e, n));
-        if (!v)
-            return atune__fail(err, ATUNE__EDATA, "unknown name '%.*s'",
-                               (int)name_len(e, n), name);
-        *out = *v;
-        return 0;
+        return var(e, i, vs, out, err);
     default:
         break;
     }
@@ -754,8 +725,22 @@ static int eval(const atune__expr *e, int i, const atune__vars *vs,
 int atune__expr_eval(const atune__expr *e, const atune__vars *vs, int64_t *out,
                      atune__err *err)
 {
+    struct env env = {.vs = vs};
     int64_t v;
-    int rc = eval(e, e->root, vs, &v, err);
+    int rc = eval(e, e->root, &env, &v, err);
+
+    if (rc)
+        return rc;
+    *out = v;
+    return ATUNE__OK;
+}
+
+int atune__bound_eval(const atune__bound *b, const int64_t *values,
+                      int64_t *out, atune__err *err)
+{
+    struct env env = {.slot = b->slot, .values = values};
+    int64_t v;
+    int rc = eval(b->e, b->e->root, &env, &v, err);
 
     if (rc)
         return rc;

@@ -64,6 +64,39 @@ int atune__expr_parse(const char *src, atune__expr **out, atune__err *err);
 int atune__expr_eval(const atune__expr *e, const atune__vars *vs,
                      int64_t *out, atune__err *err);
 
+/* An expression whose names are bound to slots of an array of values:
+ * evaluated without looking names up, for the millions of evaluations of
+ * building a space. e must outlive it. */
+typedef struct atune__bound {
+    const atune__expr *e;
+    int n;     /* nodes of e */
+    int *slot; /* per node: the slot of a name; -1 for an unknown name
+                  and for nodes that are not names */
+} atune__bound;
+
+/* Binds every name of e to slot(ctx, name): an index into the values
+ * atune__bound_eval is given, or -1 for a name that has none (evaluating
+ * it fails as atune__expr_eval does: "unknown name 'X'"). Returns 0 or
+ * ATUNE__EOSERR. */
+int atune__expr_bind(const atune__expr *e,
+                     int (*slot)(void *ctx, const char *name), void *ctx,
+                     atune__bound *out, atune__err *err);
+
+/* atune__expr_eval with the values of the bound slots: same results,
+ * same errors. */
+int atune__bound_eval(const atune__bound *b, const int64_t *values,
+                      int64_t *out, atune__err *err);
+
+void atune__bound_free(atune__bound *b);
+
+/* The range [*lo_out, *hi_out] of b's value when every slot i takes a
+ * value in [lo[i], hi[i]], and whether an evaluation can fail there:
+ * 0 only when no evaluation in that box can (overflow, division by zero,
+ * a bad shift, an unknown name). Conservative: 1 and the range of int64
+ * where it cannot tell. */
+int atune__bound_range(const atune__bound *b, const int64_t *lo,
+                       const int64_t *hi, int64_t *lo_out, int64_t *hi_out);
+
 /* The source text the expression was parsed from. */
 const char *atune__expr_text(const atune__expr *e);
 

@@ -269,7 +269,7 @@ static int check_limits(const atune__launch *l, const atune__devattr *dev,
 
 /* Whether v fits the C type a scalar argument is passed as: the runner
  * converts with a cast, which would silently wrap. */
-static int scalar_fits(atune__type t, int64_t v)
+int atune__scalar_fits(atune__type t, int64_t v)
 {
     switch (t) {
     case ATUNE__CHAR:
@@ -300,7 +300,7 @@ static int check_scalars(const atune__manifest *m, const atune__vars *vs,
         rc = atune__manifest_eval(m, a->value, a->line, vs, &v, err);
         if (rc)
             return rc;
-        if (!scalar_fits(a->type, v))
+        if (!atune__scalar_fits(a->type, v))
             return atune__fail(err, ATUNE__EDATA,
                                "%s:%d: value %" PRId64 " of scalar '%s' does "
                                "not fit in %s",
@@ -489,35 +489,92 @@ static int check_size(const atune__manifest *m, const atune__size *size,
     return atune__size_memory(m, size, dev, &bytes, err);
 }
 
-int atune__space_mark_valid(const atune__manifest *m, const atune__size *size,
-                            const atune__devattr *dev, unsigned char *valid,
-                            int64_t *count, atune__err *err)
+int atune__space_build(const atune__manifest *m, const atune__size *size,
+                       const atune__devattr *dev, const char *label,
+                       atune__valid_set *set, int64_t *count,
+                       atune__err *err)
 {
     atune__vars vs = {0};
-    char reason[256];
-    int64_t total = atune__space_size(m), n = 0;
+    atune__config failed;
+    char text[256];
     int rc;
 
+    if (set)
+        set->n = 0;
     if (atune__size_vars(size, &vs) || atune__devattr_vars(dev, &vs))
         return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
                            m->ini_path);
     if ((rc = check_size(m, size, &vs, dev, err)) != 0)
         return rc;
-    for (int64_t i = 0; i < total; i++) {
-        atune__config c;
-        int line;
+    if (label)
+        snprintf(text, sizeof(text), "%s, size %s", label, size->name);
+    memset(&failed, 0, sizeof(failed));
+    failed.v[0] = INT64_MIN; /* "no configuration" */
+    rc = atune__space_enumerate(m, &vs, dev, label ? text : NULL, 0, set,
+                                count, &failed, err);
+    if (rc == ATUNE__EDATA)
+        return at(m, size, failed.v[0] == INT64_MIN ? NULL : &failed, rc, err);
+    return rc;
+}
 
-        atune__space_config(m, i, &c);
-        rc = check_config(m, &c, &vs, dev, NULL, reason, sizeof(reason), &line,
-                          1, err);
-        if (rc > 1)
-            return at(m, size, &c, rc, err);
-        n += rc;
-        valid[i] |= (unsigned char)rc;
+int atune__space_mark_valid(const atune__manifest *m, const atune__size *size,
+                            const atune__devattr *dev, unsigned char *valid,
+                            int64_t *count, atune__err *err)
+{
+    atune__valid_set set = {0};
+    int rc = atune__space_build(m, size, dev, NULL, &set, count, err);
+
+    for (int64_t i = 0; !rc && i < set.n; i++)
+        valid[set.index[i]] = 1;
+    atune__valid_set_free(&set);
+    return rc;
+}
+
+void atune__valid_set_free(atune__valid_set *s)
+{
+    free(s->index);
+    memset(s, 0, sizeof(*s));
+}
+
+int atune__valid_set_union(atune__valid_set *a, const atune__valid_set *b,
+                           atune__err *err)
+{
+    int64_t *out, i = 0, j = 0, n = 0;
+
+    if (b->n == 0)
+        return 0;
+    out = atune__calloc((size_t)(a->n + b->n), sizeof(*out));
+    if (!out)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    while (i < a->n || j < b->n) {
+        if (j == b->n || (i < a->n && a->index[i] < b->index[j]))
+            out[n++] = a->index[i++];
+        else if (i == a->n || b->index[j] < a->index[i])
+            out[n++] = b->index[j++];
+        else
+            out[n++] = a->index[i++], j++;
     }
-    if (count)
-        *count = n;
+    free(a->index);
+    a->index = out;
+    a->n = n;
+    a->cap = a->n + b->n;
     return 0;
+}
+
+int64_t atune__valid_set_find(const atune__valid_set *s, int64_t idx)
+{
+    int64_t lo = 0, hi = s->n - 1;
+
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (s->index[mid] == idx)
+            return mid;
+        if (s->index[mid] < idx)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
 }
 
 /* Fails because no configuration is valid at size, blaming the line that
@@ -547,26 +604,39 @@ static int none_valid(const atune__manifest *m, const atune__size *size,
                        atune__space_size(m), cfg, reason);
 }
 
-int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
-                          unsigned char *valid, int64_t *counts,
-                          atune__err *err)
+int atune__space_validate_set(const atune__manifest *m,
+                              const atune__devattr *dev,
+                              atune__valid_set *any, int64_t *counts,
+                              atune__err *err)
 {
-    unsigned char *scratch = NULL;
+    atune__valid_set set = {0};
     int rc = 0;
 
-    if (!valid) {
-        valid = scratch = atune__calloc((size_t)atune__space_size(m), 1);
-        if (!scratch)
-            return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    }
     for (int s = 0; !rc && s < m->nsizes; s++) {
         int64_t n = 0;
-        rc = atune__space_mark_valid(m, &m->sizes[s], dev, valid, &n, err);
+        rc = atune__space_build(m, &m->sizes[s], dev, m->name,
+                                any ? &set : NULL, &n, err);
         if (!rc && n == 0)
             rc = none_valid(m, &m->sizes[s], dev, err);
         if (!rc && counts)
             counts[s] = n;
+        if (!rc && any)
+            rc = atune__valid_set_union(any, &set, err);
     }
-    free(scratch);
+    atune__valid_set_free(&set);
+    return rc;
+}
+
+int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
+                          unsigned char *valid, int64_t *counts,
+                          atune__err *err)
+{
+    atune__valid_set any = {0};
+    int rc = atune__space_validate_set(m, dev, valid ? &any : NULL, counts,
+                                       err);
+
+    for (int64_t i = 0; !rc && i < any.n; i++)
+        valid[any.index[i]] = 1;
+    atune__valid_set_free(&any);
     return rc;
 }

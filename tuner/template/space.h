@@ -79,6 +79,61 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
                        atune__launch *launch, char *reason, size_t len,
                        atune__err *err);
 
+/* The valid configurations of a space: ascending space indices. */
+typedef struct atune__valid_set {
+    int64_t n;
+    int64_t *index; /* n entries, ascending */
+    int64_t cap;
+} atune__valid_set;
+
+void atune__valid_set_free(atune__valid_set *s);
+
+/* Adds b's configurations to a (a stays ascending, without duplicates). */
+int atune__valid_set_union(atune__valid_set *a, const atune__valid_set *b,
+                           atune__err *err);
+
+/* Position of space index idx in s, or -1 when it is not there. */
+int64_t atune__valid_set_find(const atune__valid_set *s, int64_t idx);
+
+/* The most valid configurations one space may have, unless the
+ * environment variable ATUNE_MAX_VALID says otherwise: the valid set
+ * takes 8 bytes per configuration, a search about 30 more. */
+#define ATUNE__MAX_VALID_DEFAULT INT64_C(50000000)
+int64_t atune__space_max_valid(void);
+
+/* The configurations valid at size on dev (the same as atune__space_check
+ * and the scalar checks of atune__space_mark_valid say, configuration by
+ * configuration), enumerated without visiting the combinations that the
+ * constraints rule out: into *set (replacing what it held) or, with set
+ * NULL, only counted into *count. Checks the size first as
+ * atune__space_mark_valid does, with its errors. More than
+ * atune__space_max_valid() configurations into a set: ATUNE__EDATA. With
+ * label non-NULL and stderr a terminal, a build that takes more than a
+ * second shows its progress there, each line starting with label. */
+int atune__space_build(const atune__manifest *m, const atune__size *size,
+                       const atune__devattr *dev, const char *label,
+                       atune__valid_set *set, int64_t *count,
+                       atune__err *err);
+
+/* atune__space_validate with the configurations valid at any size in
+ * *any (may be NULL). */
+int atune__space_validate_set(const atune__manifest *m,
+                              const atune__devattr *dev,
+                              atune__valid_set *any, int64_t *counts,
+                              atune__err *err);
+
+/* Internal to tuner/template (space_build.c): the enumeration of
+ * atune__space_build with the size's and device's variables in base; an
+ * EDATA error is about the configuration in *failed. */
+int atune__space_enumerate(const atune__manifest *m, const atune__vars *base,
+                           const atune__devattr *dev, const char *label,
+                           int64_t max_valid, atune__valid_set *set,
+                           int64_t *count, atune__config *failed,
+                           atune__err *err);
+
+/* Whether v fits the C type a scalar argument is passed as. */
+int atune__scalar_fits(atune__type t, int64_t v);
+
 /* Sets valid[i] = 1 for every configuration that passes atune__space_check
  * at size on dev; entries already set stay set, so calls for several sizes
  * give "valid at any of them". *count (when non-NULL) is the number valid
