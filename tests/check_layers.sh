@@ -36,10 +36,12 @@ allowed() {
   [ "${rank[$to]}" -lt "${rank[$from]}" ]
 }
 
-# Reports every cycle of the edges "a b" on stdin (a uses b), with tsort.
+# Reports every cycle of the edges "a b" in $2 (a uses b), with tsort.
+# Not fed through a pipe: a pipeline's last command runs in a subshell,
+# which would lose the count of problems.
 cycles() {
   local what=$1 out
-  out=$(tsort 2>&1 >/dev/null)
+  out=$(tsort <<<"$2" 2>&1 >/dev/null)
   [ -z "$out" ] && return 0
   fail "$what has a cycle:"$'\n'"$(printf '%s\n' "$out" | sed 's/^tsort: /  /')"
 }
@@ -58,18 +60,21 @@ check_includes() {
   done
   # A header, its source and its private X_internal.h are one node, so
   # that "a.c -> b.h, b.c -> a.h" is the cycle it is.
-  printf '%s' "$edges" | sed 's/_internal\.h\b//g; s/\.[ch]\b//g' | awk '$1 != $2' | cycles "the include graph"
+  cycles "the include graph" "$(printf '%s' "$edges" |
+    sed 's/_internal\.h\b//g; s/\.[ch]\b//g' | awk '$1 != $2')"
 }
 
 check_calls() {
-  local build=$1 o defs uses
+  local build=$1 src=${2:-} o defs uses
   defs=$(mktemp) uses=$(mktemp)
   while IFS= read -r o; do
     local node=${o#*/tuner/}
     node=${node%.c.o}
+    # An object left behind by a source that was moved or removed.
+    [ -z "$src" ] || [ -f "$src/tuner/$node.c" ] || continue
     nm "$o" 2>/dev/null | awk -v n="$node" '
-      $2 ~ /^[TDBRC]$/ { print $3, n > "'"$defs"'" }
-      $1 == "U"        { print $2, n > "'"$uses"'" }'
+      $2 ~ /^[TDBRC]$/ { print $3, n >> "'"$defs"'" }
+      $1 == "U"        { print $2, n >> "'"$uses"'" }'
   done < <(find "$build" -path '*/tuner/*' -name '*.c.o' | grep -v '/tests/' | sort -u)
   if [ ! -s "$defs" ]; then
     fail "no objects under $build/**/tuner: build first"
@@ -87,7 +92,7 @@ check_calls() {
     allowed "${from%%/*}" "${to%%/*}" ||
       fail "tuner/$from.c calls into tuner/$to.c: layer '${from%%/*}' may not use '${to%%/*}'"
   done <<<"$edges"
-  printf '%s\n' "$edges" | awk 'NF == 2' | cycles "the call graph"
+  cycles "the call graph" "$(printf '%s\n' "$edges" | awk 'NF == 2')"
 }
 
 check_sizes() {
@@ -105,7 +110,7 @@ run_checks() {
   problems=0
   check_includes "$src"
   check_sizes "$src"
-  [ -n "$build" ] && check_calls "$build"
+  [ -n "$build" ] && check_calls "$build" "$src"
   return $((problems > 0))
 }
 
@@ -136,7 +141,7 @@ self_test() {
   echo 'void d(void); void c(void) { d(); }' | cc -x c -c - -o "$objs/engine/c.c.o"
   echo 'void c(void); void d(void) { c(); }' | cc -x c -c - -o "$objs/engine/d.c.o"
   problems=0
-  check_calls "$scratch/o" 2>"$scratch/err"
+  check_calls "$scratch/o" "" 2>"$scratch/err"
   grep -q "lib/a.c calls into tuner/cli/b.c" "$scratch/err" &&
     grep -q "call graph has a cycle" "$scratch/err" ||
     { echo "check_layers: self-test: call-graph faults not caught" >&2; bad=1; }

@@ -25,16 +25,18 @@ typedef struct bandit {
 
 static int bandit_init(void *st, atune__search_state *s)
 {
-    static const char *const arms[AUC_ARMS] = {
-        "greedy_ils", "simulated_annealing", "genetic_algorithm", "diff_evo"};
+    /* The technique objects themselves, not looked up in the driver's
+     * table: the driver uses the bandit, so the bandit does not use the
+     * driver. */
+    static const atune__technique *const arms[AUC_ARMS] = {
+        &atune__greedy_ils, &atune__simulated_annealing,
+        &atune__genetic_algorithm, &atune__diff_evo};
     bandit *b = st;
 
     for (int i = 0; i < AUC_ARMS; i++) {
         arm *a = &b->arm[i];
         int rc;
-        if (!(a->t = atune__technique_find(arms[i])))
-            return atune__fail(s->err, ATUNE__ESOFTWARE,
-                               "auc_bandit: no technique '%s'", arms[i]);
+        a->t = arms[i];
         a->st = atune__calloc(1, a->t->state_size);
         if (!a->st)
             return atune__fail(s->err, ATUNE__EOSERR, "out of memory");

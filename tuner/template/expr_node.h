@@ -1,5 +1,6 @@
 /* expr_node.h -- the parsed form of an expression, shared by the parser
- * and evaluator (expr.c) and the range analysis (expr_bound.c); private
+ * (expr.c), the evaluator (expr_eval.c) and the range analysis
+ * (expr_bound.c); private
  * to tuner/template. */
 #ifndef ATUNE_EXPR_NODE_H
 #define ATUNE_EXPR_NODE_H

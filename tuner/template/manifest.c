@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,35 +30,6 @@ static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
     "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
-
-/* ---- helpers ---------------------------------------------------------- */
-
-int atune__mf_bad(struct loader *ld, int line, const char *fmt, ...)
-{
-    char what[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    return atune__fail(ld->err, ATUNE__EDATA, "%s:%d: %s", ld->m->ini_path,
-                       line, what);
-}
-
-int atune__mf_oom(struct loader *ld)
-{
-    return atune__fail(ld->err, ATUNE__EOSERR, "out of memory");
-}
-
-int atune__mf_parse_expr(struct loader *ld, int line, const char *text,
-                         atune__expr **out)
-{
-    int rc = atune__expr_parse(text, out, ld->err);
-
-    if (rc)
-        atune__err_prefix(ld->err, "%s:%d: ", ld->m->ini_path, line);
-    return rc;
-}
 
 /* "x", "x, y" or "x, y, z". */
 static int parse_dim3(struct loader *ld, const atune__ini_entry *en,

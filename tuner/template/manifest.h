@@ -45,6 +45,8 @@ typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;
  * double 8: CUDA's long is 64-bit on Linux). */
 size_t atune__type_size(atune__type t);
 const char *atune__type_name(atune__type t);
+/* Whether v fits the C type a scalar argument is passed as. */
+int atune__scalar_fits(atune__type t, int64_t v);
 const char *atune__role_name(atune__role r);
 
 typedef struct atune__param {

@@ -204,3 +204,20 @@ int atune__mf_parse_constants(struct loader *ld)
     }
     return 0;
 }
+
+/* Whether v fits the C type of a scalar argument. */
+int atune__scalar_fits(atune__type t, int64_t v)
+{
+    switch (t) {
+    case ATUNE__CHAR:
+        return v >= INT8_MIN && v <= INT8_MAX;
+    case ATUNE__INT:
+        return v >= INT32_MIN && v <= INT32_MAX;
+    case ATUNE__UINT:
+        return v >= 0 && v <= (int64_t)UINT32_MAX;
+    case ATUNE__ULONG:
+        return v >= 0;
+    default:
+        return 1; /* long, and reals, take any int64 */
+    }
+}

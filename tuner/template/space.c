@@ -40,16 +40,6 @@ int atune__devattr_vars(const atune__devattr *d, atune__vars *vs)
     return 0;
 }
 
-int64_t atune__space_size(const atune__manifest *m)
-{
-    int64_t n = 1;
-
-    /* The loader refused spaces whose size does not fit. */
-    for (int i = 0; i < m->nparams; i++)
-        n *= m->params[i].nvalues;
-    return n;
-}
-
 void atune__space_config(const atune__manifest *m, int64_t index,
                          atune__config *c)
 {
@@ -269,22 +259,6 @@ static int check_limits(const atune__launch *l, const atune__devattr *dev,
 
 /* Whether v fits the C type a scalar argument is passed as: the runner
  * converts with a cast, which would silently wrap. */
-int atune__scalar_fits(atune__type t, int64_t v)
-{
-    switch (t) {
-    case ATUNE__CHAR:
-        return v >= INT8_MIN && v <= INT8_MAX;
-    case ATUNE__INT:
-        return v >= INT32_MIN && v <= INT32_MAX;
-    case ATUNE__UINT:
-        return v >= 0 && v <= (int64_t)UINT32_MAX;
-    case ATUNE__ULONG:
-        return v >= 0;
-    default:
-        return 1; /* long, and reals, take any int64 */
-    }
-}
-
 /* Evaluates every integer scalar argument with the configuration's
  * variables in vs; a value that does not fit its type is an error. */
 static int check_scalars(const atune__manifest *m, const atune__vars *vs,

@@ -131,9 +131,6 @@ int atune__space_enumerate(const atune__manifest *m, const atune__vars *base,
                            int64_t *count, atune__config *failed,
                            atune__err *err);
 
-/* Whether v fits the C type a scalar argument is passed as. */
-int atune__scalar_fits(atune__type t, int64_t v);
-
 /* Sets valid[i] = 1 for every configuration that passes atune__space_check
  * at size on dev; entries already set stay set, so calls for several sizes
  * give "valid at any of them". *count (when non-NULL) is the number valid

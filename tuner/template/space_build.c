@@ -22,6 +22,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The size of the Cartesian product the enumerator walks. */
+int64_t atune__space_size(const atune__manifest *m)
+{
+    int64_t n = 1;
+
+    /* The loader refused spaces whose size does not fit. */
+    for (int i = 0; i < m->nparams; i++)
+        n *= m->params[i].nvalues;
+    return n;
+}
+
 enum kind { K_CONSTRAINT, K_EVAL, K_LIMIT, K_SCALAR };
 enum status { S_TRUE, S_FALSE, S_ERR };
 
