@@ -41,7 +41,18 @@ static const shape *find_shape(const atune_profile *p, const kernel *k,
 }
 
 /* The entry of s at exactly size q, else the nearest on a log scale (ties:
- * the larger tuned size, then the first in the file). */
+ * the larger tuned size, then the first in the file).
+ * Why the nearest, between the points of a ladder: the library has no
+ * time of any configuration at the size asked for, so "the faster of both
+ * neighbours' configurations" cannot be decided here, and on the recorded
+ * journals (tests/data/journals, H100 and H200) it would rarely differ:
+ * at the tuned sizes that lie between two others (reduce n=1048576,
+ * constmem 1024x1024), the nearest neighbour's winner reached 94.9-100% of
+ * the size's optimum, the better of both neighbours' winners 94.9-100%
+ * (+0.4 point once in four). What decides is the distance: a winner's
+ * share of another size's optimum falls with it (reduce on the H200:
+ * 95% at 1.05x, 46-70% at 256x), so ladders are dense (a step of sqrt 2:
+ * every size within 2^0.25 of a tuned one) and the rule stays simple. */
 static entry *nearest(const atune_profile *p, const shape *s,
                       const size_vars *q, int *exact)
 {
