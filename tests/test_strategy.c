@@ -765,7 +765,8 @@ static void replay_sizes(const atune__templates *t, const atune__record *recs,
             fail_msg("%s", err.msg);
         spec.m = m;
         spec.valid = sim.valid;
-        for (int w = nwin - 1; seeded && w >= 0; w--)
+        for (int w = nwin - 1;
+             seeded && w >= 0 && spec.nseeds < ATUNE__MAX_SEEDS; w--)
             if (strcmp(win_kernel[w], m->name) == 0)
                 seeds[spec.nseeds++] = win[w];
         spec.seeds = seeds;

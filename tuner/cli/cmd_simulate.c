@@ -183,7 +183,7 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
     /* As tune: the winners of the kernel's sizes before, latest first. */
     if (!o->strategy || strcmp(o->strategy, "brute_force") != 0) {
         spec.seeds = win;
-        spec.nseeds = *nwin;
+        spec.nseeds = *nwin < ATUNE__MAX_SEEDS ? *nwin : ATUNE__MAX_SEEDS;
     }
     r.size_name = size_name(m, key);
     rc = atune__search(&spec, atune__sim_eval, atune__sim_remeasure, &sim,

@@ -476,8 +476,8 @@ static double launch_limit_ms(const atune__tune_opts *o,
     return ms < 1000 ? 1000 : ms > 60000 ? 60000 : ms;
 }
 
-/* The winners of the template's sizes tuned before out in this run, the
- * latest first: each size's search starts from them (a ladder's
+/* The winners of the template's latest sizes tuned before out in this
+ * run, the latest first: each size's search starts from them (a ladder's
  * neighbouring sizes share most of their good configurations). Brute
  * force keeps its index order. Returns how many. */
 static int ladder_seeds(const atune__tune_run *run, const atune__outcome *out,
@@ -487,7 +487,7 @@ static int ladder_seeds(const atune__tune_run *run, const atune__outcome *out,
 
     if (o->strategy && strcmp(o->strategy, "brute_force") == 0)
         return 0;
-    for (ptrdiff_t i = out - run->o - 1; i >= 0; i--)
+    for (ptrdiff_t i = out - run->o - 1; i >= 0 && n < ATUNE__MAX_SEEDS; i--)
         if (run->o[i].m == out->m && run->o[i].have_best)
             seeds[n++] = atune__space_index(out->m, &run->o[i].best);
     return n;
@@ -685,7 +685,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
         if ((rc = start_pool(d, m, o, rs.resume, &pool, err)))
             break;
         for (int s = 0; !rc && s < m->nsizes; s++) {
-            int64_t seeds[ATUNE__MAX_SIZES];
+            int64_t seeds[ATUNE__MAX_SEEDS];
             atune__outcome *out;
             if (!size_selected(o, &m->sizes[s]))
                 continue;

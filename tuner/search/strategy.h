@@ -32,6 +32,11 @@ typedef struct atune__search_spec {
     int nseeds;
 } atune__search_spec;
 
+/* Seeds a ladder's size gets: the winners of the latest sizes tuned (its
+ * nearest neighbours on an ordered ladder); each costs an evaluation, and
+ * the winners of far sizes are worth little (see profile_lookup.c). */
+#define ATUNE__MAX_SEEDS 4
+
 /* Evaluates configuration idx (a valid space index never proposed before)
  * and sets *time_ns to its median time, or to INFINITY when it is not ok
  * (compile error, wrong output, launch error...), and *spread_ns to the
