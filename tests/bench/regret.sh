@@ -207,22 +207,32 @@ if [ "$DRY_RUN" = 1 ]; then
   exit 0
 fi
 
+# Each finished step leaves OUT/done-STEP-KERNEL; an interrupted one
+# resumes from its journal (the manifests are the same each time): run the
+# same command again until the summary is printed.
 if [ -z "${PROFILE:-}" ]; then
   for k in "${kernels[@]}"; do
+    [ -e "$OUT/done-ladder-$k" ] && continue
     echo "== tuning the $k ladder ($(date -u +%H:%M:%S))"
     start=$(date +%s)
     "$bin" --device "$DEVICE" --templates "$tmp/ladder" --kernel "$k" \
       --profile-dir "$OUT/ladder" --json >"$OUT/ladder-$k.json" ||
       die "tuning the $k ladder failed"
-    echo "$k ladder: $(($(date +%s) - start)) s"
+    echo "$k ladder: $(($(date +%s) - start)) s, $(grep -o '"evaluations": *[0-9]*' \
+      "$OUT/ladder-$k.json" | awk '{ e += $2; n++ } END { printf "%d evaluations over %d sizes", e, n }')"
+    touch "$OUT/done-ladder-$k"
   done
   PROFILE=$(find "$OUT/ladder" -name "*.ini" | head -1)
 fi
 for k in "${kernels[@]}"; do
+  [ -e "$OUT/done-untuned-$k" ] && continue
   echo "== brute force of $k at the untuned sizes ($(date -u +%H:%M:%S))"
+  start=$(date +%s)
   "$bin" --device "$DEVICE" --templates "$tmp/untuned" --kernel "$k" \
     --strategy brute_force --profile-dir "$OUT/untuned" --json \
     >"$OUT/untuned-$k.json" || die "brute force of $k failed"
+  echo "$k brute force: $(($(date +%s) - start)) s"
+  touch "$OUT/done-untuned-$k"
 done
 "$tmp/pick" "$PROFILE" <"$tmp/picks.in" >"$OUT/picks.txt" 2>"$OUT/describe.txt" ||
   die "lookup failed: $(cat "$OUT/describe.txt")"
