@@ -161,8 +161,13 @@ analyze() { # PICKS JOURNAL
 # The library's picks, through libatune itself (regret_pick.c).
 lib=$(find "$build" -maxdepth 1 -name "libatune.so" -o -maxdepth 1 -name "libatune.a" | head -1)
 [ -n "$lib" ] || die "no libatune in $build"
-cc -std=c17 -O2 -I"$root/include" "$root/tests/bench/regret_pick.c" "$lib" \
-  -Wl,-rpath,"$build" -lm -o "$tmp/pick" || die "cannot build regret_pick"
+# A sanitized build's library needs the program built the same way.
+san=()
+ldd "$lib" 2>/dev/null | grep -q libasan && san+=(-fsanitize=address)
+ldd "$lib" 2>/dev/null | grep -q libubsan && san+=(-fsanitize=undefined)
+cc -std=c17 -O2 "${san[@]}" -I"$root/include" "$root/tests/bench/regret_pick.c" \
+  "$lib" -Wl,-rpath,"$build" -lm -o "$tmp/pick" 2>"$tmp/cc.log" ||
+  die "cannot build regret_pick: $(cat "$tmp/cc.log")"
 
 IFS=',' read -ra kernels <<<"$KERNELS"
 : >"$tmp/picks.in"
