@@ -322,16 +322,24 @@ static int sqrt2_ladder(struct loader *ld, int line, atune__param *p,
     if ((rc = const_value(ld, line, what, atune__trim(text), &lo)) ||
         (rc = const_value(ld, line, what, atune__trim(dots + 2), &hi)))
         return rc;
-    if (lo < 1 || hi < lo)
+    if (lo < 1)
+        return atune__mf_bad(ld, line,
+                             "%s: a range from %" PRId64 " (sizes are >= 1)",
+                             what, lo);
+    if (hi < lo)
         return atune__mf_bad(ld, line, "%s: empty range %" PRId64 "..%" PRId64,
                              what, lo, hi);
     for (int i = 0;; i++) {
-        int64_t base = lo << (i / 2), v;
-        if (i / 2 >= 62 || base >> (i / 2) != lo || base > hi)
+        int64_t base, v;
+        if (lo > hi >> (i / 2))
             return 0;
+        base = lo << (i / 2);
         v = i % 2 ? (int64_t)llround((double)base * SQRT2) : base;
         if (v > hi)
             return 0;
+        /* 1..: 1, 1.41 and 2 round to 1, 1 and 2 */
+        if (p->nvalues > 0 && v == p->values[p->nvalues - 1])
+            continue;
         if ((rc = add_value(ld, line, p, v)))
             return rc;
     }
