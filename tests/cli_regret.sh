@@ -45,5 +45,29 @@ done
 awk '/% of its optimum/ { p = $3 + 0; if (p <= 0 || p > 100.5) bad = 1; n++ }
      END { exit bad || n < 10 }' "$tmp/log" && ok || { ko "analysis"; cat "$tmp/log"; }
 
+# The analysis on a made-up journal: the pick's share of the optimum,
+# sizes under 2^16 elements with the optimum's interquartile range and
+# 'not rankable' over 2%, the mean and the worst of the rest.
+printf '[device]\nformat = 1\nname = G\ncc = 90\nsm_count = 1\n[copy n=4096]\nBLOCK_SIZE = 64\nVW = 1\n[copy n=65536]\nBLOCK_SIZE = 128\nVW = 2\n' >"$tmp/g.ini"
+{
+  printf '# autotune journal, format 1\n'
+  printf 'copy\tn=5000\tBLOCK_SIZE=64,VW=1\tok\t2000\t10\t1\t9\th\t\n'
+  printf 'copy\tn=5000\tBLOCK_SIZE=128,VW=2\tok\t1000\t50\t1\t9\th\t\n'
+  printf 'copy\tn=6000\tBLOCK_SIZE=64,VW=1\tok\t1000\t10\t1\t9\th\t\n'
+  printf 'copy\tn=6000\tBLOCK_SIZE=64,VW=1\tok\t900\t1\t1\t9\th\tfinal\n'
+  printf 'copy\tn=70000\tVW=2,BLOCK_SIZE=128\tok\t1250\t10\t1\t9\th\t\n'
+  printf 'copy\tn=70000\tBLOCK_SIZE=64,VW=4\tok\t1000\t10\t1\t9\th\t\n'
+} >"$tmp/g.journal"
+DRY_RUN=1 OUT=$tmp/out3 KERNELS=copy JOURNAL=$tmp/g.journal PROFILE=$tmp/g.ini \
+  bash "$src/tests/bench/regret.sh" "$(dirname "$bin")" >"$tmp/log3" 2>&1
+grep -q 'n=5000 .* 50.0% of its optimum .*optimum IQR 5.0%  not rankable' "$tmp/log3" &&
+  ok || ko "a noisy small size is not rankable"
+grep -q 'n=6000 .*100.0% of its optimum .*optimum IQR 1.0%$' "$tmp/log3" &&
+  ok || ko "a small size within 2% is rankable (final records left out)"
+grep -q 'n=70000 .* 80.0% of its optimum  (BLOCK_SIZE=128,VW=2)$' "$tmp/log3" &&
+  ok || ko "the pick's share of the optimum"
+grep -q 'SUMMARY copy      2 sizes: mean 90.0%, worst 80.0% (n=70000); 1 not rankable' \
+  "$tmp/log3" && ok || { ko "the summary"; cat "$tmp/log3"; }
+
 echo "cli_regret: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
