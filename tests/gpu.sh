@@ -5,8 +5,12 @@
 # under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
 # the journal of each GPU.
 #
-#   STEPS="test tune bench consumer kt evaluate all ncu default"  steps (default:
-#                             test tune bench consumer)
+#   STEPS="test tune bench consumer kt evaluate all ncu default regret"  steps
+#                             (default: test tune bench consumer)
+#   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
+#                             constmem,matmul); REGRET_PROFILE=file measures
+#                             that profile instead of tuning the ladders;
+#                             SIZES_1D, SIZES_2D, SEED: tests/bench/regret.sh
 #   ALL_ARGS="--kernel copy"  all: the work run on GPU 0 and on --device all
 #   KERNELS=copy,saxpy        templates to benchmark (default all)
 #   TUNE_PLAN="copy,saxpy|;matmul|--size large"
@@ -170,6 +174,14 @@ if has ncu; then
   else
     echo "ncu not found" | tee -a "$log"
   fi
+fi
+if has regret; then
+  say "regret of the library's pick at untuned sizes (tests/bench/regret.sh)"
+  KERNELS=${REGRET_KERNELS:-copy,saxpy,reduce,constmem,matmul} \
+    PROFILE=${REGRET_PROFILE:-} OUT=$OUT/regret \
+    bash "$root/tests/bench/regret.sh" "$build" 2>&1 | tee -a "$log" |
+    grep -E "^(SUMMARY|==|[a-z]+ ladder:)" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"

@@ -335,6 +335,27 @@ static const struct defect defects[] = {
      "size variable 'cc' is a device attribute"},
     {{{12, 12, "2small = m=4, n=1"}}, "dir/t.ini:12: ",
      "size name '2small' is not a C identifier"},
+    /* ladders */
+    {{{12, 12, "small = m=4, n=8..4 pow2"}}, "dir/t.ini:12: ",
+     "size variable 'n': empty range 8..4"},
+    {{{12, 12, "small = m=4, n=8..4 step *sqrt2"}}, "dir/t.ini:12: ",
+     "size variable 'n': empty range 8..4"},
+    {{{12, 12, "small = m=0..4 step 2, n=1..3"}}, "dir/t.ini:12: ",
+     "size variable 'm': a range from 0"},
+    {{{12, 12, "small = m=4, n=0..4 step *sqrt2"}}, "dir/t.ini:12: ",
+     "size variable 'n': a range from 0 (sizes are >= 1)"},
+    {{{12, 12, "small = m=4, n=1..1<<62 step *sqrt2"}}, "dir/t.ini:12: ",
+     "more than 64 sizes"},
+    {{{12, 12, "small = m=1..4 pow2, n=1..16 pow2"}}, "dir/t.ini:12: ",
+     "ranges of 'm' (3 values) and 'n' (5 values) differ in length"},
+    {{{12, 12, "small = m=4, n=1..100"}}, "dir/t.ini:12: ",
+     "more than 64 sizes"},
+    {{{11, 11, "small_2 = n=5, m=4"}, {12, 12, "small = m=4, n=1..4 pow2"}},
+     "dir/t.ini:12: ", "size 'small_2' defined twice"},
+    {{{12, 12, "small = m=n=4, n=1"}}, "dir/t.ini:12: ",
+     "size variable 'n' given twice"},
+    {{{12, 12, "small = m=4, n=1..4 step *1.5"}}, "dir/t.ini:12: ",
+     "size variable 'n': '1.5' is not an integer expression"},
     {{{14, 18, "[params]"}}, "dir/t.ini:14: ", "[params] has no entries"},
     {{{16, 16, "int = 1, 2"}}, "dir/t.ini:16: ",
      "parameter 'int' is a reserved word of C++ or CUDA"},
@@ -477,6 +498,126 @@ static void test_defects(void **state)
                      d->where, d->what);
         free(ini);
     }
+}
+
+/* A ladder expands into named sizes, in the order written: "step *sqrt2"
+ * rounds the odd steps and keeps the even ones exact; tied variables
+ * ("m=n=...") share each value; a variable with one value stays fixed
+ * (skinny shapes); 64 sizes fit. */
+static void test_ladders(void **state)
+{
+    static const struct {
+        const char *line11, *line12;
+        int nsizes;
+        const char *name[6], *key[6];
+    } cases[] = {
+        {"lad = n=1<<12..1<<14 step *sqrt2, m=16",
+         NULL,
+         5,
+         {"lad_4096", "lad_5793", "lad_8192", "lad_11585", "lad_16384"},
+         {"n=4096,m=16", "n=5793,m=16", "n=8192,m=16", "n=11585,m=16",
+          "n=16384,m=16"}},
+        {"square = m=n=256..1024 pow2",
+         "one = n=7, m=9",
+         4,
+         {"square_256", "square_512", "square_1024", "one"},
+         {"m=256,n=256", "m=512,n=512", "m=1024,n=1024", "n=7,m=9"}},
+        {"skinny = m=64, n=100..400 step 100",
+         NULL,
+         4,
+         {"skinny_100", "skinny_200", "skinny_300", "skinny_400"},
+         {"m=64,n=100", "m=64,n=200", "m=64,n=300", "m=64,n=400"}},
+        {"zip = n=1..4, m=8..64 step *2",
+         NULL,
+         4,
+         {"zip_1", "zip_2", "zip_3", "zip_4"},
+         {"n=1,m=8", "n=2,m=16", "n=3,m=32", "n=4,m=64"}},
+        {"one = n=1..4 step *sqrt2, m=1",
+         NULL,
+         4,
+         {"one_1", "one_2", "one_3", "one_4"},
+         {"n=1,m=1", "n=2,m=1", "n=3,m=1", "n=4,m=1"}},
+        {"odd = n=1000..3000 step *sqrt2, m=1",
+         NULL,
+         4,
+         {"odd_1000", "odd_1414", "odd_2000", "odd_2828"},
+         {"n=1000,m=1", "n=1414,m=1", "n=2000,m=1", "n=2828,m=1"}},
+    };
+    char key[64];
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        char *ini = edited_base(
+            (struct edit[]){{11, 11, cases[i].line11},
+                            {12, 12, cases[i].line12 ? cases[i].line12 : ";"}},
+            2);
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        if (parse_text(ini, &m, &err) != ATUNE__OK)
+            fail_msg("case %zu: %s", i, err.msg);
+        assert_int_equal(m->nsizes, cases[i].nsizes);
+        for (int s = 0; s < m->nsizes; s++) {
+            assert_string_equal(m->sizes[s].name, cases[i].name[s]);
+            assert_int_equal(m->sizes[s].line, i == 1 && s == 3 ? 12 : 11);
+            atune__size_key(&m->sizes[s], key, sizeof(key));
+            assert_string_equal(key, cases[i].key[s]);
+        }
+        assert_ptr_equal(atune__manifest_size(m, cases[i].name[1]),
+                         &m->sizes[1]);
+        atune__manifest_free(m);
+        free(ini);
+    }
+}
+
+/* The ladder examples of tests/data/ladder load: copy from 2^12 to 2^29 in
+ * steps of sqrt(2), matmul square and skinny. */
+static void test_ladder_examples(void **state)
+{
+    char dir[1024];
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/tests/data/ladder", source_dir());
+    if (atune__manifest_load(dir, "copy", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->nsizes, 35);
+    assert_string_equal(m->sizes[0].name, "ladder_4096");
+    assert_int_equal(m->sizes[1].value[0], 5793);
+    assert_int_equal(m->sizes[34].value[0], 1 << 29);
+    atune__manifest_free(m);
+    if (atune__manifest_load(dir, "matmul", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->nsizes, 12);
+    assert_string_equal(m->sizes[5].name, "square_8192");
+    assert_string_equal(m->sizes[6].name, "skinny_256");
+    assert_int_equal(m->sizes[6].value[0], 64);
+    assert_int_equal(m->sizes[6].value[2], 256);
+    atune__manifest_free(m);
+}
+
+/* The limit is 64 sizes, ladders expanded: 64 fit, the 65th is refused on
+ * its line. */
+static void test_size_limit(void **state)
+{
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    char *ini = edited_base((struct edit[]){{11, 12, "a = m=1, n=1..64"}}, 1);
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->nsizes, 64);
+    assert_string_equal(m->sizes[63].name, "a_64");
+    atune__manifest_free(m);
+    free(ini);
+    ini = edited_base((struct edit[]){{11, 11, "a = m=1, n=1..63"},
+                                      {12, 12, "b = m=1, n=64..65"}},
+                      2);
+    assert_int_equal(parse_text(ini, &m, &err), ATUNE__EDATA);
+    assert_null(m);
+    assert_non_null(strstr(err.msg, "dir/t.ini:12: more than 64 sizes"));
+    free(ini);
 }
 
 /* A line with count items: "P = 0,1,2,..." */
@@ -772,8 +913,9 @@ static void test_cpp_kernel(void **state)
 
     /* Editing the header that sits in the include directory changes both
      * hashes: profiles go stale, cached modules miss. */
-    write_file(inc, "sub.h", "namespace user { enum Algo { A0, A1, A2, "
-                             "A3 }; }\n");
+    write_file(inc, "sub.h",
+               "namespace user { enum Algo { A0, A1, A2, "
+               "A3 }; }\n");
     if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
         fail_msg("%s", err.msg);
     assert_true(m->hash != hash);
@@ -928,6 +1070,9 @@ int main(void)
         cmocka_unit_test(test_optional_defaults),
         cmocka_unit_test(test_defects),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_ladders),
+        cmocka_unit_test(test_size_limit),
+        cmocka_unit_test(test_ladder_examples),
         cmocka_unit_test(test_cpp_kernel),
         cmocka_unit_test(test_template_name),
         cmocka_unit_test(test_copy),

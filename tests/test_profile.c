@@ -551,7 +551,7 @@ static void test_describe(void **state)
     const atune_config *near = lookup_ok(p, "copy", "n=1000000");
     const atune_config *exact = lookup_ok(p, "copy", "n=1048576");
     const atune_config *mm = lookup_ok(p, "matmul", "k=2048,m=2048,n=2048");
-    char buf[512], want[4200];
+    char buf[512], want[4300];
 
     (void)state;
     /* Both views of one entry stay valid and keep their own match. */
@@ -560,8 +560,8 @@ static void test_describe(void **state)
     assert_int_equal(atune_config_describe(p, near, buf, sizeof(buf)),
                      ATUNE_OK);
     snprintf(want, sizeof(want),
-             "copy n=1000000: using tuned size n=1048576 (nearest) from "
-             "profile 'NVIDIA H100 80GB HBM3' in '%s'",
+             "copy n=1000000: using tuned size n=1048576 (nearest) below "
+             "every tuned size from profile 'NVIDIA H100 80GB HBM3' in '%s'",
              data("profiles_good", "h100.ini"));
     assert_string_equal(buf, want);
     assert_int_equal(atune_config_describe(p, exact, buf, sizeof(buf)),
@@ -771,6 +771,99 @@ static void test_lookup_speed(void **state)
     atune_profile_close(p);
 }
 
+/* A profile of a ladder (copy at 2^12, 2^13, ..., 2^20; matmul square
+ * and skinny), as tune writes one: BLOCK_SIZE is the size's log2, so that
+ * the test sees which point answered. */
+static char *ladder_profile(void)
+{
+    size_t cap = 8192, n;
+    char *text = malloc(cap);
+
+    assert_non_null(text);
+    n = (size_t)snprintf(text, cap,
+                         "[device]\nformat = 1\nname = G\ncc = 90\n"
+                         "sm_count = 1\n");
+    for (int e = 12; e <= 20; e++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "[copy n=%d]\nsize = ladder_%d\nBLOCK_SIZE = "
+                              "%d\n",
+                              1 << e, 1 << e, e);
+    for (int e = 8; e <= 10; e++) {
+        n += (size_t)snprintf(text + n, cap - n,
+                              "[matmul m=%d,n=%d,k=%d]\nBM = %d\n", 1 << e,
+                              1 << e, 1 << e, e);
+        n += (size_t)snprintf(text + n, cap - n,
+                              "[matmul m=64,n=%d,k=%d]\nBM = %d\n", 1 << e,
+                              1 << e, 100 + e);
+    }
+    return text;
+}
+
+/* Between ladder points the nearest on the log scale answers (the larger
+ * on a tie); beyond the ends the nearest end; describe names the tuned
+ * sizes around the size asked for. */
+static void test_ladder_lookup(void **state)
+{
+    static const struct {
+        const char *kernel, *size, *param;
+        int64_t value;
+        const char *says;
+    } cases[] = {
+        {"copy", "n=4096", "BLOCK_SIZE", 12, "n=4096 (exact) from"},
+        {"copy", "n=5000", "BLOCK_SIZE", 12,
+         "n=4096 (nearest) between n=4096 and n=8192 from"},
+        {"copy", "n=5792", "BLOCK_SIZE", 12, "(nearest) between n=4096 and"},
+        {"copy", "n=5793", "BLOCK_SIZE", 13, "n=8192 (nearest) between"},
+        {"copy", "n=1000000", "BLOCK_SIZE", 20,
+         "n=1048576 (nearest) between n=524288 and n=1048576 from"},
+        {"copy", "n=1048576", "BLOCK_SIZE", 20, "(exact)"},
+        {"copy", "n=1048577", "BLOCK_SIZE", 20,
+         "n=1048576 (nearest) above every tuned size from"},
+        {"copy", "n=1099511627776", "BLOCK_SIZE", 20, "above every"},
+        {"copy", "n=4095", "BLOCK_SIZE", 12,
+         "n=4096 (nearest) below every tuned size from"},
+        {"copy", "n=0", "BLOCK_SIZE", 12, "below every tuned size"},
+        {"matmul", "m=300,n=300,k=300", "BM", 8,
+         "m=256,n=256,k=256 (nearest) between m=256,n=256,k=256 and "
+         "m=512,n=512,k=512 from"},
+        {"matmul", "m=64,n=700,k=700", "BM", 109,
+         "m=64,n=512,k=512 (nearest) between m=64,n=512,k=512 and "
+         "m=64,n=1024,k=1024 from"},
+        {"matmul", "m=64,n=100,k=100", "BM", 108,
+         "m=64,n=256,k=256 (nearest) below every tuned size from"},
+        {"matmul", "m=128,n=200,k=200", "BM", 8,
+         "m=256,n=256,k=256 (nearest) from"},
+        {"matmul", "m=2048,n=2048,k=2048", "BM", 10, "above every tuned size"},
+        {"matmul", "m=32,n=128,k=128", "BM", 108, "below every tuned size"},
+    };
+    char *text = ladder_profile();
+    atune_profile *p = NULL;
+    char buf[512];
+
+    (void)state;
+    assert_int_equal(atune_profile_open_string("ladder.ini", text,
+                                               strlen(text), &p),
+                     ATUNE_OK);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const atune_config *c = NULL;
+        if (atune_profile_lookup(p, cases[i].kernel, cases[i].size, &c))
+            fail_msg("%s %s: %s", cases[i].kernel, cases[i].size,
+                     atune_profile_errmsg(p));
+        if (atune_config_get(c, cases[i].param, -1) != cases[i].value)
+            fail_msg("%s %s: %s = %lld, want %lld", cases[i].kernel,
+                     cases[i].size, cases[i].param,
+                     (long long)atune_config_get(c, cases[i].param, -1),
+                     (long long)cases[i].value);
+        assert_int_equal(atune_config_describe(p, c, buf, sizeof(buf)),
+                         ATUNE_OK);
+        if (!strstr(buf, cases[i].says))
+            fail_msg("%s %s: \"%s\" does not say \"%s\"", cases[i].kernel,
+                     cases[i].size, buf, cases[i].says);
+    }
+    atune_profile_close(p);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -786,6 +879,7 @@ int main(void)
         cmocka_unit_test(test_config_values),
         cmocka_unit_test(test_every_entry_in_file_order),
         cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_ladder_lookup),
         cmocka_unit_test(test_device_ladder),
         cmocka_unit_test(test_device_ladder_with_broken_files),
         cmocka_unit_test(test_lookup_speed),

@@ -730,6 +730,136 @@ static void test_simulated_search(void **state)
     atune__manifest_free(m);
 }
 
+/* ---- seeding: the winners of the sizes tuned before ------------------ */
+
+/* One journal replayed size after size, as tune runs a ladder: with
+ * seeding, each size's search starts from the winners of that kernel's
+ * sizes before it (the latest first). */
+typedef struct ladder_sum {
+    int64_t evals; /* over every size and seed */
+    double frac;   /* sum of the fractions of the optimum */
+    int runs;
+} ladder_sum;
+
+static void replay_sizes(const atune__templates *t, const atune__record *recs,
+                         int n, const atune__sim_pair *p, int np,
+                         const char *path, int seeded, uint64_t rng_seed,
+                         ladder_sum *sum)
+{
+    int64_t win[32];
+    const char *win_kernel[32];
+    int nwin = 0;
+
+    for (int i = 0; i < np; i++) {
+        const atune__manifest *m = NULL;
+        atune__search_spec spec = {.seed = rng_seed, .final_k = 3};
+        atune__search_result out;
+        int64_t seeds[32];
+        atune__err err = {0};
+        atune__sim sim;
+        for (int k = 0; k < t->n; k++)
+            if (strcmp(t->m[k]->name, p[i].kernel) == 0)
+                m = t->m[k];
+        assert_non_null(m);
+        if (atune__sim_open(&sim, m, p[i].size_key, recs, n, path, &err))
+            fail_msg("%s", err.msg);
+        spec.m = m;
+        spec.valid = sim.valid;
+        for (int w = nwin - 1;
+             seeded && w >= 0 && spec.nseeds < ATUNE__MAX_SEEDS; w--)
+            if (strcmp(win_kernel[w], m->name) == 0)
+                seeds[spec.nseeds++] = win[w];
+        spec.seeds = seeds;
+        if (atune__search(&spec, atune__sim_eval, atune__sim_remeasure, &sim,
+                          &out, &err))
+            fail_msg("%s", err.msg);
+        assert_true(out.best >= 0 && nwin < 32);
+        win[nwin] = out.best;
+        win_kernel[nwin++] = p[i].kernel;
+        sum->evals += out.evaluations;
+        sum->frac += sim.optimum_ns / sim.time_ns[out.best];
+        sum->runs++;
+        atune__sim_close(&sim);
+    }
+}
+
+/* On the recorded journals (2-4 sizes per kernel, brute-forced on an H100
+ * and an H200), the default search seeded with the winners of the sizes
+ * before evaluates fewer configurations than unseeded and finds as good a
+ * configuration (mean fraction of each size's optimum, 20 seeds). */
+static void test_seeded_sizes(void **state)
+{
+    static const char *const journals[] = {"h100", "h200"};
+    const char *src = getenv("ATUNE_SOURCE_DIR");
+    atune__templates t = {0};
+    atune__err err = {0};
+
+    (void)state;
+    assert_non_null(src);
+    if (atune__templates_load(NULL, NULL, &t, &err))
+        fail_msg("%s", err.msg);
+    for (size_t j = 0; j < sizeof(journals) / sizeof(journals[0]); j++) {
+        char path[1024];
+        atune__record *recs = NULL;
+        atune__sim_pair *p = NULL;
+        ladder_sum plain = {0}, seeded = {0};
+        int n = 0, np = 0;
+        snprintf(path, sizeof(path), "%s/tests/data/journals/%s.journal", src,
+                 journals[j]);
+        if (atune__journal_read(path, &recs, &n, &err) ||
+            atune__sim_pairs(recs, n, &p, &np, &err))
+            fail_msg("%s", err.msg);
+        for (uint64_t seed = 1; seed <= 20; seed++) {
+            replay_sizes(&t, recs, n, p, np, path, 0, seed, &plain);
+            replay_sizes(&t, recs, n, p, np, path, 1, seed, &seeded);
+        }
+        print_message("%s: unseeded %.1f evaluations per size, %.2f%% of the "
+                      "optimum; seeded %.1f, %.2f%%\n",
+                      journals[j], (double)plain.evals / plain.runs,
+                      100 * plain.frac / plain.runs,
+                      (double)seeded.evals / seeded.runs,
+                      100 * seeded.frac / seeded.runs);
+        assert_true(seeded.evals < plain.evals);
+        assert_true(seeded.frac / seeded.runs >=
+                    plain.frac / plain.runs - 0.002);
+        free(p);
+        free(recs);
+    }
+    atune__templates_free(&t);
+}
+
+/* Seeds are evaluated right after the default, in their order; invalid
+ * and repeated ones are passed over; brute force stays exhaustive. */
+static void test_seed_order(void **state)
+{
+    space s;
+
+    (void)state;
+    make_space(BOWL, &s);
+    for (int b = 0; b < 2; b++) {
+        int64_t seeds[4] = {s.total - 1, 5, 5, s.total};
+        atune__search_spec spec = {.m = s.m,
+                                   .valid = s.valid,
+                                   .strategy = b ? "brute_force" : NULL,
+                                   .seed = 1,
+                                   .seeds = seeds,
+                                   .nseeds = 4};
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        assert_int_equal(atune__search(&spec, eval_cb, NULL, &c, &out, &err),
+                         0);
+        assert_true(c.n >= 3);
+        assert_int_equal(c.order[0], 0);
+        assert_int_equal(c.order[1], s.valid[s.total - 1] ? s.total - 1 : 5);
+        if (b)
+            assert_int_equal(out.evaluations, s.nvalid);
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -746,6 +876,8 @@ int main(void)
         cmocka_unit_test(test_converge),
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_simulated_search),
+        cmocka_unit_test(test_seeded_sizes),
+        cmocka_unit_test(test_seed_order),
     };
 
     return cmocka_run_group_tests_name("strategy", tests, NULL, NULL);

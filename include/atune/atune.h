@@ -227,9 +227,13 @@ ATUNE_API const char *atune_config_template_hash(const atune_config *c);
 ATUNE_API const char *atune_config_meta(const atune_config *c, const char *key);
 
 /* One line describing the match, for logs: "copy n=1000000: using tuned
- * size n=1048576 (nearest) from profile 'NVIDIA H100 80GB HBM3'
- * (same compute capability as 'NVIDIA H800') in 'profiles/h100.ini'",
- * followed by "; warning: " and atune_profile_warning() when there is one.
+ * size n=1048576 (nearest) between n=741455 and n=1048576 from profile
+ * 'NVIDIA H100 80GB HBM3' (same compute capability as 'NVIDIA H800') in
+ * 'profiles/h100.ini'", followed by "; warning: " and
+ * atune_profile_warning() when there is one. A nearest match names the
+ * tuned sizes around the wanted one (the nearest with every variable at
+ * most, and at least, the wanted value), or says "below every tuned size"
+ * / "above every tuned size" beyond the ends of what was tuned.
  * The wanted size is the one the lookup that returned c was asked. For an
  * override (p may be NULL): "copy: using the application's configuration
  * BLOCK_SIZE=128,VW=4". Truncated to len bytes like snprintf; ATUNE_EINVAL

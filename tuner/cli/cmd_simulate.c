@@ -158,7 +158,7 @@ static int selected(const atune__cli *o, const atune__manifest *m,
 /* The search of one (kernel, size); output as it finishes. */
 static int replay_one(const atune__cli *o, const atune__manifest *m,
                       const char *key, const atune__record *recs, int n,
-                      atune__json *j, int first)
+                      atune__json *j, int first, int64_t *win, int *nwin)
 {
     atune__sim sim;
     atune__err err;
@@ -180,9 +180,19 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
         return atune__cli_error(rc, "%s", err.msg);
     spec.m = m;
     spec.valid = sim.valid;
+    /* As tune: the winners of the kernel's sizes before, latest first. */
+    if (!o->strategy || strcmp(o->strategy, "brute_force") != 0) {
+        spec.seeds = win;
+        spec.nseeds = *nwin < ATUNE__MAX_SEEDS ? *nwin : ATUNE__MAX_SEEDS;
+    }
     r.size_name = size_name(m, key);
     rc = atune__search(&spec, atune__sim_eval, atune__sim_remeasure, &sim,
                        &r.res, &err);
+    if (!rc && r.res.best >= 0 && *nwin < ATUNE__MAX_SIZES) {
+        memmove(win + 1, win, (size_t)*nwin * sizeof(*win));
+        win[0] = r.res.best;
+        ++*nwin;
+    }
     if (rc) {
         atune__cli_error(rc, "%s %s: %s", m->name, key, err.msg);
     } else if (j) {
@@ -238,15 +248,26 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
                       const atune__record *recs, int n,
                       const atune__sim_pair *p, int np, atune__json *j)
 {
+    /* Per template: the winners of its sizes replayed so far, latest
+     * first (the seeds of its next size, as in tune). */
+    int64_t(*win)[ATUNE__MAX_SIZES] =
+        atune__calloc((size_t)t->n + 1, sizeof(*win));
+    int *nwin = atune__calloc((size_t)t->n + 1, sizeof(*nwin));
     int done = 0, rc = 0;
 
-    if (np == 0)
-        return atune__cli_error(ATUNE__EDATA, "%s: no records", o->simulate);
+    if (!win || !nwin)
+        rc = atune__cli_error(ATUNE__EOSERR, "out of memory");
+    else if (np == 0)
+        rc = atune__cli_error(ATUNE__EDATA, "%s: no records", o->simulate);
     for (int i = 0; i < np && !rc; i++) {
         const atune__manifest *m = find_template(t, p[i].kernel);
+        int k = 0;
         if (!selected(o, m, p[i].size_key))
             continue;
-        rc = replay_one(o, m, p[i].size_key, recs, n, j, done == 0);
+        while (t->m[k] != m)
+            k++;
+        rc = replay_one(o, m, p[i].size_key, recs, n, j, done == 0, win[k],
+                        &nwin[k]);
         done++;
     }
     if (!rc && done == 0)
@@ -254,6 +275,8 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
                               "'%s' has no record of the selected kernels "
                               "and sizes",
                               o->simulate);
+    free(win);
+    free(nwin);
     return rc;
 }
 

@@ -476,11 +476,29 @@ static double launch_limit_ms(const atune__tune_opts *o,
     return ms < 1000 ? 1000 : ms > 60000 ? 60000 : ms;
 }
 
+/* The winners of the template's latest sizes tuned before out in this
+ * run, the latest first: each size's search starts from them (a ladder's
+ * neighbouring sizes share most of their good configurations). Brute
+ * force keeps its index order. Returns how many. */
+static int ladder_seeds(const atune__tune_run *run, const atune__outcome *out,
+                        const atune__tune_opts *o, int64_t *seeds)
+{
+    int n = 0;
+
+    if (o->strategy && strcmp(o->strategy, "brute_force") == 0)
+        return 0;
+    for (ptrdiff_t i = out - run->o - 1; i >= 0 && n < ATUNE__MAX_SEEDS; i--)
+        if (run->o[i].m == out->m && run->o[i].have_best)
+            seeds[n++] = atune__space_index(out->m, &run->o[i].best);
+    return n;
+}
+
 /* Searches one template at one size. */
 static int tune_size(atune__device *d, const atune__manifest *m,
                      const atune__size *size, atune__pool *pool,
                      const run_state *rs, const atune__tune_opts *o,
-                     atune__outcome *out, atune__err *err)
+                     const int64_t *seeds, int nseeds, atune__outcome *out,
+                     atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
     atune__valid_set valid = {0};
@@ -491,7 +509,8 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     atune__search_spec spec = {.m = m, .strategy = o->strategy,
                                .budget = o->budget,
                                .time_limit = o->time_limit, .seed = o->seed,
-                               .final_k = o->final_k};
+                               .final_k = o->final_k,
+                               .seeds = seeds, .nseeds = nseeds};
     atune__search_result found = {.best = -1};
     int rc;
 
@@ -663,6 +682,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
         if ((rc = start_pool(d, m, o, rs.resume, &pool, err)))
             break;
         for (int s = 0; !rc && s < m->nsizes; s++) {
+            int64_t seeds[ATUNE__MAX_SEEDS];
             atune__outcome *out;
             if (!size_selected(o, &m->sizes[s]))
                 continue;
@@ -672,7 +692,8 @@ int atune__tune(atune__device *d, const atune__templates *t,
             out->strategy = o->strategy ? o->strategy
                                         : atune__strategy_default();
             atune__size_key(out->size, out->size_key, sizeof(out->size_key));
-            rc = tune_size(d, m, out->size, pool, &rs, o, out, err);
+            rc = tune_size(d, m, out->size, pool, &rs, o, seeds,
+                           ladder_seeds(run, out, o, seeds), out, err);
             summary(o, out);
         }
         atune__pool_free(pool);

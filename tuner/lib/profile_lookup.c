@@ -41,7 +41,18 @@ static const shape *find_shape(const atune_profile *p, const kernel *k,
 }
 
 /* The entry of s at exactly size q, else the nearest on a log scale (ties:
- * the larger tuned size, then the first in the file). */
+ * the larger tuned size, then the first in the file).
+ * Why the nearest, between the points of a ladder: the library has no
+ * time of any configuration at the size asked for, so "the faster of both
+ * neighbours' configurations" cannot be decided here, and on the recorded
+ * journals (tests/data/journals, H100 and H200) it would rarely differ:
+ * at the tuned sizes that lie between two others (reduce n=1048576,
+ * constmem 1024x1024), the nearest neighbour's winner reached 94.9-100% of
+ * the size's optimum, the better of both neighbours' winners 94.9-100%
+ * (+0.4 point once in four). What decides is the distance: a winner's
+ * share of another size's optimum falls with it (reduce on the H200:
+ * 95% at 1.05x, 46-70% at 256x), so ladders are dense (a step of sqrt 2:
+ * every size within 2^0.25 of a tuned one) and the rule stays simple. */
 static entry *nearest(const atune_profile *p, const shape *s,
                       const size_vars *q, int *exact)
 {
@@ -279,10 +290,54 @@ static void describe_override(const atune_config *c, char *buf, size_t len)
         snprintf(buf + n, len - n, " (empty: the template's defaults)");
 }
 
+/* Where a nearest match's size lies among the tuned sizes of its kernel
+ * with its variables: " between n=741455 and n=1048576" (the nearest tuned
+ * size on the log scale with every variable at most, and the one with
+ * every variable at least, the size asked for), " below every tuned size",
+ * " above every tuned size", or "" (neither: another shape, e.g. a skinny
+ * size among square ones). */
+static void describe_around(const atune_profile *p, const atune_config *c,
+                            char *buf, size_t len)
+{
+    const entry *e = c->e, *lo = NULL, *hi = NULL;
+    const kernel *k = find_kernel(p, e->kernel);
+    const shape *s = k ? find_shape(p, k, &e->vars) : NULL;
+    double dlo = HUGE_VAL, dhi = HUGE_VAL;
+    int nlo = 0, nhi = 0;
+
+    buf[0] = '\0';
+    for (int j = 0; s && j < s->count; j++) {
+        const entry *t = p->sorted[s->first + j];
+        int le = 1, ge = 1;
+        double d = 0;
+        for (int i = 0; i < e->vars.n; i++) {
+            le &= t->vars.v[i].val <= c->wanted[i];
+            ge &= t->vars.v[i].val >= c->wanted[i];
+            d += fabs(t->lg[i] - atune__size_log2(c->wanted[i]));
+        }
+        nlo += le;
+        nhi += ge;
+        if (le && d < dlo) {
+            lo = t;
+            dlo = d;
+        }
+        if (ge && d < dhi) {
+            hi = t;
+            dhi = d;
+        }
+    }
+    if (lo && hi)
+        snprintf(buf, len, " between %s and %s", lo->size, hi->size);
+    else if (s && nhi == s->count)
+        snprintf(buf, len, " below every tuned size");
+    else if (s && nlo == s->count)
+        snprintf(buf, len, " above every tuned size");
+}
+
 int atune_config_describe(const atune_profile *p, const atune_config *c,
                           char *buf, size_t len)
 {
-    char wanted[256], note[400];
+    char wanted[256], note[400], around[300] = "";
     const entry *e;
     int exact;
 
@@ -301,10 +356,12 @@ int atune_config_describe(const atune_profile *p, const atune_config *c,
         snprintf(wanted, sizeof(wanted), "%s", e->size);
     else
         format_wanted(c, wanted, sizeof(wanted));
+    if (!exact)
+        describe_around(p, c, around, sizeof(around));
     snprintf(buf, len,
-             "%s %s: using tuned size %s (%s) from profile '%s'%s in "
+             "%s %s: using tuned size %s (%s)%s from profile '%s'%s in "
              "'%s'%s%s",
-             e->kernel, wanted, e->size, exact ? "exact" : "nearest",
+             e->kernel, wanted, e->size, exact ? "exact" : "nearest", around,
              p->dev.name, device_note(p, note, sizeof(note)), p->path,
              p->warning ? "; warning: " : "", p->warning ? p->warning : "");
     return ATUNE_OK;

@@ -163,12 +163,52 @@ static int evaluate(atune__search_state *s, int64_t pos)
  * substitutes a random new configuration. */
 enum { MAX_KNOWN_RUN = 256 };
 
+/* The valid position of space index idx, or -1. */
+static int64_t position(const atune__space_view *sp, int64_t idx)
+{
+    int64_t lo = 0, hi = sp->nvalid;
+
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (sp->index[mid] == idx)
+            return mid;
+        if (sp->index[mid] < idx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* The seeds (the winners of the sizes tuned before): evaluated after the
+ * default, and the technique told the best of them as a jump when it
+ * beats the default, so that its first climb starts there. Neighbouring
+ * sizes of a ladder share most of their good configurations. */
+static void seed(atune__search_state *s, const atune__technique *tq, void *st)
+{
+    const atune__search_spec *sp = s->spec;
+    int64_t from = -1;
+
+    for (int i = 0; i < sp->nseeds && more(s); i++) {
+        int64_t pos = position(&s->sp, sp->seeds[i]);
+        if (pos < 0 || s->done[pos])
+            continue;
+        if (evaluate(s, pos))
+            return;
+        if (from < 0 || s->t[pos] < s->t[from])
+            from = pos;
+    }
+    if (from >= 0 && isfinite(s->t[from]) && s->best == from)
+        tq->tell(st, s, from, s->t[from], ATUNE__TOLD_JUMP);
+}
+
 static void drive(atune__search_state *s, const atune__technique *tq, void *st)
 {
     int known = 0;
 
     if (s->sp.nvalid > 0 && s->sp.index[0] == 0 && more(s) && !evaluate(s, 0))
         tq->tell(st, s, 0, s->t[0], ATUNE__TOLD_JUMP);
+    seed(s, tq, st);
     while (more(s)) {
         int64_t pos = tq->ask(st, s);
         int how = ATUNE__TOLD_NEW;

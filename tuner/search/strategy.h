@@ -28,7 +28,18 @@ typedef struct atune__search_spec {
     double time_limit; /* seconds of wall time; 0: no limit */
     uint64_t seed;
     int final_k; /* best candidates re-measured at the end; 0: none */
+    /* Space indices evaluated right after the default, in this order (ones
+     * not valid here are passed over): the winners of the sizes tuned
+     * before. The technique then starts from the best of the default and
+     * them. NULL/0: none. */
+    const int64_t *seeds;
+    int nseeds;
 } atune__search_spec;
+
+/* Seeds a ladder's size gets: the winners of the latest sizes tuned (its
+ * nearest neighbours on an ordered ladder); each costs an evaluation, and
+ * the winners of far sizes are worth little (see profile_lookup.c). */
+#define ATUNE__MAX_SEEDS 4
 
 /* Evaluates configuration idx (a valid space index never proposed before)
  * and sets *time_ns to its median time, or to INFINITY when it is not ok

@@ -11,7 +11,7 @@
 
 #define ATUNE__MAX_PARAMS 16
 #define ATUNE__MAX_VALUES 256 /* candidate values of one parameter */
-#define ATUNE__MAX_SIZES 8
+#define ATUNE__MAX_SIZES 64   /* sizes of one template, ladders expanded */
 #define ATUNE__MAX_SIZE_VARS 4
 #define ATUNE__MAX_CONSTRAINTS 16
 #define ATUNE__MAX_ARGS 16

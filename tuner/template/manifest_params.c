@@ -13,6 +13,8 @@
  * profile keys are at most ATUNE__INI_MAX_NAME bytes. */
 #define PARAM_PREFIX_LEN 6
 
+#define SQRT2 1.41421356237309504880 /* a ladder's step *sqrt2 */
+
 static int is_upper_ident(const char *s)
 {
     for (; *s; s++)
@@ -49,105 +51,6 @@ static int const_value(struct loader *ld, int line, const char *what,
         atune__err_prefix(ld->err, "%s:%d: %s: ", ld->m->ini_path, line, what);
     atune__expr_free(e);
     return rc;
-}
-
-/* One VAR=EXPR of a size. */
-static int parse_size_var(struct loader *ld, int line, char *text,
-                          atune__size *sz)
-{
-    char *eq = strchr(text, '=');
-    char *var = text;
-    char what[ATUNE__NAME_MAX + 20];
-    int64_t v;
-    int rc;
-
-    if (!eq)
-        return atune__mf_bad(ld, line, "'%s' is not VAR=EXPR", text);
-    *eq = '\0';
-    var = atune__trim(var);
-    rc = atune__mf_copy_ident(ld, line, "size variable", var,
-                              sz->var[sz->nvars]);
-    if (rc)
-        return rc;
-    if (atune__mf_is_devattr(var))
-        return atune__mf_bad(ld, line,
-                             "size variable '%s' is a device attribute", var);
-    for (int i = 0; i < sz->nvars; i++) {
-        if (strcmp(sz->var[i], var) == 0)
-            return atune__mf_bad(ld, line, "size variable '%s' given twice",
-                                 var);
-    }
-    snprintf(what, sizeof(what), "size variable '%s'", var);
-    if ((rc = const_value(ld, line, what, atune__trim(eq + 1), &v)) != 0)
-        return rc;
-    if (v < 1)
-        return atune__mf_bad(
-            ld, line, "size variable '%s' must be >= 1, not %" PRId64, var, v);
-    sz->value[sz->nvars++] = v;
-    return 0;
-}
-
-static int parse_size(struct loader *ld, const atune__ini_entry *en,
-                      atune__size *sz)
-{
-    char *piece[ATUNE__MAX_SIZE_VARS];
-    int n, rc = 0;
-
-    if ((rc = atune__mf_copy_ident(ld, en->line, "size name", en->key,
-                                   sz->name)))
-        return rc;
-    sz->line = en->line;
-    n = atune__split_top(en->value, piece, ATUNE__MAX_SIZE_VARS);
-    if (n < 0)
-        return atune__mf_bad(
-            ld, en->line, "size '%s' must be 1 to %d comma-separated VAR=EXPR",
-            en->key, ATUNE__MAX_SIZE_VARS);
-    for (int i = 0; i < n; i++) {
-        if (rc == 0)
-            rc = parse_size_var(ld, en->line, piece[i], sz);
-        free(piece[i]);
-    }
-    return rc;
-}
-
-/* Whether b defines exactly the variables of a, in any order. */
-static int same_vars(const atune__size *a, const atune__size *b)
-{
-    if (a->nvars != b->nvars)
-        return 0;
-    for (int i = 0; i < b->nvars; i++) {
-        int found = 0;
-        for (int j = 0; j < a->nvars; j++)
-            found |= strcmp(a->var[j], b->var[i]) == 0;
-        if (!found)
-            return 0;
-    }
-    return 1;
-}
-
-int atune__mf_parse_sizes(struct loader *ld)
-{
-    const atune__ini_section *s = atune__ini_find(ld->ini, "sizes");
-    atune__manifest *m = ld->m;
-    int rc;
-
-    if (s->nentries == 0)
-        return atune__mf_bad(ld, s->line, "[sizes] has no entries");
-    for (int i = 0; i < s->nentries; i++) {
-        const atune__ini_entry *en = &s->entries[i];
-        if (i == ATUNE__MAX_SIZES)
-            return atune__mf_bad(ld, en->line, "more than %d sizes",
-                                 ATUNE__MAX_SIZES);
-        if ((rc = parse_size(ld, en, &m->sizes[i])) != 0)
-            return rc;
-        m->nsizes++;
-        if (!same_vars(&m->sizes[0], &m->sizes[i]))
-            return atune__mf_bad(
-                ld, en->line,
-                "size '%s' does not have the same variables as '%s'", en->key,
-                m->sizes[0].name);
-    }
-    return 0;
 }
 
 /* Appends v to p's values, refusing duplicates and too many. */
@@ -348,6 +251,293 @@ int atune__mf_parse_constraints(struct loader *ld)
         m->nconstraints++;
         if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &c->expr)) != 0)
             return rc;
+    }
+    return 0;
+}
+
+/* ---- [sizes] ---------------------------------------------------------------
+ * An entry is a size ("large = n=1<<28") or a ladder of sizes: a variable
+ * given a range instead of one value ("ladder = n=1<<12..1<<29 step
+ * *sqrt2") makes one size per value, named NAME_VALUE ("ladder_4096"), so
+ * that the space, tune, profiles and --size see ordinary named sizes.
+ * Several variables may share one value ("square = m=n=k=256..8192
+ * pow2"); ranges of one entry move together and must have as many values;
+ * a variable with one value stays fixed ("skinny = m=64, n=k=256..8192
+ * pow2"). */
+
+/* One VAR=VALUE piece; VAR may be several variables tied together
+ * ("m=n=k=..."). */
+typedef struct size_piece {
+    int nnames;
+    char name[ATUNE__MAX_SIZE_VARS][ATUNE__NAME_MAX];
+    atune__param vals; /* one value, or a ladder's values */
+    int ranged;
+} size_piece;
+
+/* The variable names before the value: every "IDENT =" (not "==") at the
+ * front of text. Returns the value's text. */
+static char *piece_names(struct loader *ld, int line, char *text,
+                         size_piece *pc, int nvars)
+{
+    char *rest = text;
+
+    for (;;) {
+        char *eq = strchr(rest, '='), *name;
+        if (!eq || eq[1] == '=' || eq == rest)
+            break;
+        *eq = '\0';
+        name = atune__trim(rest);
+        if (!atune__mf_is_ident(name)) {
+            *eq = '=';
+            break;
+        }
+        if (nvars + pc->nnames == ATUNE__MAX_SIZE_VARS) {
+            atune__mf_bad(ld, line, "a size has at most %d variables",
+                          ATUNE__MAX_SIZE_VARS);
+            return NULL;
+        }
+        if (atune__mf_copy_ident(ld, line, "size variable", name,
+                                 pc->name[pc->nnames]))
+            return NULL;
+        pc->nnames++;
+        rest = eq + 1;
+    }
+    if (pc->nnames == 0) {
+        atune__mf_bad(ld, line, "'%s' is not VAR=EXPR", text);
+        return NULL;
+    }
+    return rest;
+}
+
+/* LO..HI step *sqrt2: LO, LO*sqrt(2), 2*LO, ... rounded to integers, up to
+ * HI; the even steps are exact multiples of LO. */
+static int sqrt2_ladder(struct loader *ld, int line, atune__param *p,
+                        char *text, char *dots, const char *what)
+{
+    int64_t lo, hi;
+    int rc;
+
+    *dots = '\0';
+    *find_word(dots + 2, "step") = '\0';
+    if ((rc = const_value(ld, line, what, atune__trim(text), &lo)) ||
+        (rc = const_value(ld, line, what, atune__trim(dots + 2), &hi)))
+        return rc;
+    if (lo < 1)
+        return atune__mf_bad(ld, line,
+                             "%s: a range from %" PRId64 " (sizes are >= 1)",
+                             what, lo);
+    if (hi < lo)
+        return atune__mf_bad(ld, line, "%s: empty range %" PRId64 "..%" PRId64,
+                             what, lo, hi);
+    for (int i = 0;; i++) {
+        int64_t base, v;
+        if (lo > hi >> (i / 2))
+            return 0;
+        base = lo << (i / 2);
+        v = i % 2 ? (int64_t)llround((double)base * SQRT2) : base;
+        if (v > hi)
+            return 0;
+        /* 1..: 1, 1.41 and 2 round to 1, 1 and 2 */
+        if (p->nvalues > 0 && v == p->values[p->nvalues - 1])
+            continue;
+        if ((rc = add_value(ld, line, p, v)))
+            return rc;
+    }
+}
+
+/* Whether text ends in "step *sqrt2" (a ladder's factor, not an integer). */
+static int is_sqrt2_step(char *after_dots)
+{
+    char *step = find_word(after_dots, "step"), *f;
+
+    if (!step)
+        return 0;
+    f = atune__trim(step + 4);
+    if (*f != '*')
+        return 0;
+    f = atune__trim(f + 1);
+    return strcmp(f, "sqrt2") == 0;
+}
+
+static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
+                       int nvars)
+{
+    char what[ATUNE__NAME_MAX + 20], *value, *dots;
+    int64_t v;
+    int rc;
+
+    if (!(value = piece_names(ld, line, text, pc, nvars)))
+        return ATUNE__EDATA;
+    snprintf(what, sizeof(what), "size variable '%s'", pc->name[0]);
+    atune__strlcpy(pc->vals.name, pc->name[0], sizeof(pc->vals.name));
+    if ((dots = strstr(value, "..")) != NULL) {
+        pc->ranged = 1;
+        rc = is_sqrt2_step(dots + 2)
+                 ? sqrt2_ladder(ld, line, &pc->vals, value, dots, what)
+                 : parse_range(ld, line, &pc->vals, value, dots, what);
+        if (rc == 0 && pc->vals.values[0] < 1)
+            rc = atune__mf_bad(ld, line,
+                               "%s: a range from %" PRId64 " (sizes are >= 1)",
+                               what, pc->vals.values[0]);
+        return rc;
+    }
+    if ((rc = const_value(ld, line, what, atune__trim(value), &v)) != 0)
+        return rc;
+    if (v < 1)
+        return atune__mf_bad(ld, line, "%s must be >= 1, not %" PRId64, what,
+                             v);
+    pc->vals.values[pc->vals.nvalues++] = v;
+    return 0;
+}
+
+/* The variables of the pieces, refusing device attributes and repeats. */
+static int check_piece_vars(struct loader *ld, int line, const size_piece *pc,
+                            int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < pc[i].nnames; a++) {
+            const char *var = pc[i].name[a];
+            if (atune__mf_is_devattr(var))
+                return atune__mf_bad(
+                    ld, line, "size variable '%s' is a device attribute", var);
+            for (int j = 0; j <= i; j++)
+                for (int b = 0; b < (j == i ? a : pc[j].nnames); b++)
+                    if (strcmp(pc[j].name[b], var) == 0)
+                        return atune__mf_bad(
+                            ld, line, "size variable '%s' given twice", var);
+        }
+    return 0;
+}
+
+/* The number of sizes of the entry: 1, or the ladder's length, which every
+ * range of the entry must share. */
+static int ladder_length(struct loader *ld, int line, const size_piece *pc,
+                         int n, int *first)
+{
+    int len = 1;
+
+    *first = -1;
+    for (int i = 0; i < n; i++) {
+        if (!pc[i].ranged)
+            continue;
+        if (*first < 0) {
+            *first = i;
+            len = pc[i].vals.nvalues;
+        } else if (pc[i].vals.nvalues != len) {
+            return -atune__mf_bad(
+                ld, line,
+                "ranges of '%s' (%d values) and '%s' (%d values) differ in "
+                "length: the ranges of one entry move together",
+                pc[*first].name[0], len, pc[i].name[0], pc[i].vals.nvalues);
+        }
+    }
+    return len;
+}
+
+/* The size at step k of the entry's ladder (k = 0 for a single size). */
+static int expand_size(struct loader *ld, const atune__ini_entry *en,
+                       const size_piece *pc, int n, int first, int k)
+{
+    atune__manifest *m = ld->m;
+    atune__size *sz;
+    char name[2 * ATUNE__NAME_MAX];
+
+    if (m->nsizes == ATUNE__MAX_SIZES)
+        return atune__mf_bad(ld, en->line, "more than %d sizes",
+                             ATUNE__MAX_SIZES);
+    sz = &m->sizes[m->nsizes];
+    memset(sz, 0, sizeof(*sz));
+    if (first < 0)
+        atune__strlcpy(name, en->key, sizeof(name));
+    else
+        snprintf(name, sizeof(name), "%s_%" PRId64, en->key,
+                 pc[first].vals.values[k]);
+    if (atune__mf_copy_ident(ld, en->line, "size name", name, sz->name))
+        return ATUNE__EDATA;
+    for (int i = 0; i < m->nsizes; i++)
+        if (strcmp(m->sizes[i].name, sz->name) == 0)
+            return atune__mf_bad(ld, en->line, "size '%s' defined twice",
+                                 sz->name);
+    sz->line = en->line;
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < pc[i].nnames; a++) {
+            atune__strlcpy(sz->var[sz->nvars], pc[i].name[a], ATUNE__NAME_MAX);
+            sz->value[sz->nvars++] = pc[i].vals.values[pc[i].ranged ? k : 0];
+        }
+    m->nsizes++;
+    return 0;
+}
+
+/* Whether b defines exactly the variables of a, in any order. */
+static int same_vars(const atune__size *a, const atune__size *b)
+{
+    if (a->nvars != b->nvars)
+        return 0;
+    for (int i = 0; i < b->nvars; i++) {
+        int found = 0;
+        for (int j = 0; j < a->nvars; j++)
+            found |= strcmp(a->var[j], b->var[i]) == 0;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* One entry of [sizes]: a size or a ladder of them. */
+static int parse_size_entry(struct loader *ld, const atune__ini_entry *en)
+{
+    char *piece[ATUNE__MAX_SIZE_VARS];
+    size_piece *pc = atune__calloc(ATUNE__MAX_SIZE_VARS, sizeof(*pc));
+    int n, len = 0, first = -1, nvars = 0, rc = 0;
+
+    if (!pc)
+        return atune__mf_oom(ld);
+    n = atune__split_top(en->value, piece, ATUNE__MAX_SIZE_VARS);
+    if (n < 0) {
+        free(pc);
+        return atune__mf_bad(
+            ld, en->line, "size '%s' must be 1 to %d comma-separated VAR=EXPR",
+            en->key, ATUNE__MAX_SIZE_VARS);
+    }
+    for (int i = 0; i < n; i++) {
+        if (rc == 0 &&
+            (rc = parse_piece(ld, en->line, piece[i], &pc[i], nvars)) == 0)
+            nvars += pc[i].nnames;
+        free(piece[i]);
+    }
+    if (rc == 0)
+        rc = check_piece_vars(ld, en->line, pc, n);
+    if (rc == 0 && (len = ladder_length(ld, en->line, pc, n, &first)) < 0)
+        rc = -len;
+    for (int k = 0; rc == 0 && k < len; k++)
+        rc = expand_size(ld, en, pc, n, first, k);
+    free(pc);
+    return rc;
+}
+
+int atune__mf_parse_sizes(struct loader *ld)
+{
+    const atune__ini_section *s = atune__ini_find(ld->ini, "sizes");
+    atune__manifest *m = ld->m;
+    int rc;
+
+    if (s->nentries == 0)
+        return atune__mf_bad(ld, s->line, "[sizes] has no entries");
+    for (int i = 0; i < s->nentries; i++) {
+        const atune__ini_entry *en = &s->entries[i];
+        char name[ATUNE__NAME_MAX];
+        int before = m->nsizes;
+        if ((rc = atune__mf_copy_ident(ld, en->line, "size name", en->key,
+                                       name)))
+            return rc;
+        if ((rc = parse_size_entry(ld, en)) != 0)
+            return rc;
+        for (int j = before; j < m->nsizes; j++)
+            if (!same_vars(&m->sizes[0], &m->sizes[j]))
+                return atune__mf_bad(
+                    ld, en->line,
+                    "size '%s' does not have the same variables as '%s'",
+                    m->sizes[j].name, m->sizes[0].name);
     }
     return 0;
 }

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# regret.sh -- how good the library's pick is at sizes nobody tuned (issue
+# 12). For each kernel: tune a size ladder (or take PROFILE), draw sizes
+# from a seeded log-uniform distribution between the ladder's ends (never a
+# ladder point), brute-force each of them in one run, and compare the time
+# of the configuration libatune picks from the profile with that size's own
+# optimum, both from the same brute-force pass. Prints per size the percent
+# of the optimum, per kernel the mean and the worst. Sizes under 2^16
+# elements are launch-latency bound: each reports the optimum's own
+# interquartile range and is marked not rankable (left out of the mean and
+# the worst) when that is over 2%.
+#
+#   tests/bench/regret.sh [BUILD_DIR]      (default build/gpu; needs a GPU)
+#
+#   KERNELS=copy,saxpy    kernels (default copy,saxpy,reduce,constmem,matmul)
+#   SIZES_1D=20 SIZES_2D=8  untuned sizes per 1-D kernel / per constmem, matmul
+#   SEED=12               the draw's seed
+#   PROFILE=file.ini      measure this profile instead of tuning the ladders
+#                         (e.g. the committed one, for a baseline)
+#   DEVICE=0  OUT=dir     GPU ordinal; results (default ./out/regret)
+#   DRY_RUN=1             no GPU: draw the sizes, write and parse the
+#                         manifests, print the commands, and run the
+#                         analysis on JOURNAL (default the recorded H200
+#                         journal) against PROFILE (default the committed
+#                         H200 profile) at the journal's own sizes.
+#
+# Ladders (tests/data/ladder has them as manifests): copy, saxpy, reduce
+# n = 2^12..2^29 step *sqrt2; constmem w=h = 256..8192 step *sqrt2; matmul
+# square m=n=k = 256..8192 pow2.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build/gpu}
+KERNELS=${KERNELS:-copy,saxpy,reduce,constmem,matmul}
+SIZES_1D=${SIZES_1D:-20}
+SIZES_2D=${SIZES_2D:-8}
+SEED=${SEED:-12}
+DEVICE=${DEVICE:-0}
+OUT=${OUT:-$PWD/out/regret}
+DRY_RUN=${DRY_RUN:-0}
+bin=$build/autotune
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$OUT"
+
+die() { echo "regret: $*" >&2; exit 1; }
+[ -x "$bin" ] || die "no $bin (build first, or pass the build directory)"
+
+# ladder KERNEL: "ENTRY|LO|HI|FORM|STEP|DIMS": the [sizes] entry, its ends,
+# the size key of one value X (printf form), the step (sqrt2 or pow2) and
+# how many variables X stands for in the element count.
+ladder() {
+  case $1 in
+    copy | saxpy | reduce) echo "ladder = n=1<<12..1<<29 step *sqrt2|4096|536870912|n=%d|sqrt2|1" ;;
+    constmem) echo "ladder = w=h=256..8192 step *sqrt2|256|8192|w=%d,h=%d|sqrt2|2" ;;
+    matmul) echo "ladder = m=n=k=256..8192 pow2|256|8192|m=%d,n=%d,k=%d|pow2|2" ;;
+    *) return 1 ;;
+  esac
+}
+
+# The ladder's values, one a line (as the manifest parser makes them).
+ladder_points() { # LO HI STEP
+  awk -v lo="$1" -v hi="$2" -v step="$3" 'BEGIN {
+    for (i = 0; ; i++) {
+      b = lo * 2 ^ int(i / 2); if (b > hi) break
+      v = (i % 2) ? (step == "sqrt2" ? int(b * sqrt(2) + 0.5) : -1) : b
+      if (step == "pow2" && i % 2) continue
+      if (v > hi) break
+      print v
+    } }'
+}
+
+# COUNT sizes log-uniform in (LO, HI), none a ladder point, sorted.
+draw() { # LO HI COUNT SEED POINTSFILE
+  awk -v lo="$1" -v hi="$2" -v n="$3" -v seed="$4" '
+    { point[$1] = 1 }
+    END {
+      srand(seed)
+      while (k < n) {
+        x = int(exp(log(lo) + rand() * (log(hi) - log(lo))))
+        if (x <= lo || x >= hi || (x in point) || (x in seen)) continue
+        seen[x] = 1; k++; print x
+      } }' "$5" | sort -n
+}
+
+# A copy of templates/K.ini with its [sizes] replaced by the lines of FILE.
+manifest() { # K SIZESFILE DIR
+  mkdir -p "$3"
+  ln -sf "$root/templates/$1.cu" "$3/$1.cu"
+  awk -v sizes="$2" '
+    /^\[/ { skip = 0 }
+    /^\[sizes\]/ { print; while ((getline l < sizes) > 0) print l; skip = 1; next }
+    !skip' "$root/templates/$1.ini" >"$3/$1.ini"
+}
+
+# run CMD...: runs it, or prints it in a dry run.
+run() {
+  if [ "$DRY_RUN" = 1 ]; then echo "would run: $*"; return 0; fi
+  "$@"
+}
+
+# The analysis: per size the percent of its optimum the pick reaches, per
+# kernel the mean and the worst. PICKS has "KERNEL SIZE CONFIG" lines;
+# the journal the brute-force records (final re-measurements left out: the
+# pick and the optimum come from the same pass).
+analyze() { # PICKS JOURNAL
+  awk -v picks="$1" '
+    function norm(c,   n, a, i, j, t, s) {
+      n = split(c, a, ",")
+      for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      s = a[1]; for (i = 2; i <= n; i++) s = s "," a[i]
+      return s
+    }
+    function elements(size,   n, a, i, kv, e, v) {
+      # n for 1-D, w*h, and m*n for matmul (the output)
+      n = split(size, a, ","); e = 1
+      for (i = 1; i <= n; i++) { split(a[i], kv, "="); v[kv[1]] = kv[2] }
+      if ("n" in v && !("m" in v)) return v["n"]
+      if ("w" in v) return v["w"] * v["h"]
+      return v["m"] * v["n"]
+    }
+    BEGIN {
+      FS = "[ \t]"
+      while ((getline l < picks) > 0) {
+        split(l, f, " "); if (f[3] == "-") continue
+        want[f[1] SUBSEP f[2]] = norm(f[3]); order[++np] = f[1] SUBSEP f[2]
+      }
+      FS = "\t"
+    }
+    /^#/ || $10 != "" { next }
+    $4 == "ok" {
+      key = $1 SUBSEP $2
+      if (!(key in best) || $5 < best[key]) { best[key] = $5; iqr[key] = $6 }
+      t[key, norm($3)] = $5
+    }
+    END {
+      for (i = 1; i <= np; i++) {
+        key = order[i]; split(key, ks, SUBSEP)
+        if (!(key in best)) { printf "%-9s %-24s no brute-force record\n", ks[1], ks[2]; continue }
+        pt = t[key, want[key]]
+        pct = pt > 0 ? 100 * best[key] / pt : 0
+        el = elements(ks[2]); rel = 100 * iqr[key] / best[key]
+        note = ""
+        if (el < 65536) {
+          note = sprintf("  optimum IQR %.1f%%", rel)
+          if (rel > 2) note = note "  not rankable"
+        }
+        if (pt == 0) note = note "  pick not measured"
+        printf "%-9s %-24s %6.1f%% of its optimum  (%s)%s\n", ks[1], ks[2], pct, want[key], note
+        if (note ~ /not/) { skipped[ks[1]]++; continue }
+        sum[ks[1]] += pct; n[ks[1]]++
+        if (!(ks[1] in worst) || pct < worst[ks[1]]) { worst[ks[1]] = pct; wsize[ks[1]] = ks[2] }
+      }
+      for (k in n)
+        printf "SUMMARY %-9s %d sizes: mean %.1f%%, worst %.1f%% (%s)%s\n", k, n[k], sum[k] / n[k],
+          worst[k], wsize[k], skipped[k] ? sprintf("; %d not rankable", skipped[k]) : ""
+      for (k in skipped) if (!(k in n)) printf "SUMMARY %-9s no rankable size (%d not rankable)\n", k, skipped[k]
+    }' "$2"
+}
+
+# The library's picks, through libatune itself (regret_pick.c).
+lib=$(find "$build" -maxdepth 1 -name "libatune.so" -o -maxdepth 1 -name "libatune.a" | head -1)
+[ -n "$lib" ] || die "no libatune in $build"
+# A sanitized build's library needs the program built the same way.
+san=()
+ldd "$lib" 2>/dev/null | grep -q libasan && san+=(-fsanitize=address)
+ldd "$lib" 2>/dev/null | grep -q libubsan && san+=(-fsanitize=undefined)
+cc -std=c17 -O2 "${san[@]}" -I"$root/include" "$root/tests/bench/regret_pick.c" \
+  "$lib" -Wl,-rpath,"$build" -lm -o "$tmp/pick" 2>"$tmp/cc.log" ||
+  die "cannot build regret_pick: $(cat "$tmp/cc.log")"
+
+IFS=',' read -ra kernels <<<"$KERNELS"
+: >"$tmp/picks.in"
+for k in "${kernels[@]}"; do
+  spec=$(ladder "$k") || die "no ladder for kernel '$k'"
+  IFS='|' read -r entry lo hi form step dims <<<"$spec"
+  count=$SIZES_1D
+  [ "$dims" = 2 ] && count=$SIZES_2D
+  echo "$entry" >"$tmp/$k.ladder"
+  manifest "$k" "$tmp/$k.ladder" "$tmp/ladder"
+  ladder_points "$lo" "$hi" "$step" >"$tmp/$k.points"
+  draw "$lo" "$hi" "$count" "$SEED" "$tmp/$k.points" >"$tmp/$k.drawn"
+  i=0
+  while read -r x; do
+    i=$((i + 1))
+    key=${form//%d/$x}
+    echo "u$i = $key" >>"$tmp/$k.untuned"
+    echo "$k $key" >>"$tmp/picks.in"
+  done <"$tmp/$k.drawn"
+  manifest "$k" "$tmp/$k.untuned" "$tmp/untuned"
+  echo "$k: ladder '$entry' ($(wc -l <"$tmp/$k.points") points), untuned: $(tr '\n' ' ' <"$tmp/$k.drawn")"
+done
+# Both sets of manifests must parse (and every size have a valid
+# configuration) before any GPU time is spent.
+"$bin" list --templates "$tmp/ladder" >/dev/null || die "ladder manifests do not load"
+"$bin" list --templates "$tmp/untuned" >/dev/null || die "untuned manifests do not load"
+
+if [ "$DRY_RUN" = 1 ]; then
+  for k in "${kernels[@]}"; do
+    run "$bin" --device "$DEVICE" --templates "$tmp/ladder" --kernel "$k" \
+      --profile-dir "$OUT/ladder" --json
+    run "$bin" --device "$DEVICE" --templates "$tmp/untuned" --kernel "$k" \
+      --strategy brute_force --profile-dir "$OUT/untuned" --json
+  done
+  JOURNAL=${JOURNAL:-$root/tests/data/journals/h200.journal}
+  PROFILE=${PROFILE:-$root/profiles/nvidia-h200.ini}
+  echo "dry run: the analysis of $JOURNAL against $PROFILE at the journal's sizes"
+  awk -F'\t' '!/^#/ && !seen[$1 " " $2]++ { print $1, $2 }' "$JOURNAL" >"$tmp/picks.in"
+  "$tmp/pick" "$PROFILE" <"$tmp/picks.in" >"$tmp/picks" 2>"$tmp/describe" ||
+    die "lookup failed: $(cat "$tmp/describe")"
+  analyze "$tmp/picks" "$JOURNAL"
+  exit 0
+fi
+
+# Each finished step leaves OUT/done-STEP-KERNEL; an interrupted one
+# resumes from its journal (the manifests are the same each time): run the
+# same command again until the summary is printed.
+if [ -z "${PROFILE:-}" ]; then
+  for k in "${kernels[@]}"; do
+    [ -e "$OUT/done-ladder-$k" ] && continue
+    echo "== tuning the $k ladder ($(date -u +%H:%M:%S))"
+    start=$(date +%s)
+    "$bin" --device "$DEVICE" --templates "$tmp/ladder" --kernel "$k" \
+      --profile-dir "$OUT/ladder" --json >"$OUT/ladder-$k.json" ||
+      die "tuning the $k ladder failed"
+    echo "$k ladder: $(($(date +%s) - start)) s, $(grep -o '"evaluations": *[0-9]*' \
+      "$OUT/ladder-$k.json" | awk '{ e += $2; n++ } END { printf "%d evaluations over %d sizes", e, n }')"
+    touch "$OUT/done-ladder-$k"
+  done
+  PROFILE=$(find "$OUT/ladder" -name "*.ini" | head -1)
+fi
+for k in "${kernels[@]}"; do
+  [ -e "$OUT/done-untuned-$k" ] && continue
+  echo "== brute force of $k at the untuned sizes ($(date -u +%H:%M:%S))"
+  start=$(date +%s)
+  "$bin" --device "$DEVICE" --templates "$tmp/untuned" --kernel "$k" \
+    --strategy brute_force --profile-dir "$OUT/untuned" --json \
+    >"$OUT/untuned-$k.json" || die "brute force of $k failed"
+  echo "$k brute force: $(($(date +%s) - start)) s"
+  touch "$OUT/done-untuned-$k"
+done
+"$tmp/pick" "$PROFILE" <"$tmp/picks.in" >"$OUT/picks.txt" 2>"$OUT/describe.txt" ||
+  die "lookup failed: $(cat "$OUT/describe.txt")"
+echo "== regret of $PROFILE at untuned sizes (seed $SEED)"
+analyze "$OUT/picks.txt" "$(find "$OUT/untuned" -name "*.journal" | head -1)" |
+  tee "$OUT/regret.txt"
