@@ -367,13 +367,18 @@ static const char *param_of_key(const char *k)
     const char *name = k;
 
     if (strncmp(k, "param.", 6) == 0) {
+        int lower = 0;
         name = k + 6;
         if (!is_alpha(*name) && *name != '_')
             return NULL;
-        for (k = name + 1; *k; k++)
+        for (k = name; *k; k++) {
             if (!is_ident(*k))
                 return NULL;
-        return name;
+            lower |= *k >= 'a' && *k <= 'z';
+        }
+        /* An upper-case name is written as itself, never as param.NAME:
+         * reading both would give one parameter twice. */
+        return lower ? name : NULL;
     }
     if (!is_upper(*k))
         return NULL;
@@ -1127,9 +1132,16 @@ const char *atune_config_meta(const atune_config *c, const char *key)
 {
     const atune__ini_entry *e;
 
+    char pkey[ATUNE__INI_MAX_NAME + 8];
+
     if (!c || !key)
         return NULL;
     e = atune__ini_get(c->e->sec, key);
+    /* A parameter with lower-case letters is stored as param.NAME. */
+    if (!e && strlen(key) <= ATUNE__INI_MAX_NAME) {
+        snprintf(pkey, sizeof(pkey), "param.%s", key);
+        e = atune__ini_get(c->e->sec, pkey);
+    }
     return e ? e->value : NULL;
 }
 
