@@ -77,5 +77,24 @@ grep -q "VW=3" "$tmp/err" && ok || ko "failure names the configuration"
 grep -q "VW = 3 is not supported" "$tmp/err" && ok || ko "failure shows the NVRTC log"
 grep -q "1 failed" "$tmp/out" && ok || ko "summary counts the failure"
 
+# An error in a header of the template's own is reported as FILE:LINE too,
+# and the header beside the .cu is found without include_dirs.
+mkdir -p "$tmp/h"
+printf 'namespace ns {\ninline __device__ int f() { return undefined_name; }\n}\n' \
+  >"$tmp/h/hdr.cuh"
+cat >"$tmp/h/withhdr.cu" <<'CU'
+#include "hdr.cuh"
+namespace ns {
+template <int B> __global__ void k(int *o, long n) { o[0] = f() + B; }
+}
+CU
+sed -e 's/^kernel = k$/kernel = ns::k<vw>/' -e 's/^reference = r$/reference = ns::k<1>/' \
+  -e 's/^VW = 1, 3$/vw = 1/' "$tmp/t/broken.ini" >"$tmp/h/withhdr.ini"
+"$bin" check --templates "$tmp/h" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 65 ] && ok || ko "header error: exit $rc, want 65"
+grep -q "hdr.cuh:2: error: identifier \"undefined_name\" is undefined" "$tmp/err" && ok ||
+  { ko "header error not reported as hdr.cuh:2"; head -5 "$tmp/err"; }
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

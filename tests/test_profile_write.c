@@ -375,6 +375,22 @@ static void test_lower_case_params(void **state)
     assert_int_equal(atune_config_get(c, "block_size_x", 0), 128);
     assert_int_equal(atune_config_get(c, "tileY", 0), 4);
     assert_int_equal(atune_config_get(c, "UNROLL", 0), 2);
+    assert_string_equal(atune_config_meta(c, "block_size_x"), "128");
+    atune_profile_close(p);
+
+    /* An upper-case name is never written as param.NAME: such a key is
+     * not read as a parameter (UNROLL would be there twice). */
+    {
+        FILE *out = fopen(f->path, "w");
+        assert_non_null(out);
+        fputs("[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 1\n"
+              "[copy n=1]\nUNROLL = 2\nparam.UNROLL = 7\n", out);
+        assert_int_equal(fclose(out), 0);
+    }
+    p = open_ok(f->path);
+    c = lookup_ok(p, "copy", "n=1");
+    assert_int_equal(atune_config_count(c), 1);
+    assert_int_equal(atune_config_get(c, "UNROLL", 0), 2);
     atune_profile_close(p);
 }
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "cli/commands.h"
 #include "engine/compile.h"
-#include "base/json.h"
 #include "template/space.h"
 #include "template/templates.h"
 
@@ -36,23 +36,23 @@ static int validate(const atune__manifest *m, atune__valid_set *valid,
 }
 
 /* NVRTC writes "x.cu(12): error: ..."; every other message, and the
- * compilers and editors users know, say "x.cu:12: error: ...". Returns a
- * heap copy of msg in that form, or NULL when out of memory. */
-static char *file_line_style(const char *msg, const char *path)
+ * compilers and editors users know, say "x.cu:12: error: ...". Any file
+ * at the start of a line is rewritten: the template's .cu, its own headers
+ * and the toolkit's. Returns a heap copy of msg in that form, or NULL when
+ * out of memory. */
+static char *file_line_style(const char *msg)
 {
-    size_t plen = strlen(path);
     char *out = malloc(strlen(msg) + 1), *o = out;
     const char *p = msg;
 
     while (out && *p) {
+        int bol = p == msg || p[-1] == '\n';
+        size_t plen = bol ? strcspn(p, "( \t\n") : 0;
         const char *d = p + plen + 1;
-        size_t nd;
-        if (strncmp(p, path, plen) != 0 || p[plen] != '(') {
-            *o++ = *p++;
-            continue;
-        }
-        nd = strspn(d, "0123456789");
-        if (nd == 0 || d[nd] != ')' || d[nd + 1] != ':') {
+        size_t nd = 0;
+        if (plen == 0 || p[plen] != '(' ||
+            (nd = strspn(d, "0123456789")) == 0 || d[nd] != ')' ||
+            d[nd + 1] != ':') {
             *o++ = *p++;
             continue;
         }
@@ -98,9 +98,8 @@ static int seen_before(struct seen_logs *seen, const char *msg)
 }
 
 /* JSON lists every failure in full; text prints each distinct log once. */
-static void report_failure(const atune__manifest *m, atune__json *j,
-                           struct seen_logs *seen, const char *cfg,
-                           const char *msg)
+static void report_failure(atune__json *j, struct seen_logs *seen,
+                           const char *cfg, const char *msg)
 {
     char *text;
 
@@ -108,7 +107,7 @@ static void report_failure(const atune__manifest *m, atune__json *j,
         seen->repeats++;
         return;
     }
-    text = file_line_style(msg, m->cu_path);
+    text = file_line_style(msg);
     if (j) {
         atune__json_object(j, NULL);
         atune__json_str(j, "config", cfg);
@@ -253,7 +252,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         nfailed++;
         atune__space_config(m, index[i], &c);
         atune__config_str(m, &c, cfg, sizeof(cfg));
-        report_failure(m, j, &seen, cfg, msg);
+        report_failure(j, &seen, cfg, msg);
     }
     if (seen.repeats)
         fprintf(stderr,

@@ -340,9 +340,11 @@ static int name_error(const atune__manifest *m, const char *const *names,
                       const char **opts, int nopts, const char *what,
                       atune__err *err)
 {
+    const char *log = strchr(err->msg, '\n');
+    char *copy = atune__strdup(log ? log + 1 : "");
     atune__cubin probe;
     atune__err perr;
-    int bad = 0;
+    int bad = 0, is_ref, rc;
 
     for (int i = 0; nnames > 1 && i < nnames; i++) {
         const char *one[] = {text[i]};
@@ -353,21 +355,48 @@ static int name_error(const atune__manifest *m, const char *const *names,
         }
         atune__cubin_free(&probe);
     }
-    /* err holds the failed compile's log after its first line. */
-    const char *log = strchr(err->msg, '\n');
-    char *copy = atune__strdup(log ? log + 1 : "");
     /* names[] point into m (compile_procs.c passes m->kernel itself). */
-    int is_ref = names[bad] == m->reference;
-    int rc = atune__fail(
-        err, ATUNE__EDATA,
-        "%s:%d: %s '%s' (as '%s'): %s: compile error "
-        "(NVRTC_ERROR_COMPILATION): no such __global__ function, or its "
-        "instantiation does not compile:\n%s",
-        m->ini_path, is_ref ? m->reference_line : m->kernel_line,
-        is_ref ? "reference" : "kernel", names[bad], text[bad], what,
-        copy ? copy : "");
+    is_ref = names[bad] == m->reference;
+    rc = atune__fail(err, ATUNE__EDATA,
+                     "%s:%d: %s '%s' (as '%s'): %s: compile error "
+                     "(NVRTC_ERROR_COMPILATION): no such __global__ "
+                     "function, or its instantiation does not compile:\n%s",
+                     m->ini_path, is_ref ? m->reference_line : m->kernel_line,
+                     is_ref ? "reference" : "kernel", names[bad], text[bad],
+                     what, copy ? copy : "");
     free(copy);
     return rc;
+}
+
+/* Whether a failed compile may be a name's fault: NVRTC reports names it
+ * cannot parse from "__nv_name_map"; a template instantiation fails inside
+ * the source. Plain names that exist cannot fail, so an ordinary compile
+ * error is not compiled a second time. */
+static int may_be_name_error(const char *const *names, int nnames,
+                             const atune__err *err)
+{
+    if (strstr(err->msg, "__nv_name_map"))
+        return 1;
+    for (int i = 0; i < nnames; i++)
+        if (strchr(names[i], '<'))
+            return 1;
+    return 0;
+}
+
+/* Adds a hint to a compile error when the toolkit's headers are missing. */
+static void toolkit_hint(atune__err *err)
+{
+    char *copy;
+
+    if (atune__jit_toolkit_include() ||
+        !strstr(err->msg, "cannot open source file") ||
+        !(copy = atune__strdup(err->msg)))
+        return;
+    atune__fail(err, err->code,
+                "%s(the CUDA toolkit's include directory was not found: set "
+                "CUDA_HOME or CUDA_PATH)",
+                copy);
+    free(copy);
 }
 
 int atune__jit_compile(const atune__manifest *m, const atune__config *c,
@@ -403,8 +432,9 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
     rc =
         compile(m->source, m->cu_path, o.v, o.n, subst, nnames, what, out, err);
     /* Did the source fail, or only a name? Compile once more without the
-     * names to tell (only after a failure). */
+     * names to tell. */
     if (rc == ATUNE__EDATA && nnames > 0 &&
+        may_be_name_error(names, nnames, err) &&
         compile(m->source, m->cu_path, o.v, o.n, NULL, 0, what, &probe,
                 &perr) == 0) {
         atune__cubin_free(&probe);
@@ -415,10 +445,8 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
         strstr(err->msg, "(NVRTC_ERROR_INVALID_OPTION)"))
         atune__err_prefix(err, "%s:%d: nvrtc_options: ", m->ini_path,
                           m->nvrtc_opts_line);
-    if (rc == ATUNE__EDATA && !atune__jit_toolkit_include() &&
-        strstr(err->msg, "cannot open source file"))
-        atune__err_prefix(err, "(the CUDA toolkit's include directory was "
-                               "not found: set CUDA_HOME) ");
+    if (rc == ATUNE__EDATA)
+        toolkit_hint(err);
     atune__jit_options_free(&o);
     return rc;
 }

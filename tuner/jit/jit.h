@@ -27,12 +27,12 @@ typedef struct atune__cubin {
 /* NVRTC's options for one configuration. The first nkey go into the module
  * cache's key: the architecture, the language standard, the manifest's
  * nvrtc_options, then -DNAME=VALUE per parameter in manifest order (none
- * when the manifest says param_macros = no). The
- * rest are include paths (the template's directory, its include_dirs, the
- * toolkit's), which the key replaces by the contents of the headers they
- * hold (m->headers_hash) and NVRTC's version, so that a template moved to
- * another directory keeps its entries. The compile and the key both come
- * from here, so they cannot drift. */
+ * when the manifest says param_macros = no). The rest are include paths
+ * (the template's directory, its include_dirs, the toolkit's), which the
+ * key replaces by the contents of the headers they hold (m->headers_hash)
+ * and NVRTC's version, so that a template moved to another directory keeps
+ * its entries. The compile and the key both come from here, so they cannot
+ * drift. */
 #define ATUNE__JIT_MAX_OPTS                                                    \
     (ATUNE__MAX_PARAMS + ATUNE__MAX_NVRTC_OPTS + ATUNE__MAX_INCLUDE_DIRS + 8)
 typedef struct atune__jit_opts {

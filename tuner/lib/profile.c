@@ -113,13 +113,18 @@ static const char *param_of_key(const char *k)
     const char *name = k;
 
     if (strncmp(k, "param.", 6) == 0) {
+        int lower = 0;
         name = k + 6;
         if (!is_alpha(*name) && *name != '_')
             return NULL;
-        for (k = name + 1; *k; k++)
+        for (k = name; *k; k++) {
             if (!is_ident(*k))
                 return NULL;
-        return name;
+            lower |= *k >= 'a' && *k <= 'z';
+        }
+        /* An upper-case name is written as itself, never as param.NAME:
+         * reading both would give one parameter twice. */
+        return lower ? name : NULL;
     }
     if (!is_upper(*k))
         return NULL;

@@ -227,10 +227,16 @@ const char *atune_config_template_hash(const atune_config *c)
 const char *atune_config_meta(const atune_config *c, const char *key)
 {
     const atune__ini_entry *e;
+    char pkey[ATUNE__INI_MAX_NAME + 8];
 
     if (!c || !key || !c->e->sec)
         return NULL;
     e = atune__ini_get(c->e->sec, key);
+    /* A parameter with lower-case letters is stored as param.NAME. */
+    if (!e && strlen(key) <= ATUNE__INI_MAX_NAME) {
+        snprintf(pkey, sizeof(pkey), "param.%s", key);
+        e = atune__ini_get(c->e->sec, pkey);
+    }
     return e ? e->value : NULL;
 }
 

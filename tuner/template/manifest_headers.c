@@ -122,13 +122,17 @@ static int add_header(struct scan *sc, const char *name, size_t nlen,
     int rc;
 
     if (!realpath(path, real))
-        return atune__mf_bad(ld, 1, "cannot resolve header '%s'", path);
+        return atune__fail(ld->err, ATUNE__EDATA,
+                           "%s: cannot resolve header "
+                           "'%s'",
+                           ld->m->cu_path, path);
     for (int i = 0; i < sc->n; i++)
         if (strcmp(sc->seen[i], real) == 0)
             return 0;
     if (sc->n == ATUNE__MAX_HEADERS)
-        return atune__mf_bad(ld, 1, "%s includes more than %d headers",
-                             ld->cu_name, ATUNE__MAX_HEADERS);
+        return atune__fail(ld->err, ATUNE__EDATA,
+                           "%s: includes more than %d headers of its own",
+                           ld->m->cu_path, ATUNE__MAX_HEADERS);
     if (!(sc->seen[sc->n] = atune__strdup(real)))
         return atune__mf_oom(ld);
     sc->n++;
