@@ -269,9 +269,9 @@ static void test_shape_from_profile(void **state)
     c = lookup(&p, file, "copy", "n=1000000");
     assert_string_equal(atune_config_size(c), "n=1048576");
     assert_int_equal(atune_config_size_match(c), ATUNE_SIZE_NEAREST);
-    /* BLOCK_SIZE=128, VW=2, UNROLL=1, GRID=264 blocks per SM. */
+    /* BLOCK_SIZE=128, VW=2, UNROLL=1, GRID=32 blocks per SM. */
     assert_int_equal(atune_jit_shape(j, c, NULL, "n=1000000", &d), ATUNE_OK);
-    assert_dims(&d, 264 * 132, 128, 0);
+    assert_dims(&d, 32 * 132, 128, 0);
     memset(&attr, 0, sizeof(attr));
     attr.sm_count = 108;
     attr.max_threads_per_block = 1024;
@@ -284,7 +284,7 @@ static void test_shape_from_profile(void **state)
     attr.cc = 80;
     attr.l2_bytes = 41943040;
     assert_int_equal(atune_jit_shape(j, c, &attr, "n=1000000", &d), ATUNE_OK);
-    assert_dims(&d, 264 * 108, 128, 0);
+    assert_dims(&d, 32 * 108, 128, 0);
 
     /* The large size: BLOCK_SIZE=256, VW=4, UNROLL=2, GRID=0. */
     assert_int_equal(atune_profile_lookup(p, "copy", "n=268435456", &c),
@@ -446,6 +446,37 @@ static void test_staleness(void **state)
     atune_jit_close(j);
 }
 
+/* A value the template does not list was never compiled or checked by
+ * the tuner: reported as stale and refused by shape and build. */
+static void test_value_not_in_list(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_config *c = NULL;
+    atune_jit_kernel *k = NULL;
+    atune_jit_dims d;
+
+    (void)state;
+    assert_int_equal(atune_config_from_string("copy", "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0", &c,
+                                              NULL, 0),
+                     ATUNE_OK);
+    assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_VALUE);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=4096", &d), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "copy.ini:"));
+    assert_non_null(strstr(atune_jit_errmsg(j),
+                           "BLOCK_SIZE=96 is not one of the template's "
+                           "values of BLOCK_SIZE (128, 64, 256, 512, 1024)"));
+    /* Refused before any driver or context is needed. */
+    assert_int_equal(atune_jit_build(j, c, &k), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "BLOCK_SIZE=96 is not one"));
+    assert_null(k);
+    atune_config_set(c, "BLOCK_SIZE", 512);
+    assert_int_equal(atune_jit_stale(j, c), 0);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=4096", &d), ATUNE_OK);
+    assert_dims(&d, 8, 512, 0);
+    atune_config_free(c);
+    atune_jit_close(j);
+}
+
 /* --- build and launch without a GPU -------------------------------------- */
 
 static void test_build_without_gpu(void **state)
@@ -559,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_shape_bad_sizes),
         cmocka_unit_test(test_shape_constraints),
         cmocka_unit_test(test_staleness),
+        cmocka_unit_test(test_value_not_in_list),
         cmocka_unit_test(test_build_without_gpu),
         cmocka_unit_test(test_cache_settings),
         cmocka_unit_test(test_strings),

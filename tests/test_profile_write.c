@@ -508,7 +508,7 @@ static void test_merge_into_example(void **state)
                          2048);
         assert_int_equal(
             atune_config_get(lookup_ok(p, "copy", "n=1048576"), "GRID", 0),
-            264);
+            32);
         assert_int_equal(
             atune_config_get(lookup_ok(p, "matmul", "m=4096,n=4096,k=64"),
                              "TILE", 0),
