@@ -54,11 +54,19 @@ static atune_jit *open_copy(void)
 {
     atune_jit *j = NULL;
     int rc = atune_jit_open(NULL, "copy", &j);
+    const atune_jit_type types[] = {ATUNE_JIT_PTR, ATUNE_JIT_PTR,
+                                    ATUNE_JIT_LONG};
 
     if (rc != ATUNE_OK)
         fail_msg("%s", atune_jit_errmsg(j));
+    if (atune_jit_declare_args(j, types, 3) != ATUNE_OK)
+        fail_msg("%s", atune_jit_errmsg(j));
     return j;
 }
+
+/* run_copy launches with the size in a string (atune_jit_launch) instead
+ * of from the arguments (atune_jit_run). */
+static int size_as_string;
 
 static atune_jit_kernel *build(atune_jit *j, const atune_config *c)
 {
@@ -96,7 +104,8 @@ static void run_copy(atune_jit *j, atune_jit_kernel *k, long n)
     CHECK_CU(cu->cuMemsetD8Async(dout, 0xA5, bytes, stream));
     snprintf(size, sizeof(size), "n=%ld", n);
     atune_jit_kernel_config(k, cfg, sizeof(cfg));
-    rc = atune_jit_launch(k, size, args, stream);
+    rc = size_as_string ? atune_jit_launch(k, size, args, stream)
+                        : atune_jit_run(k, args, stream);
     if (rc != ATUNE_OK)
         fail_msg("%s at %s: %s", cfg, size, atune_jit_errmsg(j));
     CHECK_CU(cu->cuStreamSynchronize(stream));
@@ -123,6 +132,10 @@ static void test_defaults(void **state)
     assert_string_equal(cfg, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0");
     run_copy(j, k, 1000003);
     run_copy(j, k, 1);
+    run_copy(j, k, 1000003); /* a cached shape */
+    size_as_string = 1;
+    run_copy(j, k, 77777);
+    size_as_string = 0;
     atune_jit_close(j);
 }
 
@@ -273,6 +286,26 @@ static void test_refused_launches(void **state)
         assert_non_null(strstr(atune_jit_errmsg(j), "grid x of"));
         assert_int_equal(atune_jit_launch(k, "m=5", args, stream),
                          ATUNE_EINVAL);
+        /* A size that is not the kernel's n would leave output unwritten. */
+        n = 5000;
+        assert_int_equal(atune_jit_launch(k, "n=1000", args, stream),
+                         ATUNE_EINVAL);
+        assert_non_null(strstr(atune_jit_errmsg(j), "the size says n=1000 "
+                                                    "but argument 3 'n' is "
+                                                    "5000"));
+    }
+    {
+        /* atune_jit_run needs the types declared. */
+        atune_jit *u = NULL;
+        atune_jit_kernel *uk;
+        CUdeviceptr p = 0;
+        long n = 1;
+        void *args[] = {&p, &p, &n};
+        assert_int_equal(atune_jit_open(NULL, "copy", &u), ATUNE_OK);
+        uk = build(u, NULL);
+        assert_int_equal(atune_jit_run(uk, args, stream), ATUNE_EINVAL);
+        assert_non_null(strstr(atune_jit_errmsg(u), "atune_jit_declare_args"));
+        atune_jit_close(u);
     }
     assert_int_equal(atune_jit_kernel_shape(k, "n=1000000", &d), ATUNE_OK);
     assert_int_equal(d.grid[0], 7813);
