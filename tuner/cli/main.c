@@ -23,6 +23,7 @@ static const char usage_text[] =
     " [--memory BYTES] [--json]\n"
     "       autotune show PROFILE...\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
+    "       autotune header --kernel NAME [--templates DIR] [-o FILE]\n"
     "       autotune --help | --version\n";
 
 static const char help_text[] =
@@ -315,7 +316,11 @@ static int parse(int argc, char **argv, atune__cli *o)
 int main(int argc, char **argv)
 {
     atune__cli o;
-    int rc = parse(argc, argv, &o);
+    int rc;
+
+    if (argc > 1 && strcmp(argv[1], "header") == 0)
+        return atune__cmd_header(argc - 1, argv + 1);
+    rc = parse(argc, argv, &o);
 
     if (rc)
         return rc < 0 ? 0 : rc;
