@@ -176,7 +176,7 @@ if has ncu; then
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
-  ATUNE_CONSUMER_GPU=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30
+  ATUNE_CONSUMER_GPU=1 ATUNE_CONSUMER_OWN=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"
