@@ -224,7 +224,7 @@ typedef enum atune_jit_type {
 
 /* Declares the types of the arguments the application launches the
  * template's kernel with, one per [args] entry in order, and checks them
- * against [args] ("copy.ini:21: argument 3 'n' is long (64-bit) in the
+ * against [args] ("copy.ini:31: argument 3 'n' is long (64-bit) in the
  * kernel, the application passes int"). Once per handle, before
  * atune_jit_run(), which refuses to launch without it. Needs no driver.
  * ATUNE_EINVAL (wrong count or type; the handle is then undeclared). */
