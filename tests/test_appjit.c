@@ -456,9 +456,10 @@ static void test_value_not_in_list(void **state)
     atune_jit_dims d;
 
     (void)state;
-    assert_int_equal(atune_config_from_string("copy", "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0", &c,
-                                              NULL, 0),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_config_from_string("copy", "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0",
+                                 &c, NULL, 0),
+        ATUNE_OK);
     assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_VALUE);
     assert_int_equal(atune_jit_shape(j, c, NULL, "n=4096", &d), ATUNE_EINVAL);
     assert_non_null(strstr(atune_jit_errmsg(j), "copy.ini:"));
@@ -476,7 +477,6 @@ static void test_value_not_in_list(void **state)
     atune_config_free(c);
     atune_jit_close(j);
 }
-
 
 /* --- the launch API: size from the arguments, declared types ------------- */
 
@@ -540,8 +540,7 @@ static void test_shape_from_args(void **state)
 
     (void)state;
     assert_int_equal(atune_jit_shape_args(j, NULL, NULL, args, &a), ATUNE_OK);
-    assert_int_equal(atune_jit_shape(j, NULL, NULL, "n=3000017", &b),
-                     ATUNE_OK);
+    assert_int_equal(atune_jit_shape(j, NULL, NULL, "n=3000017", &b), ATUNE_OK);
     assert_memory_equal(&a, &b, sizeof(a));
     assert_dims(&a, (3000017 + 127) / 128, 128, 0);
     assert_int_equal(atune_jit_shape_args(j, NULL, NULL, bad, &a),
@@ -611,14 +610,14 @@ static void test_config_for_falls_back(void **state)
                      ATUNE_OK);
     assert_null(c);
     assert_non_null(strstr(msg, "using the template's defaults"));
-    assert_int_equal(atune_jit_config_for(j, NULL, "m=1,n=1,k=1", NULL, &c,
-                                          msg, sizeof(msg)),
+    assert_int_equal(atune_jit_config_for(j, NULL, "m=1,n=1,k=1", NULL, &c, msg,
+                                          sizeof(msg)),
                      ATUNE_OK);
     assert_null(c);
     assert_non_null(strstr(msg, "no profile"));
-    assert_int_equal(atune_jit_config_for(j, p, "n=4", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_EINVAL);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=4", NULL, &c, msg, sizeof(msg)),
+        ATUNE_EINVAL);
     atune_profile_close(p);
     atune_jit_close(j);
 }

@@ -115,19 +115,17 @@ static void check_line(const atune__manifest *m, const char *line,
     assert_int_equal(atune__size_vars(&m->sizes[z], &vs), 0);
     assert_int_equal(atune__devattr_vars(&dev, &vs), 0);
     atune__space_config(m, i, &c);
-    rc = atune__space_check(m, &c, &vs, &dev, &l, reason, sizeof(reason),
-                            &err);
+    rc = atune__space_check(m, &c, &vs, &dev, &l, reason, sizeof(reason), &err);
     if (rc != 0 && rc != 1)
         fail_msg("%s size %d config %ld: %s", m->name, z, i, err.msg);
     if (runs != rc || v != !(rc == 0 && !strncmp(reason, "constraint", 10)))
         fail_msg("%s size %s config %ld: header says valid %d, runs %d; the "
                  "tool: %d (%s)",
                  m->name, m->sizes[z].name, i, v, runs, rc, reason);
-    if (rc == 1 &&
-        ((int64_t)d[0] != l.grid[0] || (int64_t)d[1] != l.grid[1] ||
-         (int64_t)d[2] != l.grid[2] || (int64_t)d[3] != l.block[0] ||
-         (int64_t)d[4] != l.block[1] || (int64_t)d[5] != l.block[2] ||
-         (int64_t)d[6] != l.shared))
+    if (rc == 1 && ((int64_t)d[0] != l.grid[0] || (int64_t)d[1] != l.grid[1] ||
+                    (int64_t)d[2] != l.grid[2] || (int64_t)d[3] != l.block[0] ||
+                    (int64_t)d[4] != l.block[1] ||
+                    (int64_t)d[5] != l.block[2] || (int64_t)d[6] != l.shared))
         fail_msg("%s size %s config %ld: header launch %s differs", m->name,
                  m->sizes[z].name, i, line);
     (*checked)++;
@@ -145,8 +143,7 @@ static void check_template(const atune__manifest *m)
         T[i] = (char)(m->name[i] >= 'a' && m->name[i] <= 'z'
                           ? m->name[i] - 'a' + 'A'
                           : m->name[i]);
-    sh("'%s' header --kernel %s -o %s/atune_%s.h", bin, m->name, tmp,
-       m->name);
+    sh("'%s' header --kernel %s -o %s/atune_%s.h", bin, m->name, tmp, m->name);
     snprintf(path, sizeof(path), "%s/drv_%s.c", tmp, m->name);
     write_driver(path, m->name, T);
     sh("cc -std=c17 -Wall -Wextra -Wpedantic -Werror -O1 -I%s -o %s/drv_%s "
@@ -197,8 +194,10 @@ static void test_hash_and_errors(void **state)
     assert_non_null(strstr(text, want));
     free(text);
     atune__templates_free(&t);
-    snprintf(path, sizeof(path), "'%s' header --kernel nosuch -o %s/x.h "
-             "2>/dev/null", bin, tmp);
+    snprintf(path, sizeof(path),
+             "'%s' header --kernel nosuch -o %s/x.h "
+             "2>/dev/null",
+             bin, tmp);
     rc = system(path);
     assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 64);
     snprintf(path, sizeof(path), "%s/x.h", tmp);

@@ -123,9 +123,10 @@ ATUNE_API const char *atune_jit_template_hash(const atune_jit *j);
 #define ATUNE_JIT_STALE_HASH 1
 #define ATUNE_JIT_STALE_PARAMS 2
 #define ATUNE_JIT_STALE_KERNEL 4
-#define ATUNE_JIT_STALE_VALUE 8 /* a value not in the template's [params]
-                                   list: atune_jit_build and atune_jit_shape
-                                   refuse it (ATUNE_EINVAL) */
+#define ATUNE_JIT_STALE_VALUE                                                  \
+    8 /* a value not in the template's [params]                                \
+         list: atune_jit_build and atune_jit_shape                             \
+         refuse it (ATUNE_EINVAL) */
 ATUNE_API int atune_jit_stale(const atune_jit *j, const atune_config *c);
 
 /* Uses the disk cache in dir instead of the default one; NULL turns the
@@ -189,7 +190,7 @@ typedef enum atune_jit_type {
 /* The atune_jit_type of a C expression, so that the declared types come
  * from the variables passed, not from a second list kept by hand (C11;
  * CUdeviceptr, an unsigned long long, is ATUNE_JIT_PTR). */
-#if !defined(__cplusplus) && defined(__STDC_VERSION__) &&                     \
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) &&                      \
     __STDC_VERSION__ >= 201112L
 #define ATUNE_JIT_TYPE_OF(x)                                                   \
     _Generic((x),                                                              \

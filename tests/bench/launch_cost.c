@@ -63,9 +63,9 @@ static int launch(const bench *b, int way, int64_t *ns)
     int rc;
 
     if (way == 0)
-        rc = cu->cuLaunchKernel(b->fn, b->d.grid[0], b->d.grid[1],
-                                b->d.grid[2], b->d.block[0], b->d.block[1],
-                                b->d.block[2], b->d.shared, b->stream, b->args,
+        rc = cu->cuLaunchKernel(b->fn, b->d.grid[0], b->d.grid[1], b->d.grid[2],
+                                b->d.block[0], b->d.block[1], b->d.block[2],
+                                b->d.shared, b->stream, b->args,
                                 NULL) == CUDA_SUCCESS
                  ? ATUNE_OK
                  : ATUNE_ECUDA;
@@ -161,8 +161,8 @@ int main(int argc, char **argv)
         printf("  bare cuLaunchKernel          %8.0f ns\n", med[0]);
         printf("  atune_jit_run                %8.0f ns (%+.0f ns)\n", med[1],
                med[1] - med[0]);
-        printf("  atune_jit_launch (\"n=4096\")  %8.0f ns (%+.0f ns)\n",
-               med[2], med[2] - med[0]);
+        printf("  atune_jit_launch (\"n=4096\")  %8.0f ns (%+.0f ns)\n", med[2],
+               med[2] - med[0]);
         if (med[1] - med[0] > LIMIT_NS) {
             printf("launch_cost: FAIL: atune_jit_run is more than %.0f ns "
                    "over the bare launch\n",

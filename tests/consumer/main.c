@@ -418,8 +418,9 @@ static int gpu_copy(atune_jit *j, const atune_config *c, const char *size,
     }
     bad = differ(out, in, n);
     printf("own copy of %ld ints: %s (%ld wrong)\n", n,
-           bad ? "OUTPUT DIFFERS" : "output matches input, bit-exact with "
-                                    "the jit",
+           bad ? "OUTPUT DIFFERS"
+               : "output matches input, bit-exact with "
+                 "the jit",
            bad);
     if (bad)
         goto out;

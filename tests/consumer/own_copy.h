@@ -16,9 +16,8 @@ extern "C" {
 /* Launches the instantiation for c with the given launch on stream; 0,
  * or -1 with the reason in msg. Does not wait. */
 int own_copy_launch(const atune_copy_config *c, const unsigned grid[3],
-                    const unsigned block[3], size_t shared,
-                    cudaStream_t stream, const void *in, void *out, long n,
-                    char *msg, size_t len);
+                    const unsigned block[3], size_t shared, cudaStream_t stream,
+                    const void *in, void *out, long n, char *msg, size_t len);
 
 #ifdef __cplusplus
 }

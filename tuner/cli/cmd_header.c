@@ -39,10 +39,18 @@ static int parse(int argc, char **argv, const char **kernel, const char **dir,
     optind = 1;
     while ((opt = getopt_long(argc, argv, ":k:t:o:h", longs, NULL)) != -1) {
         switch (opt) {
-        case 'k': *kernel = optarg; break;
-        case 't': *dir = optarg; break;
-        case 'o': *out = optarg; break;
-        case 'h': fputs(header_usage, stdout); return -1;
+        case 'k':
+            *kernel = optarg;
+            break;
+        case 't':
+            *dir = optarg;
+            break;
+        case 'o':
+            *out = optarg;
+            break;
+        case 'h':
+            fputs(header_usage, stdout);
+            return -1;
         default:
             fputs(header_usage, stderr);
             return atune__cli_error(ATUNE__EUSAGE, "%s '%s'",

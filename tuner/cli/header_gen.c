@@ -16,9 +16,12 @@
 
 #include "template/space.h"
 
-static const char *const device_names[] = {
-    "sm_count", "max_threads_per_block", "max_shared_per_block",
-    "warp_size", "cc", "l2_bytes"};
+static const char *const device_names[] = {"sm_count",
+                                           "max_threads_per_block",
+                                           "max_shared_per_block",
+                                           "warp_size",
+                                           "cc",
+                                           "l2_bytes"};
 
 /* The template name as a C identifier: "my-kernel.v2" -> "my_kernel_v2". */
 static void c_name(const char *name, char *out, size_t len, int upper)
@@ -43,7 +46,8 @@ static int is_param(const atune__manifest *m, const char *s, size_t n)
 static int is_size_var(const atune__manifest *m, const char *s, size_t n)
 {
     for (int i = 0; m->nsizes && i < m->sizes[0].nvars; i++)
-        if (strlen(m->sizes[0].var[i]) == n && !strncmp(m->sizes[0].var[i], s, n))
+        if (strlen(m->sizes[0].var[i]) == n &&
+            !strncmp(m->sizes[0].var[i], s, n))
             return 1;
     return 0;
 }
@@ -161,10 +165,9 @@ static void emit_common(FILE *f)
             "    return seed;\n"
             "}\n"
             "#endif\n\n",
-            g.sm_count, g.max_threads_per_block, g.max_block[0],
-            g.max_block[1], g.max_block[2], g.max_grid[0], g.max_grid[1],
-            g.max_grid[2], g.max_shared_per_block, g.warp_size, g.cc,
-            g.l2_bytes);
+            g.sm_count, g.max_threads_per_block, g.max_block[0], g.max_block[1],
+            g.max_block[2], g.max_grid[0], g.max_grid[1], g.max_grid[2],
+            g.max_shared_per_block, g.warp_size, g.cc, g.l2_bytes);
 }
 
 static void emit_types(FILE *f, const atune__manifest *m, const char *t,
@@ -178,16 +181,18 @@ static void emit_types(FILE *f, const atune__manifest *m, const char *t,
     fprintf(f, "#define ATUNE_%s_NPARAMS %d\n", T, m->nparams);
     fprintf(f, "#define ATUNE_%s_NSIZES %d /* tuned sizes */\n\n", T,
             m->nsizes);
-    fprintf(f, "/* A configuration: one value per [params] entry. */\n"
-               "typedef struct atune_%s_config {\n",
+    fprintf(f,
+            "/* A configuration: one value per [params] entry. */\n"
+            "typedef struct atune_%s_config {\n",
             t);
     for (int i = 0; i < m->nparams; i++)
         fprintf(f, "    int64_t %s;\n", m->params[i].name);
     if (m->nparams == 0)
         fprintf(f, "    int64_t unused_;\n");
     fprintf(f, "} atune_%s_config;\n\n", t);
-    fprintf(f, "/* A problem size: the size variables. */\n"
-               "typedef struct atune_%s_size {\n",
+    fprintf(f,
+            "/* A problem size: the size variables. */\n"
+            "typedef struct atune_%s_size {\n",
             t);
     for (int i = 0; i < nvars; i++)
         fprintf(f, "    int64_t %s;\n", m->sizes[0].var[i]);
@@ -198,18 +203,20 @@ static void emit_types(FILE *f, const atune__manifest *m, const char *t,
 
 static void emit_params(FILE *f, const atune__manifest *m, const char *t)
 {
-    fprintf(f, "/* Parameter i's name; NULL out of range. */\n"
-               "static inline const char *atune_%s_param_name(int i)\n{\n"
-               "    static const char *const names[] = {",
+    fprintf(f,
+            "/* Parameter i's name; NULL out of range. */\n"
+            "static inline const char *atune_%s_param_name(int i)\n{\n"
+            "    static const char *const names[] = {",
             t);
     for (int i = 0; i < m->nparams; i++)
         fprintf(f, "%s\"%s\"", i ? ", " : "", m->params[i].name);
     fprintf(f, "%s};\n    return i >= 0 && i < %d ? names[i] : NULL;\n}\n\n",
             m->nparams ? "" : "NULL", m->nparams);
-    fprintf(f, "/* Parameter i's values, the first one its default; their "
-               "number (0 out\n * of range). */\n"
-               "static inline int atune_%s_param_values(int i, const int64_t "
-               "**values)\n{\n",
+    fprintf(f,
+            "/* Parameter i's values, the first one its default; their "
+            "number (0 out\n * of range). */\n"
+            "static inline int atune_%s_param_values(int i, const int64_t "
+            "**values)\n{\n",
             t);
     for (int i = 0; i < m->nparams; i++) {
         fprintf(f, "    static const int64_t v%d[] = {", i);
@@ -222,47 +229,51 @@ static void emit_params(FILE *f, const atune__manifest *m, const char *t)
         fprintf(f, "    case %d: *values = v%d; return %d;\n", i, i,
                 m->params[i].nvalues);
     fprintf(f, "    default: *values = NULL; return 0;\n    }\n}\n\n");
-    fprintf(f, "static inline int64_t *atune_%s_param(atune_%s_config *c, "
-               "int i)\n{\n    switch (i) {\n",
+    fprintf(f,
+            "static inline int64_t *atune_%s_param(atune_%s_config *c, "
+            "int i)\n{\n    switch (i) {\n",
             t, t);
     for (int i = 0; i < m->nparams; i++)
         fprintf(f, "    case %d: return &c->%s;\n", i, m->params[i].name);
     fprintf(f, "    default: return NULL;\n    }\n}\n\n");
-    fprintf(f, "/* The template's defaults: every parameter's first value. */\n"
-               "static inline atune_%s_config atune_%s_defaults(void)\n{\n"
-               "    atune_%s_config c;\n"
-               "    for (int i = 0; i < %d; i++) {\n"
-               "        const int64_t *v;\n"
-               "        atune_%s_param_values(i, &v);\n"
-               "        *atune_%s_param(&c, i) = v[0];\n"
-               "    }\n",
+    fprintf(f,
+            "/* The template's defaults: every parameter's first value. */\n"
+            "static inline atune_%s_config atune_%s_defaults(void)\n{\n"
+            "    atune_%s_config c;\n"
+            "    for (int i = 0; i < %d; i++) {\n"
+            "        const int64_t *v;\n"
+            "        atune_%s_param_values(i, &v);\n"
+            "        *atune_%s_param(&c, i) = v[0];\n"
+            "    }\n",
             t, t, t, m->nparams, t, t);
     if (m->nparams == 0)
         fprintf(f, "    c.unused_ = 0;\n");
     fprintf(f, "    return c;\n}\n\n");
-    fprintf(f, "/* 1 when every value of c is one of its parameter's values, "
-               "as libatune_jit\n * requires. */\n"
-               "static inline int atune_%s_listed(const atune_%s_config *c)\n"
-               "{\n"
-               "    atune_%s_config x = *c;\n"
-               "    for (int i = 0; i < %d; i++) {\n"
-               "        const int64_t *v;\n"
-               "        int n = atune_%s_param_values(i, &v), found = 0;\n"
-               "        for (int k = 0; k < n; k++)\n"
-               "            found |= v[k] == *atune_%s_param(&x, i);\n"
-               "        if (!found)\n"
-               "            return 0;\n"
-               "    }\n"
-               "    return 1;\n}\n\n",
+    fprintf(f,
+            "/* 1 when every value of c is one of its parameter's values, "
+            "as libatune_jit\n * requires. */\n"
+            "static inline int atune_%s_listed(const atune_%s_config *c)\n"
+            "{\n"
+            "    atune_%s_config x = *c;\n"
+            "    for (int i = 0; i < %d; i++) {\n"
+            "        const int64_t *v;\n"
+            "        int n = atune_%s_param_values(i, &v), found = 0;\n"
+            "        for (int k = 0; k < n; k++)\n"
+            "            found |= v[k] == *atune_%s_param(&x, i);\n"
+            "        if (!found)\n"
+            "            return 0;\n"
+            "    }\n"
+            "    return 1;\n}\n\n",
             t, t, t, m->nparams, t, t);
 }
 
 static void emit_sizes(FILE *f, const atune__manifest *m, const char *t)
 {
-    fprintf(f, "/* Tuned size i of [sizes] into *s and its name; 0 out of "
-               "range. */\n"
-               "static inline int atune_%s_tuned_size(int i, atune_%s_size "
-               "*s, const char **name)\n{\n    switch (i) {\n",
+    fprintf(f,
+            "/* Tuned size i of [sizes] into *s and its name; 0 out of "
+            "range. */\n"
+            "static inline int atune_%s_tuned_size(int i, atune_%s_size "
+            "*s, const char **name)\n{\n    switch (i) {\n",
             t, t);
     for (int i = 0; i < m->nsizes; i++) {
         const atune__size *z = &m->sizes[i];
@@ -281,14 +292,15 @@ static int emit_valid(FILE *f, const atune__manifest *m, const char *t,
 {
     int rc;
 
-    fprintf(f, "/* [constraints]: 1 when c may run at size s on device d "
-               "(NULL: generic). */\n"
-               "static inline int atune_%s_valid(const atune_%s_config *c, "
-               "const atune_%s_size *s,\n"
-               "                                 const atune_header_device "
-               "*d)\n{\n"
-               "    if (!d)\n        d = atune_header_generic_device();\n"
-               "    (void)c;\n    (void)s;\n    (void)d;\n",
+    fprintf(f,
+            "/* [constraints]: 1 when c may run at size s on device d "
+            "(NULL: generic). */\n"
+            "static inline int atune_%s_valid(const atune_%s_config *c, "
+            "const atune_%s_size *s,\n"
+            "                                 const atune_header_device "
+            "*d)\n{\n"
+            "    if (!d)\n        d = atune_header_generic_device();\n"
+            "    (void)c;\n    (void)s;\n    (void)d;\n",
             t, t, t);
     for (int i = 0; i < m->nconstraints; i++) {
         const atune__named_expr *k = &m->constraints[i];
@@ -345,26 +357,25 @@ static int emit_launch(FILE *f, const atune__manifest *m, const char *t,
     fprintf(f, "    sh = ");
     if ((rc = emit_expr(f, m, m->shared, m->shared_line, err)) != 0)
         return rc;
-    fprintf(f,
-            ";\n"
-            "    for (int i = 0; i < 3; i++) {\n"
-            "        if (b[i] < 1 || b[i] > d->max_block[i] || g[i] < 1 ||\n"
-            "            g[i] > d->max_grid[i])\n"
-            "            return 0;\n"
-            "    }\n"
-            "    for (int i = 0; i < 3; i++) {\n"
-            "        threads *= b[i];\n"
-            "        if (threads > d->max_threads_per_block)\n"
-            "            return 0;\n"
-            "    }\n"
-            "    if (sh < 0 || sh > d->max_shared_per_block)\n"
-            "        return 0;\n"
-            "    for (int i = 0; i < 3; i++) {\n"
-            "        if (grid)\n            grid[i] = (unsigned)g[i];\n"
-            "        if (block)\n            block[i] = (unsigned)b[i];\n"
-            "    }\n"
-            "    if (shared)\n        *shared = (size_t)sh;\n"
-            "    return 1;\n}\n\n");
+    fprintf(f, ";\n"
+               "    for (int i = 0; i < 3; i++) {\n"
+               "        if (b[i] < 1 || b[i] > d->max_block[i] || g[i] < 1 ||\n"
+               "            g[i] > d->max_grid[i])\n"
+               "            return 0;\n"
+               "    }\n"
+               "    for (int i = 0; i < 3; i++) {\n"
+               "        threads *= b[i];\n"
+               "        if (threads > d->max_threads_per_block)\n"
+               "            return 0;\n"
+               "    }\n"
+               "    if (sh < 0 || sh > d->max_shared_per_block)\n"
+               "        return 0;\n"
+               "    for (int i = 0; i < 3; i++) {\n"
+               "        if (grid)\n            grid[i] = (unsigned)g[i];\n"
+               "        if (block)\n            block[i] = (unsigned)b[i];\n"
+               "    }\n"
+               "    if (shared)\n        *shared = (size_t)sh;\n"
+               "    return 1;\n}\n\n");
     return 0;
 }
 

@@ -49,14 +49,14 @@ static int status_of(int code)
     }
 }
 
-int atune__jit_cuda_fail(atune_jit *j, const atune__config *cfg, const char *what,
-                     CUresult r)
+int atune__jit_cuda_fail(atune_jit *j, const atune__config *cfg,
+                         const char *what, CUresult r)
 {
     char cfgs[512], buf[256];
 
     atune__config_str(j->m, cfg, cfgs, sizeof(cfgs));
-    return atune__jit_fail(j, ATUNE_ECUDA, "%s: %s: %s: %s", j->m->name, cfgs, what,
-                atune__cudrv_errstr(r, buf, sizeof(buf)));
+    return atune__jit_fail(j, ATUNE_ECUDA, "%s: %s: %s: %s", j->m->name, cfgs,
+                           what, atune__cudrv_errstr(r, buf, sizeof(buf)));
 }
 
 const char *atune_jit_strerror(int status)
@@ -92,11 +92,11 @@ int atune_jit_open(const char *dir, const char *name, atune_jit **out)
         return ATUNE_ENOMEM;
     if (!name || !*name || strpbrk(name, "/,"))
         return atune__jit_fail(j, ATUNE_EINVAL, "bad template name '%s'",
-                    name ? name : "(null)");
+                               name ? name : "(null)");
     rc = atune__templates_load(dir, name, &t, &err);
     if (rc == ATUNE__EUSAGE)
         return atune__jit_fail(j, ATUNE_ENOTFOUND, "%s: %s",
-                    dir ? dir : "built-in templates", err.msg);
+                               dir ? dir : "built-in templates", err.msg);
     if (rc)
         return atune__jit_fail(j, status_of(rc), "%s", err.msg);
     j->m = t.m[0];
@@ -232,7 +232,7 @@ int atune__jit_check_values(atune_jit *j, const atune__config *cfg)
 }
 
 void atune__jit_config_from(const atune__manifest *m, const atune_config *c,
-                        atune__config *out)
+                            atune__config *out)
 {
     atune__space_config(m, 0, out);
     if (!c)
@@ -257,8 +257,9 @@ int atune_jit_set_cache_dir(atune_jit *j, const char *dir)
     if (!dir)
         return ATUNE_OK;
     rc = atune__cache_open(dir, &j->cache, &err);
-    return rc ? atune__jit_fail(j, rc == ATUNE__EOSERR ? ATUNE_ENOMEM : ATUNE_EIO, "%s",
-                     err.msg)
+    return rc ? atune__jit_fail(j,
+                                rc == ATUNE__EOSERR ? ATUNE_ENOMEM : ATUNE_EIO,
+                                "%s", err.msg)
               : ATUNE_OK;
 }
 
@@ -353,9 +354,9 @@ static int query_attr(atune_jit *j, CUdevice dev, atune__devattr *a)
         int v = 0;
         CUresult r = j->cu->cuDeviceGetAttribute(&v, list[i].id, dev);
         if (r != CUDA_SUCCESS)
-            return atune__jit_fail(j, ATUNE_ECUDA, "cuDeviceGetAttribute(%d): %s",
-                        (int)list[i].id,
-                        atune__cudrv_errstr(r, buf, sizeof(buf)));
+            return atune__jit_fail(
+                j, ATUNE_ECUDA, "cuDeviceGetAttribute(%d): %s", (int)list[i].id,
+                atune__cudrv_errstr(r, buf, sizeof(buf)));
         *list[i].v = v;
     }
     a->cc = major * 10 + minor;
@@ -402,15 +403,17 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
 
     snprintf(arch, sizeof(arch), "sm_%" PRId64, k->attr.cc);
     if (!atune__jit_arch_supported(arch))
-        return atune__jit_fail(j, ATUNE_ECOMPILE, "%s: NVRTC %d.%d cannot compile for %s",
-                    j->m->name, atune__jit_version() / 1000,
-                    atune__jit_version() % 1000 / 10, arch);
+        return atune__jit_fail(j, ATUNE_ECOMPILE,
+                               "%s: NVRTC %d.%d cannot compile for %s",
+                               j->m->name, atune__jit_version() / 1000,
+                               atune__jit_version() % 1000 / 10, arch);
     default_cache(j);
     rc = atune__jit_compile_cached(j->cache, j->m, &k->cfg, arch, names, 1,
                                    &cubin, &k->cached, &err);
     if (rc)
-        return atune__jit_fail(j, rc == ATUNE__EDATA ? ATUNE_ECOMPILE : status_of(rc),
-                    "%s", err.msg);
+        return atune__jit_fail(
+            j, rc == ATUNE__EDATA ? ATUNE_ECOMPILE : status_of(rc), "%s",
+            err.msg);
     if (k->cached)
         j->hits++;
     else
@@ -440,15 +443,16 @@ static int current_context(atune_jit *j, CUcontext *ctx, CUdevice *dev)
     CUresult r = j->cu->cuCtxGetCurrent(ctx);
 
     if (r == CUDA_SUCCESS && !*ctx)
-        return atune__jit_fail(j, ATUNE_EINVAL,
-                    "no current CUDA context: make one current first "
-                    "(cuDevicePrimaryCtxRetain and cuCtxSetCurrent, or any "
-                    "CUDA runtime call)");
+        return atune__jit_fail(
+            j, ATUNE_EINVAL,
+            "no current CUDA context: make one current first "
+            "(cuDevicePrimaryCtxRetain and cuCtxSetCurrent, or any "
+            "CUDA runtime call)");
     if (r == CUDA_SUCCESS)
         r = j->cu->cuCtxGetDevice(dev);
     if (r != CUDA_SUCCESS)
         return atune__jit_fail(j, ATUNE_ECUDA, "current context: %s",
-                    atune__cudrv_errstr(r, buf, sizeof(buf)));
+                               atune__cudrv_errstr(r, buf, sizeof(buf)));
     return ATUNE_OK;
 }
 
@@ -512,4 +516,3 @@ int atune_jit_kernel_config(const atune_jit_kernel *k, char *buf, size_t len)
     atune__config_str(k->j->m, &k->cfg, buf, len);
     return ATUNE_OK;
 }
-

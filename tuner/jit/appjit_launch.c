@@ -34,29 +34,32 @@ static int size_item(atune_jit *j, const char *size, const char *s,
     long long v;
 
     if ((size_t)(end - s) >= sizeof(item))
-        return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': item too long", size);
+        return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': item too long",
+                               size);
     memcpy(item, s, (size_t)(end - s));
     item[end - s] = '\0';
     if (!(eq = strchr(item, '=')))
-        return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': expected NAME=VALUE",
-                    size);
+        return atune__jit_fail(j, ATUNE_EINVAL,
+                               "bad size '%s': expected NAME=VALUE", size);
     *eq = '\0';
     name = atune__trim(item);
     value = atune__trim(eq + 1);
     errno = 0;
     v = strtoll(value, &stop, 10);
     if (!*name || stop == value || *stop || errno == ERANGE || v < 0)
-        return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': bad value '%s' of '%s'",
-                    size, value, name);
+        return atune__jit_fail(j, ATUNE_EINVAL,
+                               "bad size '%s': bad value '%s' of '%s'", size,
+                               value, name);
     if (!size_var_known(j->m, name))
         return atune__jit_fail(j, ATUNE_EINVAL,
-                    "bad size '%s': %s has no size variable '%s'", size,
-                    j->m->ini_path, name);
+                               "bad size '%s': %s has no size variable '%s'",
+                               size, j->m->ini_path, name);
     if (atune__vars_get(vs, name, strlen(name)))
-        return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': '%s' given twice", size,
-                    name);
+        return atune__jit_fail(j, ATUNE_EINVAL,
+                               "bad size '%s': '%s' given twice", size, name);
     if (atune__vars_set(vs, name, v) != 0)
-        return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': too many variables", size);
+        return atune__jit_fail(j, ATUNE_EINVAL,
+                               "bad size '%s': too many variables", size);
     return ATUNE_OK;
 }
 
@@ -80,12 +83,11 @@ static int parse_size(atune_jit *j, const char *size, atune__vars *vs)
     for (int i = 0; j->m->nsizes && i < j->m->sizes[0].nvars; i++) {
         const char *var = j->m->sizes[0].var[i];
         if (!atune__vars_get(vs, var, strlen(var)))
-            return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': '%s' is missing", size,
-                        var);
+            return atune__jit_fail(j, ATUNE_EINVAL,
+                                   "bad size '%s': '%s' is missing", size, var);
     }
     return ATUNE_OK;
 }
-
 
 /* The [args] scalar whose value expression is exactly var, or -1. */
 static int size_arg_of(const atune__manifest *m, const char *var)
@@ -241,11 +243,12 @@ static atune_jit_type scalar_type(atune__type t)
 static const char *type_name(atune_jit_type t)
 {
     static const char *const scalars[] = {
-        "unknown", "char", "int", "unsigned int", "long (64-bit)",
-        "unsigned long (64-bit)", "float", "double"};
+        "unknown",      "char",          "int",
+        "unsigned int", "long (64-bit)", "unsigned long (64-bit)",
+        "float",        "double"};
     static const char *const pointers[] = {
-        "a device pointer", "char *", "int *", "unsigned int *", "long *",
-        "unsigned long *", "float *", "double *"};
+        "a device pointer", "char *",          "int *",   "unsigned int *",
+        "long *",           "unsigned long *", "float *", "double *"};
 
     if (t >= ATUNE_JIT_PTR && t <= ATUNE_JIT_PTR_DOUBLE)
         return pointers[t - ATUNE_JIT_PTR];
@@ -293,8 +296,8 @@ int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
             "%s:%d: argument %d '%s' is %s%s in the kernel, the application "
             "passes %s",
             m->ini_path, a->line, i + 1, a->name,
-            a->role == ATUNE__SCALAR ? "" : "a pointer to ",
-            type_name(want), type_name(types[i]));
+            a->role == ATUNE__SCALAR ? "" : "a pointer to ", type_name(want),
+            type_name(types[i]));
     }
     j->args_declared = 1;
     return ATUNE_OK;
@@ -303,8 +306,8 @@ int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
 /* --- shapes --------------------------------------------------------------- */
 
 int atune__jit_shape_of(atune_jit *j, const atune__config *cfg,
-                    const atune__devattr *a, const int64_t *size,
-                    atune__launch *l)
+                        const atune__devattr *a, const int64_t *size,
+                        atune__launch *l)
 {
     atune__vars vs;
     atune__err err = {0};
@@ -318,8 +321,10 @@ int atune__jit_shape_of(atune_jit *j, const atune__config *cfg,
             return atune__jit_fail(j, ATUNE_EINVAL, "too many variables");
     }
     if (atune__devattr_vars(a, &vs) != 0)
-        return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': too many "
-                               "variables", label);
+        return atune__jit_fail(j, ATUNE_EINVAL,
+                               "bad size '%s': too many "
+                               "variables",
+                               label);
     rc = atune__space_check(j->m, cfg, &vs, a, l, reason, sizeof(reason), &err);
     if (rc == 1)
         return ATUNE_OK;
@@ -505,8 +510,8 @@ int atune_jit_launch(atune_jit_kernel *k, const char *size, void **args,
     j->msg[0] = '\0';
     if (!args && j->m->nargs > 0)
         return atune__jit_fail(j, ATUNE_EINVAL,
-                               "%s: no arguments for %d parameters",
-                               j->m->name, j->m->nargs);
+                               "%s: no arguments for %d parameters", j->m->name,
+                               j->m->nargs);
     if ((rc = atune__jit_size_values(j, size, v)) != 0 ||
         (rc = size_agrees(j, v, args)) != 0)
         return rc;

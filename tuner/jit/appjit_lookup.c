@@ -52,8 +52,7 @@ static int usable(atune_jit *j, const atune_config *c, const atune__devattr *a,
 
 /* Sum over the variables of |log2(tuned) - log2(wanted)|, as the profile
  * look-up measures nearness; -1 when c's size has other variables. */
-static double distance(atune_jit *j, const atune_config *c,
-                       const int64_t *want)
+static double distance(atune_jit *j, const atune_config *c, const int64_t *want)
 {
     int64_t v[ATUNE__MAX_SIZE_VARS];
     double d = 0;
