@@ -39,6 +39,7 @@ static const char help_text[] =
     "  check    compile every valid configuration (no GPU needed)\n"
     "  show     print profiles\n"
     "  compare  profiles of several GPUs side by side\n"
+    "  header   a template's metadata as a C header (autotune header --help)\n"
     "\n"
     "options:\n"
     "  -d, --device N|all    GPU ordinal, or every GPU (default 0)\n"
