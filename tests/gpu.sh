@@ -55,6 +55,9 @@ if has test; then
   say "GPU tests"
   (cd "$build" && ctest -L gpu -V -j1 --timeout 900) 2>&1 | tee -a "$log" | grep -E "Test +#|tests passed|FAIL|measured twice" | tail -25
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  say "launch cost: atune_jit_run vs bare cuLaunchKernel"
+  "$build/tests/launch_cost" 50000 2>&1 | tee -a "$log" | tee "$OUT/launch_cost.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 kargs=()
@@ -185,7 +188,7 @@ if has regret; then
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
-  ATUNE_CONSUMER_GPU=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30
+  ATUNE_CONSUMER_GPU=1 ATUNE_CONSUMER_OWN=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"

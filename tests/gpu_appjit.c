@@ -6,6 +6,7 @@
  * refused before the driver sees them. Exits 77 (skip) without a driver
  * or a GPU. */
 #include <dirent.h>
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,11 +55,19 @@ static atune_jit *open_copy(void)
 {
     atune_jit *j = NULL;
     int rc = atune_jit_open(NULL, "copy", &j);
+    const atune_jit_type types[] = {ATUNE_JIT_PTR, ATUNE_JIT_PTR,
+                                    ATUNE_JIT_LONG};
 
     if (rc != ATUNE_OK)
         fail_msg("%s", atune_jit_errmsg(j));
+    if (atune_jit_declare_args(j, types, 3) != ATUNE_OK)
+        fail_msg("%s", atune_jit_errmsg(j));
     return j;
 }
+
+/* run_copy launches with the size in a string (atune_jit_launch) instead
+ * of from the arguments (atune_jit_run). */
+static int size_as_string;
 
 static atune_jit_kernel *build(atune_jit *j, const atune_config *c)
 {
@@ -96,7 +105,8 @@ static void run_copy(atune_jit *j, atune_jit_kernel *k, long n)
     CHECK_CU(cu->cuMemsetD8Async(dout, 0xA5, bytes, stream));
     snprintf(size, sizeof(size), "n=%ld", n);
     atune_jit_kernel_config(k, cfg, sizeof(cfg));
-    rc = atune_jit_launch(k, size, args, stream);
+    rc = size_as_string ? atune_jit_launch(k, size, args, stream)
+                        : atune_jit_run(k, args, stream);
     if (rc != ATUNE_OK)
         fail_msg("%s at %s: %s", cfg, size, atune_jit_errmsg(j));
     CHECK_CU(cu->cuStreamSynchronize(stream));
@@ -123,6 +133,10 @@ static void test_defaults(void **state)
     assert_string_equal(cfg, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0");
     run_copy(j, k, 1000003);
     run_copy(j, k, 1);
+    run_copy(j, k, 1000003); /* a cached shape */
+    size_as_string = 1;
+    run_copy(j, k, 77777);
+    size_as_string = 0;
     atune_jit_close(j);
 }
 
@@ -273,6 +287,26 @@ static void test_refused_launches(void **state)
         assert_non_null(strstr(atune_jit_errmsg(j), "grid x of"));
         assert_int_equal(atune_jit_launch(k, "m=5", args, stream),
                          ATUNE_EINVAL);
+        /* A size that is not the kernel's n would leave output unwritten. */
+        n = 5000;
+        assert_int_equal(atune_jit_launch(k, "n=1000", args, stream),
+                         ATUNE_EINVAL);
+        assert_non_null(strstr(atune_jit_errmsg(j), "the size says n=1000 "
+                                                    "but argument 3 'n' is "
+                                                    "5000"));
+    }
+    {
+        /* atune_jit_run needs the types declared. */
+        atune_jit *u = NULL;
+        atune_jit_kernel *uk;
+        CUdeviceptr p = 0;
+        long n = 1;
+        void *args[] = {&p, &p, &n};
+        assert_int_equal(atune_jit_open(NULL, "copy", &u), ATUNE_OK);
+        uk = build(u, NULL);
+        assert_int_equal(atune_jit_run(uk, args, stream), ATUNE_EINVAL);
+        assert_non_null(strstr(atune_jit_errmsg(u), "atune_jit_declare_args"));
+        atune_jit_close(u);
     }
     assert_int_equal(atune_jit_kernel_shape(k, "n=1000000", &d), ATUNE_OK);
     assert_int_equal(d.grid[0], 7813);
@@ -285,6 +319,63 @@ static void test_refused_launches(void **state)
     assert_int_equal(attr.max_threads_per_block, 1024);
     assert_true(attr.cc >= 50);
     atune_jit_close(j);
+}
+
+/* matmul through atune_jit_run: three size variables read from the int
+ * arguments m, n, k at an odd size, checked against the CPU. */
+static void test_matmul_sizes_from_args(void **state)
+{
+    const int m = 65, n = 67, k = 66;
+    const atune_jit_type types[] = {ATUNE_JIT_PTR, ATUNE_JIT_PTR,
+                                    ATUNE_JIT_PTR, ATUNE_JIT_INT,
+                                    ATUNE_JIT_INT, ATUNE_JIT_INT};
+    size_t ba = sizeof(float) * m * k, bb = sizeof(float) * k * n,
+           bc = sizeof(float) * m * n;
+    float *a = malloc(ba), *b = malloc(bb), *c = malloc(bc);
+    CUdeviceptr da, db, dc;
+    void *args[] = {&da, &db, &dc, (void *)&m, (void *)&n, (void *)&k};
+    atune_jit *j = NULL;
+    atune_jit_kernel *kk;
+    uint32_t x = 7;
+
+    (void)state;
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    for (int i = 0; i < m * k; i++, x = x * 1664525u + 1013904223u)
+        a[i] = (float)(x >> 8) / 16777216.0f - 0.5f;
+    for (int i = 0; i < k * n; i++, x = x * 1664525u + 1013904223u)
+        b[i] = (float)(x >> 8) / 16777216.0f - 0.5f;
+    assert_int_equal(atune_jit_open(NULL, "matmul", &j), ATUNE_OK);
+    assert_int_equal(atune_jit_declare_args(j, types, 6), ATUNE_OK);
+    kk = build(j, NULL);
+    CHECK_CU(cu->cuMemAlloc(&da, ba));
+    CHECK_CU(cu->cuMemAlloc(&db, bb));
+    CHECK_CU(cu->cuMemAlloc(&dc, bc));
+    CHECK_CU(cu->cuMemcpyHtoD(da, a, ba));
+    CHECK_CU(cu->cuMemcpyHtoD(db, b, bb));
+    CHECK_CU(cu->cuMemsetD8Async(dc, 0xA5, bc, stream));
+    if (atune_jit_run(kk, args, stream) != ATUNE_OK)
+        fail_msg("%s", atune_jit_errmsg(j));
+    CHECK_CU(cu->cuStreamSynchronize(stream));
+    CHECK_CU(cu->cuMemcpyDtoH(c, dc, bc));
+    for (int r = 0; r < m; r++) {
+        for (int col = 0; col < n; col++) {
+            float want = 0;
+            for (int i = 0; i < k; i++)
+                want = fmaf(a[r * k + i], b[i * n + col], want);
+            if (!(fabsf(c[r * n + col] - want) <= 1e-4f))
+                fail_msg("C[%d][%d] = %g, expected %g", r, col, c[r * n + col],
+                         want);
+        }
+    }
+    CHECK_CU(cu->cuMemFree(da));
+    CHECK_CU(cu->cuMemFree(db));
+    CHECK_CU(cu->cuMemFree(dc));
+    atune_jit_close(j);
+    free(a);
+    free(b);
+    free(c);
 }
 
 /* A thread without a current context is told so. */
@@ -348,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_several_configs),
         cmocka_unit_test(test_memory_and_disk_cache),
         cmocka_unit_test(test_refused_launches),
+        cmocka_unit_test(test_matmul_sizes_from_args),
         cmocka_unit_test(test_no_current_context),
     };
     int rc = open_gpu();

@@ -269,9 +269,9 @@ static void test_shape_from_profile(void **state)
     c = lookup(&p, file, "copy", "n=1000000");
     assert_string_equal(atune_config_size(c), "n=1048576");
     assert_int_equal(atune_config_size_match(c), ATUNE_SIZE_NEAREST);
-    /* BLOCK_SIZE=128, VW=2, UNROLL=1, GRID=264 blocks per SM. */
+    /* BLOCK_SIZE=128, VW=2, UNROLL=1, GRID=32 blocks per SM. */
     assert_int_equal(atune_jit_shape(j, c, NULL, "n=1000000", &d), ATUNE_OK);
-    assert_dims(&d, 264 * 132, 128, 0);
+    assert_dims(&d, 32 * 132, 128, 0);
     memset(&attr, 0, sizeof(attr));
     attr.sm_count = 108;
     attr.max_threads_per_block = 1024;
@@ -284,7 +284,7 @@ static void test_shape_from_profile(void **state)
     attr.cc = 80;
     attr.l2_bytes = 41943040;
     assert_int_equal(atune_jit_shape(j, c, &attr, "n=1000000", &d), ATUNE_OK);
-    assert_dims(&d, 264 * 108, 128, 0);
+    assert_dims(&d, 32 * 108, 128, 0);
 
     /* The large size: BLOCK_SIZE=256, VW=4, UNROLL=2, GRID=0. */
     assert_int_equal(atune_profile_lookup(p, "copy", "n=268435456", &c),
@@ -446,6 +446,182 @@ static void test_staleness(void **state)
     atune_jit_close(j);
 }
 
+/* A value the template does not list was never compiled or checked by
+ * the tuner: reported as stale and refused by shape and build. */
+static void test_value_not_in_list(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_config *c = NULL;
+    atune_jit_kernel *k = NULL;
+    atune_jit_dims d;
+
+    (void)state;
+    assert_int_equal(
+        atune_config_from_string("copy", "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0",
+                                 &c, NULL, 0),
+        ATUNE_OK);
+    assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_VALUE);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=4096", &d), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "copy.ini:"));
+    assert_non_null(strstr(atune_jit_errmsg(j),
+                           "BLOCK_SIZE=96 is not one of the template's "
+                           "values of BLOCK_SIZE (128, 64, 256, 512, 1024)"));
+    /* Refused before any driver or context is needed. */
+    assert_int_equal(atune_jit_build(j, c, &k), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "BLOCK_SIZE=96 is not one"));
+    assert_null(k);
+    atune_config_set(c, "BLOCK_SIZE", 512);
+    assert_int_equal(atune_jit_stale(j, c), 0);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "n=4096", &d), ATUNE_OK);
+    assert_dims(&d, 8, 512, 0);
+    atune_config_free(c);
+    atune_jit_close(j);
+}
+
+/* --- the launch API: size from the arguments, declared types ------------- */
+
+static void test_declare_args(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_jit *mm = open_ok(NULL, "matmul");
+    int *in = NULL;
+    CUdeviceptr out = 0;
+    long n = 3000017;
+    int n32 = 3000017, m = 64;
+    float *f = NULL;
+    atune_jit_type good[] = {ATUNE_JIT_TYPE_OF(in), ATUNE_JIT_TYPE_OF(out),
+                             ATUNE_JIT_TYPE_OF(n)};
+    atune_jit_type narrow[] = {ATUNE_JIT_TYPE_OF(in), ATUNE_JIT_TYPE_OF(out),
+                               ATUNE_JIT_TYPE_OF(n32)};
+    atune_jit_type floats[] = {ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(out),
+                               ATUNE_JIT_TYPE_OF(n)};
+    atune_jit_type mmt[] = {ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(f),
+                            ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(m),
+                            ATUNE_JIT_TYPE_OF(m), ATUNE_JIT_TYPE_OF(m)};
+
+    (void)state;
+    assert_int_equal(good[0], ATUNE_JIT_PTR_INT);
+    assert_int_equal(good[1], ATUNE_JIT_PTR);
+    assert_int_equal(good[2], ATUNE_JIT_LONG);
+    assert_int_equal(atune_jit_declare_args(j, good, 3), ATUNE_OK);
+    assert_string_equal(atune_jit_errmsg(j), "");
+    /* n is a 64-bit long in the kernel: an int would be read past its end. */
+    assert_int_equal(atune_jit_declare_args(j, narrow, 3), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "copy.ini:"));
+    assert_non_null(strstr(atune_jit_errmsg(j),
+                           "argument 3 'n' is long (64-bit) in the kernel, "
+                           "the application passes int"));
+    assert_int_equal(atune_jit_declare_args(j, floats, 3), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j),
+                           "argument 1 'in' is a pointer to int in the "
+                           "kernel, the application passes float *"));
+    assert_int_equal(atune_jit_declare_args(j, good, 2), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "2 argument types for the 3"));
+    assert_int_equal(atune_jit_declare_args(j, NULL, 3), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_declare_args(NULL, good, 3), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_declare_args(mm, mmt, 6), ATUNE_OK);
+    assert_int_equal(atune_jit_run(NULL, NULL, NULL), ATUNE_EINVAL);
+    atune_jit_close(mm);
+    atune_jit_close(j);
+}
+
+/* The size of a launch is the one in the kernel's arguments. */
+static void test_shape_from_args(void **state)
+{
+    atune_jit *j = open_ok(NULL, "copy");
+    atune_jit *mm = open_ok(NULL, "matmul");
+    CUdeviceptr in = 0, out = 0;
+    long n = 3000017, neg = -1;
+    int m = 1000, nn = 2000, k = 3000;
+    void *args[] = {&in, &out, &n};
+    void *bad[] = {&in, &out, &neg};
+    void *mmargs[] = {&in, &in, &out, &m, &nn, &k};
+    atune_jit_dims a, b;
+
+    (void)state;
+    assert_int_equal(atune_jit_shape_args(j, NULL, NULL, args, &a), ATUNE_OK);
+    assert_int_equal(atune_jit_shape(j, NULL, NULL, "n=3000017", &b), ATUNE_OK);
+    assert_memory_equal(&a, &b, sizeof(a));
+    assert_dims(&a, (3000017 + 127) / 128, 128, 0);
+    assert_int_equal(atune_jit_shape_args(j, NULL, NULL, bad, &a),
+                     ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j), "argument 3 'n' is -1"));
+    assert_int_equal(atune_jit_shape_args(j, NULL, NULL, NULL, &a),
+                     ATUNE_EINVAL);
+    /* matmul: int m, n, k; grid = cdiv(n, BN), cdiv(m, BM). */
+    assert_int_equal(atune_jit_shape_args(mm, NULL, NULL, mmargs, &a),
+                     ATUNE_OK);
+    assert_int_equal(a.grid[0], (2000 + 15) / 16);
+    assert_int_equal(a.grid[1], (1000 + 15) / 16);
+    assert_int_equal(a.block[0], 256);
+    atune_jit_close(mm);
+    atune_jit_close(j);
+}
+
+/* A profile entry forbidden at the wanted size is never handed out. */
+static void test_config_for_falls_back(void **state)
+{
+    static const char dev[] =
+        "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n";
+    static const char big[] =
+        "[matmul m=4096,n=4096,k=4096]\nBM = 64\nBN = 64\nBK = 16\nTM = 4\n"
+        "TN = 4\nVEC = 1\nUNROLL = 0\nDB = 0\n";
+    static const char mid[] =
+        "[matmul m=1024,n=1024,k=1024]\nBM = 64\nBN = 64\nBK = 16\nTM = 4\n"
+        "TN = 4\nVEC = 0\nUNROLL = 2\nDB = 0\n";
+    atune_jit *j = open_ok(NULL, "matmul");
+    char file[4200], text[1024], msg[512];
+    atune_profile *p = NULL;
+    const atune_config *c = NULL;
+    atune_jit_dims d;
+
+    (void)state;
+    path_in(file, sizeof(file), tmp, "fallback.ini");
+    snprintf(text, sizeof(text), "%s%s%s", dev, big, mid);
+    write_text(file, text);
+    assert_int_equal(atune_profile_open(file, &p), ATUNE_OK);
+    /* The nearest entry, VEC=1, is valid at k=4096 ... */
+    assert_int_equal(atune_jit_config_for(j, p, "m=4096,n=4096,k=4096", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_non_null(c);
+    assert_int_equal(atune_config_get(c, "VEC", -1), 1);
+    assert_non_null(strstr(msg, "using tuned size m=4096,n=4096,k=4096"));
+    /* ... but not at k=4094: the next valid tuned entry, and why. */
+    assert_int_equal(atune_jit_config_for(j, p, "m=4096,n=4096,k=4094", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_non_null(c);
+    assert_string_equal(atune_config_size(c), "m=1024,n=1024,k=1024");
+    assert_int_equal(atune_config_get(c, "UNROLL", -1), 2);
+    assert_non_null(strstr(msg, "constraint 'vec_aligned' is false"));
+    assert_non_null(strstr(msg, "using the tuned entry of m=1024,n=1024"));
+    assert_int_equal(atune_jit_shape(j, c, NULL, "m=4096,n=4096,k=4094", &d),
+                     ATUNE_OK);
+    atune_profile_close(p);
+
+    /* No other entry: the defaults. */
+    snprintf(text, sizeof(text), "%s%s", dev, big);
+    write_text(file, text);
+    assert_int_equal(atune_profile_open(file, &p), ATUNE_OK);
+    c = (const atune_config *)&c;
+    assert_int_equal(atune_jit_config_for(j, p, "m=4096,n=4096,k=4094", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_null(c);
+    assert_non_null(strstr(msg, "using the template's defaults"));
+    assert_int_equal(atune_jit_config_for(j, NULL, "m=1,n=1,k=1", NULL, &c, msg,
+                                          sizeof(msg)),
+                     ATUNE_OK);
+    assert_null(c);
+    assert_non_null(strstr(msg, "no profile"));
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=4", NULL, &c, msg, sizeof(msg)),
+        ATUNE_EINVAL);
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
 /* --- build and launch without a GPU -------------------------------------- */
 
 static void test_build_without_gpu(void **state)
@@ -559,6 +735,10 @@ int main(void)
         cmocka_unit_test(test_shape_bad_sizes),
         cmocka_unit_test(test_shape_constraints),
         cmocka_unit_test(test_staleness),
+        cmocka_unit_test(test_value_not_in_list),
+        cmocka_unit_test(test_declare_args),
+        cmocka_unit_test(test_shape_from_args),
+        cmocka_unit_test(test_config_for_falls_back),
         cmocka_unit_test(test_build_without_gpu),
         cmocka_unit_test(test_cache_settings),
         cmocka_unit_test(test_strings),

@@ -144,13 +144,15 @@ static void test_checked_by_the_template(void **state)
     assert_int_equal(d.block[0], 64);
     atune_config_free(c);
 
-    /* A parameter the template lacks, another kernel's name, a block over
-     * the device's limit. */
+    /* A parameter the template lacks, another kernel's name, a block size
+     * that is not one of the template's values (nor within the device's
+     * limit): refused before the launch is computed. */
     c = parse_ok("saxpy", "BLOCK_SIZE=2048,VW=1,UNROLL=1,GRID=0,TILE=4");
-    assert_int_equal(atune_jit_stale(j, c),
-                     ATUNE_JIT_STALE_PARAMS | ATUNE_JIT_STALE_KERNEL);
+    assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_PARAMS |
+                                                ATUNE_JIT_STALE_KERNEL |
+                                                ATUNE_JIT_STALE_VALUE);
     assert_int_equal(atune_jit_shape(j, c, NULL, "n=1048576", &d),
-                     ATUNE_ELAUNCH);
+                     ATUNE_EINVAL);
     atune_config_free(c);
     atune_jit_close(j);
 }

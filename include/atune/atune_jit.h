@@ -21,12 +21,18 @@
  *
  *     atune_jit *j;
  *     atune_jit_kernel *k;
- *     const atune_config *c = NULL;
- *     atune_profile_lookup(p, "copy", "n=1000000", &c);   (NULL: defaults)
+ *     const atune_config *c = NULL;                     (NULL: defaults)
+ *     char why[256];
+ *     long n = 1000000;                                 (copy: long n)
+ *     atune_jit_type types[] = {ATUNE_JIT_TYPE_OF(in), ATUNE_JIT_TYPE_OF(out),
+ *                               ATUNE_JIT_TYPE_OF(n)};
  *     if (atune_jit_open(NULL, "copy", &j) == ATUNE_OK &&
+ *         atune_jit_config_for(j, p, "n=1000000", NULL, &c, why,
+ *                              sizeof(why)) == ATUNE_OK &&
+ *         atune_jit_declare_args(j, types, 3) == ATUNE_OK &&
  *         atune_jit_build(j, c, &k) == ATUNE_OK) {
  *         void *args[] = {&in, &out, &n};
- *         rc = atune_jit_launch(k, "n=1000000", args, stream);
+ *         rc = atune_jit_run(k, args, stream);  (the size is args' n)
  *     }
  *     if (rc != ATUNE_OK)
  *         fprintf(stderr, "%s\n", atune_jit_errmsg(j));
@@ -117,6 +123,10 @@ ATUNE_API const char *atune_jit_template_hash(const atune_jit *j);
 #define ATUNE_JIT_STALE_HASH 1
 #define ATUNE_JIT_STALE_PARAMS 2
 #define ATUNE_JIT_STALE_KERNEL 4
+#define ATUNE_JIT_STALE_VALUE                                                  \
+    8 /* a value not in the template's [params]                                \
+         list: atune_jit_build and atune_jit_shape                             \
+         refuse it (ATUNE_EINVAL) */
 ATUNE_API int atune_jit_stale(const atune_jit *j, const atune_config *c);
 
 /* Uses the disk cache in dir instead of the default one; NULL turns the
@@ -145,6 +155,100 @@ ATUNE_API int atune_jit_attr_query(atune_jit *j, CUdevice dev,
 ATUNE_API int atune_jit_shape(atune_jit *j, const atune_config *c,
                               const atune_jit_attr *attr, const char *size,
                               atune_jit_dims *out);
+
+/* atune_jit_shape() at the size read from args, the kernel's arguments
+ * in [args] order, as atune_jit_run() reads it (no context needed: the
+ * buffers are not touched). ATUNE_EINVAL when a size variable is no
+ * argument of [args], or an argument is NULL or negative. */
+ATUNE_API int atune_jit_shape_args(atune_jit *j, const atune_config *c,
+                                   const atune_jit_attr *attr, void **args,
+                                   atune_jit_dims *out);
+
+/* The C type of a kernel argument. A buffer of [args] ("float[n]") takes
+ * a device pointer: ATUNE_JIT_PTR (CUdeviceptr, void *) or the pointer
+ * to its element type; a scalar takes exactly its type ("long n" is 64
+ * bits: ATUNE_JIT_LONG). */
+typedef enum atune_jit_type {
+    ATUNE_JIT_UNKNOWN = 0,
+    ATUNE_JIT_CHAR,
+    ATUNE_JIT_INT,
+    ATUNE_JIT_UINT,
+    ATUNE_JIT_LONG,
+    ATUNE_JIT_ULONG,
+    ATUNE_JIT_FLOAT,
+    ATUNE_JIT_DOUBLE,
+    ATUNE_JIT_PTR = 16,
+    ATUNE_JIT_PTR_CHAR,
+    ATUNE_JIT_PTR_INT,
+    ATUNE_JIT_PTR_UINT,
+    ATUNE_JIT_PTR_LONG,
+    ATUNE_JIT_PTR_ULONG,
+    ATUNE_JIT_PTR_FLOAT,
+    ATUNE_JIT_PTR_DOUBLE
+} atune_jit_type;
+
+/* The atune_jit_type of a C expression, so that the declared types come
+ * from the variables passed, not from a second list kept by hand (C11;
+ * CUdeviceptr, an unsigned long long, is ATUNE_JIT_PTR). */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) &&                      \
+    __STDC_VERSION__ >= 201112L
+#define ATUNE_JIT_TYPE_OF(x)                                                   \
+    _Generic((x),                                                              \
+        char: ATUNE_JIT_CHAR,                                                  \
+        signed char: ATUNE_JIT_CHAR,                                           \
+        int: ATUNE_JIT_INT,                                                    \
+        unsigned int: ATUNE_JIT_UINT,                                          \
+        long: ATUNE_JIT_LONG,                                                  \
+        long long: ATUNE_JIT_LONG,                                             \
+        unsigned long: ATUNE_JIT_ULONG,                                        \
+        unsigned long long: ATUNE_JIT_PTR,                                     \
+        float: ATUNE_JIT_FLOAT,                                                \
+        double: ATUNE_JIT_DOUBLE,                                              \
+        void *: ATUNE_JIT_PTR,                                                 \
+        const void *: ATUNE_JIT_PTR,                                           \
+        char *: ATUNE_JIT_PTR_CHAR,                                            \
+        const char *: ATUNE_JIT_PTR_CHAR,                                      \
+        int *: ATUNE_JIT_PTR_INT,                                              \
+        const int *: ATUNE_JIT_PTR_INT,                                        \
+        unsigned int *: ATUNE_JIT_PTR_UINT,                                    \
+        const unsigned int *: ATUNE_JIT_PTR_UINT,                              \
+        long *: ATUNE_JIT_PTR_LONG,                                            \
+        const long *: ATUNE_JIT_PTR_LONG,                                      \
+        unsigned long *: ATUNE_JIT_PTR_ULONG,                                  \
+        const unsigned long *: ATUNE_JIT_PTR_ULONG,                            \
+        float *: ATUNE_JIT_PTR_FLOAT,                                          \
+        const float *: ATUNE_JIT_PTR_FLOAT,                                    \
+        double *: ATUNE_JIT_PTR_DOUBLE,                                        \
+        const double *: ATUNE_JIT_PTR_DOUBLE,                                  \
+        default: ATUNE_JIT_UNKNOWN)
+#endif
+
+/* Declares the types of the arguments the application launches the
+ * template's kernel with, one per [args] entry in order, and checks them
+ * against [args] ("copy.ini:31: argument 3 'n' is long (64-bit) in the
+ * kernel, the application passes int"). Once per handle, before
+ * atune_jit_run(), which refuses to launch without it. Needs no driver.
+ * ATUNE_EINVAL (wrong count or type; the handle is then undeclared). */
+ATUNE_API int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
+                                     int ntypes);
+
+/* A configuration of profile p for this template at size that is always
+ * safe to launch: the looked-up one (atune_profile_lookup) when the
+ * template's constraints and the device limits (attr; NULL: a generic
+ * sm_90 device) allow it at size and its values are the template's;
+ * else the tuned entry of this kernel nearest to size that they allow;
+ * else *out = NULL, the template's defaults. msg (len bytes; may be NULL)
+ * says which and why, e.g. "matmul m=4096,n=4096,k=4094: the tuned
+ * configuration of m=4096,n=4096,k=4096 cannot run here (constraint
+ * 'vec_aligned' is false); using the tuned entry of m=1024,n=1024,
+ * k=1024". p NULL gives the defaults. ATUNE_OK whenever *out can be
+ * launched (also when p has no entry for the kernel); ATUNE_EINVAL (bad
+ * size or argument); ATUNE_ELAUNCH when not even the defaults can run at
+ * size (the message says why). */
+ATUNE_API int atune_jit_config_for(atune_jit *j, atune_profile *p,
+                                   const char *size, const atune_jit_attr *attr,
+                                   const atune_config **out, char *msg,
+                                   size_t len);
 
 /* Builds configuration c (NULL: the template's defaults; parameters that
  * c lacks take their defaults, extra ones are ignored) for the device of
@@ -178,13 +282,28 @@ ATUNE_API int atune_jit_kernel_cached(const atune_jit_kernel *k);
 ATUNE_API int atune_jit_kernel_shape(atune_jit_kernel *k, const char *size,
                                      atune_jit_dims *out);
 
-/* Launches k at size on stream (NULL: the context's default stream) with
- * args, an array of pointers to the kernel's arguments in [args] order,
- * as cuLaunchKernel takes them, from a thread where k's context is
- * current. Opts in to more than 48 KB of dynamic shared memory when the
- * launch needs it. Does not wait for the kernel. Errors on the handle
- * that built k: ATUNE_EINVAL, ATUNE_ELAUNCH, ATUNE_ECUDA (the CUDA error
- * by name in the message). */
+/* Launches k on stream (NULL: the context's default stream) with args,
+ * an array of pointers to the kernel's arguments in [args] order, as
+ * cuLaunchKernel takes them, from a thread where k's context is current.
+ * The size is read from the arguments that [args] ties to the size
+ * variables (a scalar whose value is the variable: "n = long n"), so
+ * the launch always covers what the kernel reads. Needs the argument
+ * types declared once (atune_jit_declare_args). The grid, block and
+ * shared memory of a size are computed and checked at its first launch
+ * and kept (8 sizes per kernel): a launch at a size seen before does not
+ * parse, allocate or evaluate anything. Opts in to more than 48 KB of
+ * dynamic shared memory when the launch needs it. Does not wait for the
+ * kernel. Errors on the handle that built k: ATUNE_EINVAL (types not
+ * declared, a template whose size variable is no argument: use
+ * atune_jit_launch), ATUNE_ELAUNCH, ATUNE_ECUDA (the CUDA error by name
+ * in the message). */
+ATUNE_API int atune_jit_run(atune_jit_kernel *k, void **args, CUstream stream);
+
+/* atune_jit_run() at a size given as a string ("n=1000000"), for
+ * templates whose size variables are not all arguments. The size must
+ * agree with every argument tied to a size variable (ATUNE_EINVAL
+ * otherwise: a smaller size would leave part of the output unwritten).
+ * Parses size on every call; the argument types are not checked. */
 ATUNE_API int atune_jit_launch(atune_jit_kernel *k, const char *size,
                                void **args, CUstream stream);
 

@@ -11,6 +11,10 @@
 #
 #   ATUNE_CONSUMER_KEEP=1   keep the temporary directory (printed)
 #   ATUNE_CONSUMER_GPU=1    require the launch (GPU machines: tests/gpu.sh)
+#                           at three untuned sizes
+#   ATUNE_CONSUMER_OWN=1    also build the consumer's own nvcc kernel from
+#                           the header of the installed `autotune header`
+#                           and require it bit-exact at those sizes
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -52,6 +56,17 @@ run_consumer() {
   fi
   if [ "${ATUNE_CONSUMER_GPU:-0}" = 1 ]; then
     grep -q "output matches input" <<<"$out" || fail "$bin: no verified launch"
+    # Three sizes never tuned, launched through the JIT (size from the
+    # arguments) and, when built in, the application's own kernel.
+    out=$("$bin" "${h100[@]}" --size n=1000000 --size n=3000017 \
+          --size n=77777777) || fail "$bin (three sizes) failed: $out"
+    echo "$out"
+    [ "$(grep -c "^jit copy of .*: output matches input" <<<"$out")" = 3 ] ||
+      fail "$bin: the JIT did not copy all three sizes exactly"
+    if [ "${ATUNE_CONSUMER_OWN:-0}" = 1 ] && [ "$bin" = "$work/$kind/consumer/consumer" ]; then
+      [ "$(grep -c "^own copy of .*: output matches input, bit-exact" <<<"$out")" = 3 ] ||
+        fail "$bin: its own kernel did not copy all three sizes exactly"
+    fi
   else
     grep -q -E "skipped the launch|output matches input" <<<"$out" ||
       fail "$bin: neither launched nor skipped"
@@ -99,8 +114,10 @@ for kind in static shared; do
   fi
 
   echo "== $kind: consumer through find_package(autotune)"
+  own=()
+  [ "${ATUNE_CONSUMER_OWN:-0}" = 1 ] && own=(-DCONSUMER_OWN_KERNEL=ON)
   cmake -S tests/consumer -B "$work/$kind/consumer" \
-    -DCMAKE_PREFIX_PATH="$prefix" >>"$work/$kind.log" 2>&1 ||
+    -DCMAKE_PREFIX_PATH="$prefix" "${own[@]}" >>"$work/$kind.log" 2>&1 ||
     { tail -40 "$work/$kind.log"; fail "consumer configure failed"; }
   cmake --build "$work/$kind/consumer" >>"$work/$kind.log" 2>&1 ||
     { tail -40 "$work/$kind.log"; fail "consumer build failed"; }

@@ -11,5 +11,7 @@ int atune__cmd_check(const atune__cli *o);
 int atune__cmd_show(const atune__cli *o);
 int atune__cmd_simulate(const atune__cli *o);
 int atune__cmd_compare(const atune__cli *o);
+/* `autotune header`: parses its own options (argv[0] is "header"). */
+int atune__cmd_header(int argc, char **argv);
 
 #endif

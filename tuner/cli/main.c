@@ -23,6 +23,7 @@ static const char usage_text[] =
     " [--memory BYTES] [--json]\n"
     "       autotune show PROFILE...\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
+    "       autotune header --kernel NAME [--templates DIR] [-o FILE]\n"
     "       autotune --help | --version\n";
 
 static const char help_text[] =
@@ -38,6 +39,7 @@ static const char help_text[] =
     "  check    compile every valid configuration (no GPU needed)\n"
     "  show     print profiles\n"
     "  compare  profiles of several GPUs side by side\n"
+    "  header   a template's metadata as a C header (autotune header --help)\n"
     "\n"
     "options:\n"
     "  -d, --device N|all    GPU ordinal, or every GPU (default 0)\n"
@@ -315,7 +317,11 @@ static int parse(int argc, char **argv, atune__cli *o)
 int main(int argc, char **argv)
 {
     atune__cli o;
-    int rc = parse(argc, argv, &o);
+    int rc;
+
+    if (argc > 1 && strcmp(argv[1], "header") == 0)
+        return atune__cmd_header(argc - 1, argv + 1);
+    rc = parse(argc, argv, &o);
 
     if (rc)
         return rc < 0 ? 0 : rc;

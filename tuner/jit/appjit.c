@@ -10,45 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/cache.h"
-#include "jit/cudrv.h"
+#include "jit/appjit_internal.h"
 #include "jit/jit.h"
-#include "template/space.h"
 #include "template/templates.h"
-
-#define OPTIN_SHARED (48 * 1024) /* above this a kernel must opt in */
-
-struct atune_jit_kernel {
-    atune_jit *j;
-    atune__config cfg;
-    CUcontext ctx;
-    CUmodule mod;
-    CUfunction fn;
-    atune__devattr attr;
-    int max_threads;      /* what the function's registers allow */
-    int static_shared;    /* bytes */
-    int64_t shared_optin; /* dynamic shared memory opted in so far */
-    int cached;
-    atune_jit_kernel *next;
-};
-
-struct atune_jit {
-    atune__manifest *m;
-    const atune__cudrv *cu;
-    atune__cache *cache;
-    int cache_decided; /* the default cache was opened or replaced */
-    long hits, misses;
-    char hash[17];
-    char msg[4096];
-    atune_jit_kernel *kernels;
-};
 
 /* --- errors --------------------------------------------------------------- */
 
-static int fail(atune_jit *j, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(atune_jit *j, int status, const char *fmt, ...)
+int atune__jit_fail(atune_jit *j, int status, const char *fmt, ...)
 {
     va_list ap;
 
@@ -81,15 +49,14 @@ static int status_of(int code)
     }
 }
 
-/* "copy: BLOCK_SIZE=128,...: what: CUDA_ERROR_X: text" */
-static int cuda_fail(atune_jit *j, const atune__config *cfg, const char *what,
-                     CUresult r)
+int atune__jit_cuda_fail(atune_jit *j, const atune__config *cfg,
+                         const char *what, CUresult r)
 {
     char cfgs[512], buf[256];
 
     atune__config_str(j->m, cfg, cfgs, sizeof(cfgs));
-    return fail(j, ATUNE_ECUDA, "%s: %s: %s: %s", j->m->name, cfgs, what,
-                atune__cudrv_errstr(r, buf, sizeof(buf)));
+    return atune__jit_fail(j, ATUNE_ECUDA, "%s: %s: %s: %s", j->m->name, cfgs,
+                           what, atune__cudrv_errstr(r, buf, sizeof(buf)));
 }
 
 const char *atune_jit_strerror(int status)
@@ -124,19 +91,20 @@ int atune_jit_open(const char *dir, const char *name, atune_jit **out)
     if (!j)
         return ATUNE_ENOMEM;
     if (!name || !*name || strpbrk(name, "/,"))
-        return fail(j, ATUNE_EINVAL, "bad template name '%s'",
-                    name ? name : "(null)");
+        return atune__jit_fail(j, ATUNE_EINVAL, "bad template name '%s'",
+                               name ? name : "(null)");
     rc = atune__templates_load(dir, name, &t, &err);
     if (rc == ATUNE__EUSAGE)
-        return fail(j, ATUNE_ENOTFOUND, "%s: %s",
-                    dir ? dir : "built-in templates", err.msg);
+        return atune__jit_fail(j, ATUNE_ENOTFOUND, "%s: %s",
+                               dir ? dir : "built-in templates", err.msg);
     if (rc)
-        return fail(j, status_of(rc), "%s", err.msg);
+        return atune__jit_fail(j, status_of(rc), "%s", err.msg);
     j->m = t.m[0];
     t.n = 0; /* the manifest is j's now; free only the array */
     atune__templates_free(&t);
     snprintf(j->hash, sizeof(j->hash), "%016llx",
              (unsigned long long)j->m->hash);
+    atune__jit_tie_sizes(j);
     return ATUNE_OK;
 }
 
@@ -198,6 +166,7 @@ static int manifest_param(const atune__manifest *m, const char *name)
 int atune_jit_stale(const atune_jit *j, const atune_config *c)
 {
     const char *h, *k;
+    atune__config cfg;
     int mask = 0;
 
     if (!j || !j->m || !c)
@@ -217,12 +186,53 @@ int atune_jit_stale(const atune_jit *j, const atune_config *c)
         if (!manifest_param(j->m, atune_config_name(c, i)))
             mask |= ATUNE_JIT_STALE_PARAMS;
     }
+    atune__jit_config_from(j->m, c, &cfg);
+    if (atune__space_index(j->m, &cfg) < 0)
+        mask |= ATUNE_JIT_STALE_VALUE;
     return mask;
 }
 
-/* The template's defaults, overridden by c's values of its parameters. */
-static void config_from(const atune__manifest *m, const atune_config *c,
-                        atune__config *out)
+/* "128, 64, 256, 512, 1024", cut with "..." when it does not fit. */
+static void value_list(const atune__param *p, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < p->nvalues; i++) {
+        int n = snprintf(buf + used, len - used, "%s%" PRId64, i ? ", " : "",
+                         p->values[i]);
+        if (n < 0 || used + (size_t)n + 6 >= len) {
+            snprintf(buf + used, len - used, ", ...");
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+int atune__jit_check_values(atune_jit *j, const atune__config *cfg)
+{
+    const atune__manifest *m = j->m;
+    char list[256];
+
+    for (int i = 0; i < m->nparams; i++) {
+        const atune__param *p = &m->params[i];
+        int found = 0;
+        for (int v = 0; v < p->nvalues && !found; v++)
+            found = p->values[v] == cfg->v[i];
+        if (found)
+            continue;
+        value_list(p, list, sizeof(list));
+        return atune__jit_fail(
+            j, ATUNE_EINVAL,
+            "%s:%d: %s=%" PRId64 " is not one of the template's values of "
+            "%s (%s): the kernel was never checked with it",
+            m->ini_path, p->line, p->name, cfg->v[i], p->name, list);
+    }
+    return ATUNE_OK;
+}
+
+void atune__jit_config_from(const atune__manifest *m, const atune_config *c,
+                            atune__config *out)
 {
     atune__space_config(m, 0, out);
     if (!c)
@@ -247,8 +257,9 @@ int atune_jit_set_cache_dir(atune_jit *j, const char *dir)
     if (!dir)
         return ATUNE_OK;
     rc = atune__cache_open(dir, &j->cache, &err);
-    return rc ? fail(j, rc == ATUNE__EOSERR ? ATUNE_ENOMEM : ATUNE_EIO, "%s",
-                     err.msg)
+    return rc ? atune__jit_fail(j,
+                                rc == ATUNE__EOSERR ? ATUNE_ENOMEM : ATUNE_EIO,
+                                "%s", err.msg)
               : ATUNE_OK;
 }
 
@@ -288,7 +299,7 @@ static void attr_to_public(const atune__devattr *a, atune_jit_attr *p)
     p->l2_bytes = a->l2_bytes;
 }
 
-static void attr_from_public(const atune_jit_attr *p, atune__devattr *a)
+void atune__jit_attr_from_public(const atune_jit_attr *p, atune__devattr *a)
 {
     a->sm_count = p->sm_count;
     a->max_threads_per_block = p->max_threads_per_block;
@@ -311,7 +322,7 @@ static int driver(atune_jit *j)
         return ATUNE_OK;
     j->cu = atune__cudrv_load(&err);
     if (!j->cu)
-        return fail(j, ATUNE_ENODEV, "%s", err.msg);
+        return atune__jit_fail(j, ATUNE_ENODEV, "%s", err.msg);
     return ATUNE_OK;
 }
 
@@ -343,9 +354,9 @@ static int query_attr(atune_jit *j, CUdevice dev, atune__devattr *a)
         int v = 0;
         CUresult r = j->cu->cuDeviceGetAttribute(&v, list[i].id, dev);
         if (r != CUDA_SUCCESS)
-            return fail(j, ATUNE_ECUDA, "cuDeviceGetAttribute(%d): %s",
-                        (int)list[i].id,
-                        atune__cudrv_errstr(r, buf, sizeof(buf)));
+            return atune__jit_fail(
+                j, ATUNE_ECUDA, "cuDeviceGetAttribute(%d): %s", (int)list[i].id,
+                atune__cudrv_errstr(r, buf, sizeof(buf)));
         *list[i].v = v;
     }
     a->cc = major * 10 + minor;
@@ -363,141 +374,6 @@ int atune_jit_attr_query(atune_jit *j, CUdevice dev, atune_jit_attr *out)
     if ((rc = driver(j)) || (rc = query_attr(j, dev, &a)))
         return rc;
     attr_to_public(&a, out);
-    return ATUNE_OK;
-}
-
-/* --- launch shape --------------------------------------------------------- */
-
-static int size_var_known(const atune__manifest *m, const char *name)
-{
-    if (m->nsizes == 0)
-        return 1;
-    for (int i = 0; i < m->sizes[0].nvars; i++) {
-        if (strcmp(m->sizes[0].var[i], name) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* One "name=value" item of a size, the bytes [s, end). */
-static int size_item(atune_jit *j, const char *size, const char *s,
-                     const char *end, atune__vars *vs)
-{
-    char item[128], *eq, *name, *value, *stop;
-    long long v;
-
-    if ((size_t)(end - s) >= sizeof(item))
-        return fail(j, ATUNE_EINVAL, "bad size '%s': item too long", size);
-    memcpy(item, s, (size_t)(end - s));
-    item[end - s] = '\0';
-    if (!(eq = strchr(item, '=')))
-        return fail(j, ATUNE_EINVAL, "bad size '%s': expected NAME=VALUE",
-                    size);
-    *eq = '\0';
-    name = atune__trim(item);
-    value = atune__trim(eq + 1);
-    errno = 0;
-    v = strtoll(value, &stop, 10);
-    if (!*name || stop == value || *stop || errno == ERANGE || v < 0)
-        return fail(j, ATUNE_EINVAL, "bad size '%s': bad value '%s' of '%s'",
-                    size, value, name);
-    if (!size_var_known(j->m, name))
-        return fail(j, ATUNE_EINVAL,
-                    "bad size '%s': %s has no size variable '%s'", size,
-                    j->m->ini_path, name);
-    if (atune__vars_get(vs, name, strlen(name)))
-        return fail(j, ATUNE_EINVAL, "bad size '%s': '%s' given twice", size,
-                    name);
-    if (atune__vars_set(vs, name, v) != 0)
-        return fail(j, ATUNE_EINVAL, "bad size '%s': too many variables", size);
-    return ATUNE_OK;
-}
-
-/* Parses "n=1000000" or "m=4096, n=4096, k=4096" into vs: every size
- * variable of the template exactly once. */
-static int parse_size(atune_jit *j, const char *size, atune__vars *vs)
-{
-    const char *s = size;
-    int rc;
-
-    for (;;) {
-        const char *end = strchr(s, ',');
-        if (!end)
-            end = s + strlen(s);
-        if ((rc = size_item(j, size, s, end, vs)) != 0)
-            return rc;
-        if (!*end)
-            break;
-        s = end + 1;
-    }
-    for (int i = 0; j->m->nsizes && i < j->m->sizes[0].nvars; i++) {
-        const char *var = j->m->sizes[0].var[i];
-        if (!atune__vars_get(vs, var, strlen(var)))
-            return fail(j, ATUNE_EINVAL, "bad size '%s': '%s' is missing", size,
-                        var);
-    }
-    return ATUNE_OK;
-}
-
-/* The launch of cfg at size on a device with attributes a. */
-static int shape_of(atune_jit *j, const atune__config *cfg,
-                    const atune__devattr *a, const char *size, atune__launch *l)
-{
-    atune__vars vs;
-    atune__err err = {0};
-    char reason[256], cfgs[512];
-    int rc;
-
-    vs.n = 0;
-    if (!size)
-        return fail(j, ATUNE_EINVAL, "no size");
-    if ((rc = parse_size(j, size, &vs)) != 0)
-        return rc;
-    if (atune__devattr_vars(a, &vs) != 0)
-        return fail(j, ATUNE_EINVAL, "bad size '%s': too many variables", size);
-    rc = atune__space_check(j->m, cfg, &vs, a, l, reason, sizeof(reason), &err);
-    if (rc == 1)
-        return ATUNE_OK;
-    atune__config_str(j->m, cfg, cfgs, sizeof(cfgs));
-    if (rc == 0)
-        return fail(j, ATUNE_ELAUNCH, "%s: %s at %s: %s", j->m->ini_path, cfgs,
-                    size, reason);
-    return fail(j, ATUNE_ELAUNCH, "%s (configuration %s at %s)", err.msg, cfgs,
-                size);
-}
-
-static void shape_to_public(const atune__launch *l, atune_jit_dims *out)
-{
-    /* Checked against the device limits: every value fits. */
-    for (int i = 0; i < 3; i++) {
-        out->grid[i] = (unsigned)l->grid[i];
-        out->block[i] = (unsigned)l->block[i];
-    }
-    out->shared = (unsigned)l->shared;
-}
-
-int atune_jit_shape(atune_jit *j, const atune_config *c,
-                    const atune_jit_attr *attr, const char *size,
-                    atune_jit_dims *out)
-{
-    atune__config cfg;
-    atune__devattr a;
-    atune__launch l;
-    int rc;
-
-    if (!j || !out)
-        return ATUNE_EINVAL;
-    j->msg[0] = '\0';
-    if (!j->m)
-        return fail(j, ATUNE_EINVAL, "template did not open");
-    if (attr)
-        attr_from_public(attr, &a);
-    else
-        atune__devattr_default(&a);
-    config_from(j->m, c, &cfg);
-    if ((rc = shape_of(j, &cfg, &a, size, &l)) != 0)
-        return rc;
-    shape_to_public(&l, out);
     return ATUNE_OK;
 }
 
@@ -527,15 +403,17 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
 
     snprintf(arch, sizeof(arch), "sm_%" PRId64, k->attr.cc);
     if (!atune__jit_arch_supported(arch))
-        return fail(j, ATUNE_ECOMPILE, "%s: NVRTC %d.%d cannot compile for %s",
-                    j->m->name, atune__jit_version() / 1000,
-                    atune__jit_version() % 1000 / 10, arch);
+        return atune__jit_fail(j, ATUNE_ECOMPILE,
+                               "%s: NVRTC %d.%d cannot compile for %s",
+                               j->m->name, atune__jit_version() / 1000,
+                               atune__jit_version() % 1000 / 10, arch);
     default_cache(j);
     rc = atune__jit_compile_cached(j->cache, j->m, &k->cfg, arch, names, 1,
                                    &cubin, &k->cached, &err);
     if (rc)
-        return fail(j, rc == ATUNE__EDATA ? ATUNE_ECOMPILE : status_of(rc),
-                    "%s", err.msg);
+        return atune__jit_fail(
+            j, rc == ATUNE__EDATA ? ATUNE_ECOMPILE : status_of(rc), "%s",
+            err.msg);
     if (k->cached)
         j->hits++;
     else
@@ -543,7 +421,7 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
     r = cu->cuModuleLoadData(&k->mod, cubin.data);
     if (r != CUDA_SUCCESS) {
         atune__cubin_free(&cubin);
-        return cuda_fail(j, &k->cfg, "cuModuleLoadData", r);
+        return atune__jit_cuda_fail(j, &k->cfg, "cuModuleLoadData", r);
     }
     /* sym[0] is the kernel's symbol: its C++ name lowered by NVRTC. */
     r = cu->cuModuleGetFunction(&k->fn, k->mod, cubin.sym[0]);
@@ -554,7 +432,7 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
                                     k->fn)) ||
         (r = cu->cuFuncGetAttribute(
              &k->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn)))
-        return cuda_fail(j, &k->cfg, j->m->kernel, r);
+        return atune__jit_cuda_fail(j, &k->cfg, j->m->kernel, r);
     return ATUNE_OK;
 }
 
@@ -565,15 +443,16 @@ static int current_context(atune_jit *j, CUcontext *ctx, CUdevice *dev)
     CUresult r = j->cu->cuCtxGetCurrent(ctx);
 
     if (r == CUDA_SUCCESS && !*ctx)
-        return fail(j, ATUNE_EINVAL,
-                    "no current CUDA context: make one current first "
-                    "(cuDevicePrimaryCtxRetain and cuCtxSetCurrent, or any "
-                    "CUDA runtime call)");
+        return atune__jit_fail(
+            j, ATUNE_EINVAL,
+            "no current CUDA context: make one current first "
+            "(cuDevicePrimaryCtxRetain and cuCtxSetCurrent, or any "
+            "CUDA runtime call)");
     if (r == CUDA_SUCCESS)
         r = j->cu->cuCtxGetDevice(dev);
     if (r != CUDA_SUCCESS)
-        return fail(j, ATUNE_ECUDA, "current context: %s",
-                    atune__cudrv_errstr(r, buf, sizeof(buf)));
+        return atune__jit_fail(j, ATUNE_ECUDA, "current context: %s",
+                               atune__cudrv_errstr(r, buf, sizeof(buf)));
     return ATUNE_OK;
 }
 
@@ -591,16 +470,17 @@ int atune_jit_build(atune_jit *j, const atune_config *c, atune_jit_kernel **out)
         return ATUNE_EINVAL;
     j->msg[0] = '\0';
     if (!j->m)
-        return fail(j, ATUNE_EINVAL, "template did not open");
-    if ((rc = driver(j)) || (rc = current_context(j, &ctx, &dev)))
+        return atune__jit_fail(j, ATUNE_EINVAL, "template did not open");
+    atune__jit_config_from(j->m, c, &cfg);
+    if ((rc = atune__jit_check_values(j, &cfg)) != 0 || (rc = driver(j)) ||
+        (rc = current_context(j, &ctx, &dev)))
         return rc;
-    config_from(j->m, c, &cfg);
     if ((k = find_kernel(j, &cfg, ctx)) != NULL) {
         *out = k;
         return ATUNE_OK;
     }
     if (!(k = atune__calloc(1, sizeof(*k))))
-        return fail(j, ATUNE_ENOMEM, "out of memory");
+        return atune__jit_fail(j, ATUNE_ENOMEM, "out of memory");
     k->j = j;
     k->cfg = cfg;
     k->ctx = ctx;
@@ -634,85 +514,5 @@ int atune_jit_kernel_config(const atune_jit_kernel *k, char *buf, size_t len)
     if (!k || !buf || len == 0)
         return ATUNE_EINVAL;
     atune__config_str(k->j->m, &k->cfg, buf, len);
-    return ATUNE_OK;
-}
-
-/* --- launch --------------------------------------------------------------- */
-
-/* The launch of k at size, checked against the compiled function too. */
-static int kernel_launch_shape(atune_jit_kernel *k, const char *size,
-                               atune__launch *l)
-{
-    atune_jit *j = k->j;
-    int64_t threads;
-    char cfgs[512];
-    int rc;
-
-    if ((rc = shape_of(j, &k->cfg, &k->attr, size, l)) != 0)
-        return rc;
-    atune__config_str(j->m, &k->cfg, cfgs, sizeof(cfgs));
-    threads = l->block[0] * l->block[1] * l->block[2];
-    if (threads > k->max_threads)
-        return fail(j, ATUNE_ELAUNCH,
-                    "%s: %s at %s: block of %" PRId64 " threads exceeds the "
-                    "%d that the kernel's registers allow",
-                    j->m->ini_path, cfgs, size, threads, k->max_threads);
-    if (l->shared + k->static_shared > k->attr.max_shared_per_block)
-        return fail(j, ATUNE_ELAUNCH,
-                    "%s: %s at %s: %" PRId64 " bytes of shared memory "
-                    "exceed %" PRId64,
-                    j->m->ini_path, cfgs, size, l->shared + k->static_shared,
-                    k->attr.max_shared_per_block);
-    return ATUNE_OK;
-}
-
-int atune_jit_kernel_shape(atune_jit_kernel *k, const char *size,
-                           atune_jit_dims *out)
-{
-    atune__launch l;
-    int rc;
-
-    if (!k || !out)
-        return ATUNE_EINVAL;
-    k->j->msg[0] = '\0';
-    if ((rc = kernel_launch_shape(k, size, &l)) != 0)
-        return rc;
-    shape_to_public(&l, out);
-    return ATUNE_OK;
-}
-
-int atune_jit_launch(atune_jit_kernel *k, const char *size, void **args,
-                     CUstream stream)
-{
-    const atune__cudrv *cu;
-    atune_jit *j;
-    atune__launch l;
-    CUresult r;
-    int rc;
-
-    if (!k)
-        return ATUNE_EINVAL;
-    j = k->j;
-    cu = j->cu;
-    j->msg[0] = '\0';
-    if (!args && j->m->nargs > 0)
-        return fail(j, ATUNE_EINVAL, "%s: no arguments for %d parameters",
-                    j->m->name, j->m->nargs);
-    if ((rc = kernel_launch_shape(k, size, &l)) != 0)
-        return rc;
-    if (l.shared > OPTIN_SHARED && l.shared > k->shared_optin) {
-        r = cu->cuFuncSetAttribute(
-            k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            (int)l.shared);
-        if (r != CUDA_SUCCESS)
-            return cuda_fail(j, &k->cfg, "cuFuncSetAttribute", r);
-        k->shared_optin = l.shared;
-    }
-    r = cu->cuLaunchKernel(k->fn, (unsigned)l.grid[0], (unsigned)l.grid[1],
-                           (unsigned)l.grid[2], (unsigned)l.block[0],
-                           (unsigned)l.block[1], (unsigned)l.block[2],
-                           (unsigned)l.shared, stream, args, NULL);
-    if (r != CUDA_SUCCESS)
-        return cuda_fail(j, &k->cfg, "cuLaunchKernel", r);
     return ATUNE_OK;
 }

@@ -235,6 +235,22 @@ static void continue_entry(reader *r, const char *line)
     v[old + add] = '\0';
 }
 
+static int is_section(const char *line)
+{
+    while (is_space(*line))
+        line++;
+    return *line == '[';
+}
+
+/* inih truncates section names at its compile-time INI_MAX_SECTION (50
+ * bytes in Debian's build) without a word. check_section() recorded the
+ * real name, so inih gets "[NUMBER]", the section's index, which on_entry
+ * checks against the reader's idea of the current section. */
+static void stand_in(reader *r, char *str, size_t num)
+{
+    snprintf(str, num, "[%d]", r->doc->nsections - 1);
+}
+
 /* An ini_reader: copies the next line into str, NUL-terminated and without
  * its "\n" or "\r\n", or returns NULL at the end or after an error. inih
  * strips white space itself, so the missing newline changes nothing. */
@@ -273,6 +289,8 @@ next:
         goto next; /* inih never sees it */
     }
     check_line(r, str);
+    if (!r->failed && is_section(str))
+        stand_in(r, str, (size_t)num);
     return r->failed ? NULL : str;
 }
 
@@ -305,6 +323,19 @@ static int add_entry(reader *r, const char *key, const char *value)
     return 0;
 }
 
+/* Whether inih's current section is the reader's last one: "" before the
+ * first header, else its stand-in "[NUMBER]". */
+static int section_agrees(const atune__ini *doc, const char *section)
+{
+    char want[16];
+
+    if (doc->sections[doc->nsections - 1].name[0] == '\0' &&
+        doc->nsections == 1)
+        return *section == '\0';
+    snprintf(want, sizeof(want), "%d", doc->nsections - 1);
+    return strcmp(want, section) == 0;
+}
+
 /* inih's handler. Sections were recorded by the reader (so that empty ones
  * are kept too); inih's idea of the current section must agree. */
 static int on_entry(void *user, const char *section, const char *key,
@@ -319,7 +350,7 @@ static int on_entry(void *user, const char *section, const char *key,
         fail(r, "out of memory");
         return 0;
     }
-    if (strcmp(doc->sections[doc->nsections - 1].name, section) != 0) {
+    if (!section_agrees(doc, section)) {
         fail(r, "internal error: inih reports section '%s'", section);
         return 0;
     }

@@ -2,10 +2,13 @@
  * every section and entry so that callers can report "file:line".
  *
  * inih (Debian's libinih 55) silently truncates lines over 199 bytes and
- * section or key names over 49 bytes, and its handler gets no line number.
+ * section names over 49 bytes, and its handler gets no line number.
  * inidoc feeds inih through its own line reader, which counts lines and
  * refuses overlong lines, names and NUL bytes before inih sees them, so
- * nothing is ever truncated silently. A UTF-8 BOM and CRLF line endings are
+ * nothing is ever truncated silently; section headers are recorded by the
+ * reader and reach inih as a short stand-in, so inih's section limit does
+ * not apply ("[batched_gemm_f16_tensorcore m=4096,n=4096,k=4096,batch=128]"
+ * fits). A UTF-8 BOM and CRLF line endings are
  * accepted. A value may go on over indented continuation lines (joined
  * with one space), so no value is limited by the line length. Used by the
  * manifest loader and the profile library alike. */
@@ -15,7 +18,7 @@
 #include <stddef.h>
 
 #define ATUNE__INI_MAX_LINE 199    /* bytes, excluding the line ending */
-#define ATUNE__INI_MAX_NAME 48     /* section and key names, bytes */
+#define ATUNE__INI_MAX_NAME 160    /* section and key names, bytes */
 #define ATUNE__INI_MAX_VALUE 65536 /* a value with its continuation lines */
 
 typedef struct atune__ini_entry {

@@ -1,0 +1,87 @@
+/* appjit_internal.h -- what the files of the application JIT helper
+ * (appjit.c: handles, build; appjit_launch.c: shapes and launches;
+ * appjit_lookup.c: look-ups that are safe to launch) share. */
+#ifndef ATUNE_APPJIT_INTERNAL_H
+#define ATUNE_APPJIT_INTERNAL_H
+
+#include <atune/atune_jit.h>
+
+#include "jit/cache.h"
+#include "jit/cudrv.h"
+#include "template/space.h"
+
+#define ATUNE__LAUNCH_CACHE 8 /* launch shapes kept per kernel, by size */
+
+/* One size's launch, computed and checked once. */
+typedef struct atune__jit_shape {
+    int used;
+    int64_t size[ATUNE__MAX_SIZE_VARS];
+    atune__launch l;
+} atune__jit_shape;
+
+struct atune_jit_kernel {
+    atune_jit *j;
+    atune__config cfg;
+    CUcontext ctx;
+    CUmodule mod;
+    CUfunction fn;
+    atune__devattr attr;
+    int max_threads;      /* what the function's registers allow */
+    int static_shared;    /* bytes */
+    int64_t shared_optin; /* dynamic shared memory opted in so far */
+    int cached;
+    /* Launch shapes by size: a launch at a size seen before costs a few
+     * compares, no parsing and no expression. */
+    atune__jit_shape shapes[ATUNE__LAUNCH_CACHE];
+    int shape_next; /* the slot a new size replaces */
+    atune_jit_kernel *next;
+};
+
+struct atune_jit {
+    atune__manifest *m;
+    const atune__cudrv *cu;
+    atune__cache *cache;
+    int cache_decided; /* the default cache was opened or replaced */
+    long hits, misses;
+    char hash[17];
+    char msg[4096];
+    atune_jit_kernel *kernels;
+    /* The template's size variables (m->sizes[0]'s, in that order), and
+     * for each the [args] scalar whose value is that variable ("n = long
+     * n"), -1 when none: the size of a launch is read from there. */
+    int nsize;
+    int size_arg[ATUNE__MAX_SIZE_VARS];
+    int args_declared; /* atune_jit_declare_args() succeeded */
+};
+
+int atune__jit_fail(atune_jit *j, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "copy: BLOCK_SIZE=128,...: what: CUDA_ERROR_X: text" */
+int atune__jit_cuda_fail(atune_jit *j, const atune__config *cfg,
+                         const char *what, CUresult r);
+
+/* The template's defaults, overridden by c's values of its parameters. */
+void atune__jit_config_from(const atune__manifest *m, const atune_config *c,
+                            atune__config *out);
+
+/* ATUNE_EINVAL, naming the parameter and the template's values, when a
+ * value of cfg is not one of its parameter's [params] values. */
+int atune__jit_check_values(atune_jit *j, const atune__config *cfg);
+
+/* Finds which [args] scalar carries each size variable (at open). */
+void atune__jit_tie_sizes(atune_jit *j);
+
+/* A size string ("m=4096,n=4096,k=4096", every size variable once) as
+ * values in the template's order (m->sizes[0]'s). */
+int atune__jit_size_values(atune_jit *j, const char *size, int64_t *out);
+
+/* The launch of cfg at size (values in the template's order) on a device
+ * with attributes a: ATUNE_ELAUNCH with the reason when it cannot run. */
+int atune__jit_shape_of(atune_jit *j, const atune__config *cfg,
+                        const atune__devattr *a, const int64_t *size,
+                        atune__launch *l);
+
+void atune__jit_attr_from_public(const atune_jit_attr *p, atune__devattr *a);
+
+#endif
