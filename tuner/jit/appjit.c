@@ -76,6 +76,30 @@ const char *atune_jit_errmsg(const atune_jit *j)
     return j ? j->msg : "out of memory";
 }
 
+/* The [args] scalar whose value expression is exactly var, or -1. */
+static int size_arg_of(const atune__manifest *m, const char *var)
+{
+    for (int i = 0; i < m->nargs; i++) {
+        const atune__arg *a = &m->args[i];
+        if (a->role == ATUNE__SCALAR && a->value && !a->has_fvalue &&
+            a->type != ATUNE__FLOAT && a->type != ATUNE__DOUBLE &&
+            strcmp(atune__expr_text(a->value), var) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* Which argument carries each size variable, for launches that read the
+ * size from their arguments. */
+static void tie_sizes(atune_jit *j)
+{
+    const atune__manifest *m = j->m;
+
+    j->nsize = m->nsizes ? m->sizes[0].nvars : 0;
+    for (int i = 0; i < j->nsize; i++)
+        j->size_arg[i] = size_arg_of(m, m->sizes[0].var[i]);
+}
+
 /* --- open and close ------------------------------------------------------- */
 
 int atune_jit_open(const char *dir, const char *name, atune_jit **out)
@@ -104,7 +128,7 @@ int atune_jit_open(const char *dir, const char *name, atune_jit **out)
     atune__templates_free(&t);
     snprintf(j->hash, sizeof(j->hash), "%016llx",
              (unsigned long long)j->m->hash);
-    atune__jit_tie_sizes(j);
+    tie_sizes(j);
     return ATUNE_OK;
 }
 

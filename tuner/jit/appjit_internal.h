@@ -69,9 +69,6 @@ void atune__jit_config_from(const atune__manifest *m, const atune_config *c,
  * value of cfg is not one of its parameter's [params] values. */
 int atune__jit_check_values(atune_jit *j, const atune__config *cfg);
 
-/* Finds which [args] scalar carries each size variable (at open). */
-void atune__jit_tie_sizes(atune_jit *j);
-
 /* A size string ("m=4096,n=4096,k=4096", every size variable once) as
  * values in the template's order (m->sizes[0]'s). */
 int atune__jit_size_values(atune_jit *j, const char *size, int64_t *out);

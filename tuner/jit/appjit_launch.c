@@ -89,28 +89,6 @@ static int parse_size(atune_jit *j, const char *size, atune__vars *vs)
     return ATUNE_OK;
 }
 
-/* The [args] scalar whose value expression is exactly var, or -1. */
-static int size_arg_of(const atune__manifest *m, const char *var)
-{
-    for (int i = 0; i < m->nargs; i++) {
-        const atune__arg *a = &m->args[i];
-        if (a->role == ATUNE__SCALAR && a->value && !a->has_fvalue &&
-            a->type != ATUNE__FLOAT && a->type != ATUNE__DOUBLE &&
-            strcmp(atune__expr_text(a->value), var) == 0)
-            return i;
-    }
-    return -1;
-}
-
-void atune__jit_tie_sizes(atune_jit *j)
-{
-    const atune__manifest *m = j->m;
-
-    j->nsize = m->nsizes ? m->sizes[0].nvars : 0;
-    for (int i = 0; i < j->nsize; i++)
-        j->size_arg[i] = size_arg_of(m, m->sizes[0].var[i]);
-}
-
 /* "m=4096,n=4096,k=4096" of size values in the template's order. */
 static void size_label(const atune_jit *j, const int64_t *size, char *buf,
                        size_t len)
