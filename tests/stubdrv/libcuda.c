@@ -17,8 +17,10 @@
  *   ATUNE_STUB_LOG=FILE      appends "cuDeviceGet N" per device opened
  *   ATUNE_STUB_SKEW=X        GPU i is 1 + X * i times slower (default 0)
  *   ATUNE_STUB_SCALE=X       every time times X (default 1)
+ *   ATUNE_STUB_DELAY_US=N    each launch of a tuned kernel takes N us of
+ *                            real time (so that tests can kill a run)
  * Planted faults, for launches of a tuned kernel (not *_ref, fill_*, cmp_*)
- * whose block.x is the given number:
+ * with the given block.x, or "BX,GX": block.x and grid.x:
  *   ATUNE_STUB_ERROR_BLOCK   the launch fails (CUDA_ERROR_INVALID_VALUE)
  *   ATUNE_STUB_FAULT_BLOCK   the launch faults (CUDA_ERROR_ILLEGAL_ADDRESS)
  *   ATUNE_STUB_HANG_BLOCK    the next synchronisation never returns
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jit/cudrv.h"
@@ -321,10 +324,18 @@ static CUresult s_cuOccupancyMaxActiveBlocksPerMultiprocessor(
     return CUDA_SUCCESS;
 }
 
-static int planted(const char *name, unsigned bx)
+/* "BX" or "BX,GX": the launches with this block.x (and grid.x). */
+static int planted(const char *name, unsigned bx, unsigned gx)
 {
     const char *v = getenv(name);
-    return v && *v && strtoul(v, NULL, 10) == bx;
+    char *end;
+    unsigned long b, g;
+
+    if (!v || !*v)
+        return 0;
+    b = strtoul(v, &end, 10);
+    g = *end == ',' ? strtoul(end + 1, NULL, 10) : gx;
+    return b == bx && g == gx;
 }
 
 static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
@@ -336,13 +347,17 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
     (void)s, (void)extra, (void)shared;
 
     if (f->tuned) {
-        if (planted("ATUNE_STUB_ERROR_BLOCK", bx))
+        long delay = envnum("ATUNE_STUB_DELAY_US", 0);
+        struct timespec ts = {delay / 1000000, delay % 1000000 * 1000};
+        if (delay > 0)
+            nanosleep(&ts, NULL);
+        if (planted("ATUNE_STUB_ERROR_BLOCK", bx, gx))
             return CUDA_ERROR_INVALID_VALUE;
-        if (planted("ATUNE_STUB_FAULT_BLOCK", bx))
+        if (planted("ATUNE_STUB_FAULT_BLOCK", bx, gx))
             return CUDA_ERROR_ILLEGAL_ADDRESS;
-        if (planted("ATUNE_STUB_HANG_BLOCK", bx))
+        if (planted("ATUNE_STUB_HANG_BLOCK", bx, gx))
             st.hang = 1;
-        if (planted("ATUNE_STUB_WRONG_BLOCK", bx))
+        if (planted("ATUNE_STUB_WRONG_BLOCK", bx, gx))
             st.wrong = 1;
     }
     if (strncmp(f->name, "cmp_", 4) == 0 && st.wrong) {

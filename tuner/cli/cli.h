@@ -7,7 +7,8 @@
 
 typedef struct atune__cli {
     const char *command;   /* tune, list, check, show, compare */
-    const char *device;    /* "0", "all" */
+    int device_num;        /* --device N: the GPU ordinal (default 0) */
+    int device_all;        /* --device all */
     const char *kernels;   /* comma list or NULL */
     const char *size;      /* size name or NULL */
     const char *strategy;  /* NULL: the default */
@@ -40,6 +41,10 @@ struct atune__cache *atune__cli_cache(const atune__cli *o);
 struct atune__json;
 void atune__cli_cache_report(const atune__cli *o, struct atune__cache *c,
                              struct atune__json *j);
+
+/* Whether any template of t has a problem size of this name (--size). */
+struct atune__templates;
+int atune__cli_size_known(const struct atune__templates *t, const char *name);
 
 /* "autotune: error: " + message on stderr; returns code. */
 int atune__cli_error(int code, const char *fmt, ...)

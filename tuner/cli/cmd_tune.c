@@ -196,7 +196,6 @@ static int run_worker(const atune__cli *o, const atune__templates *t)
     atune__procs *procs = NULL;
     atune__cache *cache;
     atune__err err;
-    const char *dev = getenv(ATUNE__WORKER_DEVICE);
     int rc;
 
     catch_signals();
@@ -215,7 +214,7 @@ static int run_worker(const atune__cli *o, const atune__templates *t)
     if (rc)
         atune__cli_error(rc, "%s", err.msg);
     else
-        rc = tune_device(dev ? atoi(dev) : atoi(o->device), o, t, cache,
+        rc = tune_device(atune__worker_device(o->device_num), o, t, cache,
                          procs, j);
     atune__procs_stop(procs);
     if (j) {
@@ -239,8 +238,8 @@ static int device_list(const atune__cli *o, int *devs, int max, int *n)
     int count = 0, rc;
 
     atune__err_clear(&err);
-    if (strcmp(o->device, "all") != 0) {
-        devs[0] = atoi(o->device);
+    if (!o->device_all) {
+        devs[0] = o->device_num;
         *n = 1;
         return 0;
     }
@@ -265,13 +264,17 @@ int atune__cmd_tune(const atune__cli *o)
     int devs[64], n = 0, rc;
 
     atune__err_clear(&err);
-    if (o->strategy && !atune__strategy_known(o->strategy))
-        return atune__cli_error(ATUNE__EUSAGE, "unknown strategy '%s'",
-                                o->strategy);
-    /* Bad templates fail here, before any GPU or worker. */
+    /* Bad templates and arguments fail here, before any GPU or worker. */
     rc = atune__templates_load(o->templates, o->kernels, &t, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
+    if (o->size && !atune__cli_size_known(&t, o->size)) {
+        atune__templates_free(&t);
+        return atune__cli_error(ATUNE__EUSAGE,
+                                "no template%s has a size '%s' (autotune "
+                                "list shows them)",
+                                o->kernels ? " of --kernel" : "", o->size);
+    }
     if (atune__worker_fd() >= 0) {
         rc = run_worker(o, &t);
         atune__templates_free(&t);

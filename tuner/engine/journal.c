@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -151,10 +152,18 @@ static int parse_double(const char *s, double *out)
 
     errno = 0;
     *out = strtod(s, &end);
-    return errno != 0 || end == s || *end != '\0';
+    return errno != 0 || end == s || *end != '\0' || !isfinite(*out);
 }
 
-static int parse_line(char *line, atune__record *r)
+static int hex16(const char *s)
+{
+    return strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16;
+}
+
+/* Splits and checks one record; returns NULL, or the name of the first
+ * field that is wrong. A measured time must be one a launch can take: an
+ * ok record of 0, a negative, NaN or 10^23 ns would win every search. */
+static const char *parse_line(char *line, atune__record *r)
 {
     char *f[10];
     int n = 0, st;
@@ -169,26 +178,36 @@ static int parse_line(char *line, atune__record *r)
         *p++ = '\0';
     }
     if (n < 9)
-        return -1;
-    if (field_copy(r->kernel, sizeof(r->kernel), f[0]) ||
-        field_copy(r->size_key, sizeof(r->size_key), f[1]) ||
-        field_copy(r->config, sizeof(r->config), f[2]) ||
-        field_copy(r->hash, sizeof(r->hash), f[8]))
-        return -1;
+        return "record (fewer than 9 tab-separated fields)";
+    if (!*f[0] || field_copy(r->kernel, sizeof(r->kernel), f[0]))
+        return "kernel";
+    if (!*f[1] || field_copy(r->size_key, sizeof(r->size_key), f[1]))
+        return "size";
+    if (!*f[2] || field_copy(r->config, sizeof(r->config), f[2]))
+        return "config";
+    if (!hex16(f[8]) || field_copy(r->hash, sizeof(r->hash), f[8]))
+        return "template_hash";
     field_copy(r->detail, sizeof(r->detail), n > 9 ? f[9] : "");
     r->final = strcmp(r->detail, ATUNE__JOURNAL_FINAL) == 0;
     st = atune__status_parse(f[3]);
     if (st < 0)
-        return -1;
+        return "status";
     r->status = (atune__status)st;
-    if (parse_double(f[4], &r->time_ns) || parse_double(f[5], &r->spread_ns) ||
-        parse_double(f[6], &r->metric))
-        return -1;
+    if (parse_double(f[4], &r->time_ns) || r->time_ns < 0 ||
+        r->time_ns > ATUNE__JOURNAL_MAX_NS ||
+        (r->status == ATUNE__ST_OK && !(r->time_ns > 0)))
+        return "time_ns";
+    if (parse_double(f[5], &r->spread_ns) || r->spread_ns < 0 ||
+        r->spread_ns > ATUNE__JOURNAL_MAX_NS)
+        return "spread_ns";
+    if (parse_double(f[6], &r->metric) || r->metric < 0)
+        return "metric";
     samples = strtol(f[7], &end, 10);
-    if (*f[7] == '\0' || *end != '\0' || samples < 0 || samples > 1000000)
-        return -1;
+    if (*f[7] < '0' || *f[7] > '9' || *end != '\0' || samples > 1000000 ||
+        (r->status == ATUNE__ST_OK && samples < 1))
+        return "samples";
     r->samples = (int)samples;
-    return 0;
+    return NULL;
 }
 
 /* The device="NAME" of a "# run:" line, or "" when it names none. */
@@ -225,14 +244,18 @@ static int push(atune__record **r, int *count, int *cap, atune__err *err)
 /* pending: only what follows the last "# done:" line, final records
  * included, every run line checked against device. */
 static int read_records(const char *path, const char *device, int pending,
-                        atune__record **recs, int *n, atune__err *err)
+                        atune__record **recs, int *n, int *cut_line,
+                        atune__err *err)
 {
+    const char *bad;
     char *text = NULL, *line, *next, who[256], other[256] = "";
     atune__record *r = NULL;
     int cap = 0, count = 0, lineno = 0, other_line = 0, rc;
 
     *recs = NULL;
     *n = 0;
+    if (cut_line)
+        *cut_line = 0;
     if ((rc = atune__read_file(path, &text, NULL, err)))
         return rc;
     for (line = text; line && *line; line = next) {
@@ -255,14 +278,20 @@ static int read_records(const char *path, const char *device, int pending,
         }
         if (line[0] == '#' || line[0] == '\0')
             continue;
+        /* Every record is written with its newline: a last line without
+         * one was cut short by a kill or a full disk, even where what is
+         * left still parses ("1234" of "123456"). */
+        if (!next) {
+            if (cut_line)
+                *cut_line = lineno;
+            break;
+        }
         if ((rc = push(&r, &count, &cap, err)))
             goto fail;
-        if (parse_line(line, &r[count])) {
-            /* A record cut short by a kill is the file's last line. */
-            if (pending && !next)
-                break;
-            rc = atune__fail(err, ATUNE__EDATA, "%s:%d: malformed record",
-                             path, lineno);
+        if ((bad = parse_line(line, &r[count]))) {
+            rc = atune__fail(err, ATUNE__EDATA,
+                             "%s:%d: malformed record: bad %s", path, lineno,
+                             bad);
             goto fail;
         }
         r[count].line = lineno;
@@ -290,7 +319,13 @@ fail:
 int atune__journal_read(const char *path, atune__record **recs, int *n,
                         atune__err *err)
 {
-    return read_records(path, NULL, 0, recs, n, err);
+    return read_records(path, NULL, 0, recs, n, NULL, err);
+}
+
+int atune__journal_read_cut(const char *path, atune__record **recs, int *n,
+                            int *cut_line, atune__err *err)
+{
+    return read_records(path, NULL, 0, recs, n, cut_line, err);
 }
 
 int atune__journal_read_pending(const char *path, const char *device,
@@ -302,5 +337,5 @@ int atune__journal_read_pending(const char *path, const char *device,
         *n = 0;
         return 0;
     }
-    return read_records(path, device, 1, recs, n, err);
+    return read_records(path, device, 1, recs, n, NULL, err);
 }

@@ -55,10 +55,21 @@ typedef struct atune__record {
     int final; /* a final re-measurement (detail ATUNE__JOURNAL_FINAL) */
 } atune__record;
 
+/* The longest time a record may hold: 10^13 ns (2.8 hours). */
+#define ATUNE__JOURNAL_MAX_NS 1e13
+
 /* Reads every search record of path (final re-measurements left out); a
- * malformed line is ATUNE__EDATA with "path:LINE: ...". */
+ * malformed line is ATUNE__EDATA with "path:LINE: malformed record: bad
+ * FIELD" (an ok record needs a time_ns in (0, 10^13], a NUL byte is an
+ * error). A last line without its newline that does not parse is what a
+ * kill leaves: it is left out. */
 int atune__journal_read(const char *path, atune__record **recs, int *n,
                         atune__err *err);
+
+/* atune__journal_read that also gives the line number of a cut last
+ * record that was left out (0: none). */
+int atune__journal_read_cut(const char *path, atune__record **recs, int *n,
+                            int *cut_line, atune__err *err);
 
 /* The records of the unfinished run that a new run on device resumes:
  * everything after the last "# done:" line, final re-measurements

@@ -53,6 +53,18 @@ int atune__worker_fd(void)
     return *end || fd < 0 || fd > 65535 ? -1 : (int)fd;
 }
 
+int atune__worker_device(int fallback)
+{
+    const char *v = getenv(ATUNE__WORKER_DEVICE);
+    char *end;
+    long d;
+
+    if (!v || *v < '0' || *v > '9')
+        return fallback;
+    d = strtol(v, &end, 10);
+    return *end || d > 1024 ? fallback : (int)d;
+}
+
 /* In the child: the worker's environment, stdout and exec. Only calls
  * that are safe after fork until the exec. */
 static void exec_worker(const atune__supervise_opts *o, const worker *w,

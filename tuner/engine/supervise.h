@@ -48,6 +48,9 @@ typedef struct atune__supervise_opts {
 int atune__supervise(const atune__supervise_opts *o, atune__err *err);
 
 /* The watch pipe of this process when it is a worker, else -1. */
+/* In a worker: the GPU ordinal its supervisor gave it (decimal, as
+ * written by the supervisor), else fallback. */
+int atune__worker_device(int fallback);
 int atune__worker_fd(void);
 
 #endif
