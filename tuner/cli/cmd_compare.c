@@ -358,6 +358,9 @@ int atune__cmd_compare(const atune__cli *o)
     int rc;
 
     atune__err_clear(&err);
+    if (o->html &&
+        (rc = atune__report_html_check(o->html, o->files, o->nfiles, &err)))
+        return atune__cli_error(rc, "%s", err.msg);
     rc = atune__cmp_load(o->files, o->nfiles, &c, &err);
     /* The report first: if it cannot be written, nothing went to stdout. */
     if (!rc && o->html)

@@ -71,9 +71,12 @@ static const char help_text[] =
     "  -V, --version         version and build\n"
     "\n"
     "exit status: 0 ok, 64 bad usage, 65 bad template/profile/journal or a\n"
-    "configuration that does not compile (check), 66 missing input, 69 no\n"
-    "CUDA driver or GPU, 70 internal or sticky CUDA error, 73 cannot write\n"
-    "output, 74 I/O error, 130 interrupted.\n";
+    "configuration that does not compile (check), 66 missing input (or a\n"
+    "directory given as a file), 69 no CUDA driver or GPU, 70 internal or\n"
+    "sticky CUDA error, 71 out of memory, 73 cannot create output, 74 I/O\n"
+    "error (a failed write, also of standard output), 130 interrupted.\n"
+    "Numbers are decimal. Templates and journals over 256 MiB are refused\n"
+    "(ATUNE_MAX_INPUT_MB changes the limit).\n\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {

@@ -52,14 +52,30 @@ static int drop_partial_line(const char *path, atune__err *err)
     return rc;
 }
 
+/* A journal is appended to and read back whole: a device, FIFO or
+ * directory can be neither (reading /dev/full never ends). */
+static int regular_or_missing(const char *path, atune__err *err)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+        return 0;
+    return atune__fail(err, S_ISDIR(st.st_mode) ? ATUNE__ENOINPUT
+                                                : ATUNE__ECANTCREAT,
+                       "journal '%s' is not a regular file", path);
+}
+
 int atune__journal_open(const char *path, const char *run,
                         atune__journal **out, atune__err *err)
 {
-    atune__journal *j = atune__calloc(1, sizeof(*j));
+    atune__journal *j;
     long size;
     int rc;
 
     *out = NULL;
+    if ((rc = regular_or_missing(path, err)))
+        return rc;
+    j = atune__calloc(1, sizeof(*j));
     if (!j || !(j->path = atune__strdup(path))) {
         free(j);
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
@@ -332,10 +348,13 @@ int atune__journal_read_pending(const char *path, const char *device,
                                 atune__record **recs, int *n,
                                 atune__err *err)
 {
-    if (access(path, F_OK) != 0 && errno == ENOENT) {
-        *recs = NULL;
-        *n = 0;
+    int rc;
+
+    *recs = NULL;
+    *n = 0;
+    if (access(path, F_OK) != 0 && errno == ENOENT)
         return 0;
-    }
+    if ((rc = regular_or_missing(path, err)))
+        return rc;
     return read_records(path, device, 1, recs, n, NULL, err);
 }
