@@ -167,10 +167,13 @@ static int tune_device(int ordinal, const atune__cli *o,
                 atune__device_info(d)->name, atune__device_info(d)->arch,
                 (long long)atune__device_info(d)->attr.sm_count);
     rc = atune__tune(d, t, &opts, &run, &err);
-    if (rc == ATUNE__EINTR)
+    if (rc == ATUNE__EINTR && run.profile[0])
         atune__cli_error(rc, "interrupted: kept what was measured in '%s' "
                              "and '%s'",
                          run.profile, run.journal);
+    else if (rc == ATUNE__EINTR)
+        atune__cli_error(rc, "interrupted: kept what was measured in '%s'",
+                         run.journal);
     else if (rc)
         atune__cli_error(rc, "%s", err.msg);
     if (j) {
@@ -182,7 +185,8 @@ static int tune_device(int ordinal, const atune__cli *o,
     }
     if (!o->quiet && run.n)
         fprintf(stderr, "profile: %s\njournal: %s\nwall time: %.1f s\n",
-                run.profile, run.journal, atune__now() - t0);
+                run.profile[0] ? run.profile : "(not written)", run.journal,
+                atune__now() - t0);
     atune__tune_run_free(&run);
     atune__device_close(d);
     return rc;

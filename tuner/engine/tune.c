@@ -290,7 +290,7 @@ void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
 }
 
 static int write_profile(atune__device *d, const atune__tune_run *run,
-                         const char *path, atune__err *err)
+                         const char *path, int *written, atune__err *err)
 {
     atune__pw_device pd;
     atune__pw_entry *e = atune__calloc((size_t)run->n, sizeof(*e));
@@ -303,6 +303,7 @@ static int write_profile(atune__device *d, const atune__tune_run *run,
         if (run->o[i].have_best)
             fill_entry(&run->o[i], &e[n++]);
     rc = n ? atune__profile_update(path, &pd, e, n, err) : 0;
+    *written = n > 0 && rc == 0;
     free(e);
     return rc;
 }
@@ -316,6 +317,13 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
         fputs("\r\033[K", stderr);
     if (o->quiet)
         return;
+    if (!out->have_best && out->evaluations == 0 && out->stop &&
+        strcmp(out->stop, "time") == 0) {
+        fprintf(stderr, "%s %s (%s): the time limit stopped the search "
+                        "before its first evaluation\n",
+                out->m->name, out->size->name, out->size_key);
+        return;
+    }
     if (!out->have_best) {
         fprintf(stderr, "%s %s (%s): no valid configuration in %lld\n",
                 out->m->name, out->size->name, out->size_key,
@@ -631,7 +639,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
                 atune__err *err)
 {
     run_state rs = {0};
-    char slug[128];
+    char slug[128], profile[4096];
     int rc, wrc;
 
     memset(run, 0, sizeof(*run));
@@ -644,7 +652,16 @@ int atune__tune(atune__device *d, const atune__templates *t,
         if ((rc = atune__space_validate(t->m[i], &atune__device_info(d)->attr,
                                         NULL, NULL, err)))
             return rc;
+    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
+    snprintf(profile, sizeof(profile), "%s/%s.ini", o->profile_dir, slug);
     rc = make_dir(o->profile_dir, err);
+    /* A profile that cannot be written is found out now, not after hours
+     * of tuning. */
+    if (!rc) {
+        atune__pw_device pd;
+        atune__tune_device_entry(d, &pd);
+        rc = atune__profile_check(profile, &pd, err);
+    }
     journal_path(d, o, run);
     rs.journal = run->journal;
     if (!rc)
@@ -671,22 +688,23 @@ int atune__tune(atune__device *d, const atune__templates *t,
         }
         atune__pool_free(pool);
     }
-    /* Only a run that finished is not resumed by the next one. */
-    if (!rc && rs.j)
-        rc = atune__journal_done(rs.j, err);
-    atune__journal_close(rs.j);
-    atune__resume_free(rs.resume);
     /* Whatever happened, what was measured goes into the profile. */
-    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
-    snprintf(run->profile, sizeof(run->profile), "%s/%s.ini", o->profile_dir,
-             slug);
     if (run->n) {
         atune__err werr;
-        wrc = write_profile(d, run, run->profile, &werr);
+        int written = 0;
+        wrc = write_profile(d, run, profile, &written, &werr);
         if (wrc && !rc) {
             *err = werr;
             rc = wrc;
         }
+        if (!wrc && written)
+            snprintf(run->profile, sizeof(run->profile), "%s", profile);
     }
+    /* Only a run that finished, its profile written, is not resumed by the
+     * next one. */
+    if (!rc && rs.j)
+        rc = atune__journal_done(rs.j, err);
+    atune__journal_close(rs.j);
+    atune__resume_free(rs.resume);
     return rc;
 }
