@@ -7,16 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct atune__journal {
     FILE *f;
     char *path;
+    char run[ATUNE__RUN_ID_MAX]; /* "" for records of no run id */
 };
 
+/* Format 2 adds the run id as an 11th field: concurrent tuners append to
+ * one journal, and a run's records must be told from another's. Format 1
+ * journals (10 fields) are read as before. */
 static const char format_line[] =
-    "# autotune journal, format 1: kernel size config status time_ns "
-    "spread_ns metric samples template_hash detail\n";
+    "# autotune journal, format 2: kernel size config status time_ns "
+    "spread_ns metric samples template_hash detail run\n";
 
 /* A writer killed mid-record leaves a line without its newline; the next
  * record would be glued to it. Cut the file back to its last newline. */
@@ -65,14 +70,35 @@ static int regular_or_missing(const char *path, atune__err *err)
                        "journal '%s' is not a regular file", path);
 }
 
+static int valid_run_id(const char *id)
+{
+    size_t n = strlen(id);
+
+    return n > 0 && n < ATUNE__RUN_ID_MAX &&
+           strspn(id, "0123456789abcdefghijklmnopqrstuvwxyz-") == n;
+}
+
+void atune__journal_new_run_id(char *buf, size_t len)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(buf, len, "%llx-%lx-%lx", (unsigned long long)ts.tv_sec,
+             (unsigned long)(ts.tv_nsec / 1000) & 0xfffff,
+             (unsigned long)getpid());
+}
+
 int atune__journal_open(const char *path, const char *run,
-                        atune__journal **out, atune__err *err)
+                        const char *run_id, atune__journal **out,
+                        atune__err *err)
 {
     atune__journal *j;
     long size;
     int rc;
 
     *out = NULL;
+    if (run_id && !valid_run_id(run_id))
+        return atune__fail(err, ATUNE__ESOFTWARE, "bad run id '%s'", run_id);
     if ((rc = regular_or_missing(path, err)))
         return rc;
     j = atune__calloc(1, sizeof(*j));
@@ -80,6 +106,8 @@ int atune__journal_open(const char *path, const char *run,
         free(j);
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     }
+    if (run_id)
+        snprintf(j->run, sizeof(j->run), "%s", run_id);
     if ((rc = drop_partial_line(path, err))) {
         atune__journal_close(j);
         return rc;
@@ -94,7 +122,8 @@ int atune__journal_open(const char *path, const char *run,
     fseek(j->f, 0, SEEK_END);
     size = ftell(j->f);
     if ((size == 0 && fputs(format_line, j->f) == EOF) ||
-        (run && fprintf(j->f, "# run: %s\n", run) < 0) ||
+        (run && fprintf(j->f, "# run: %s%s%s\n", run, *j->run ? " run=" : "",
+                        j->run) < 0) ||
         fflush(j->f) != 0) {
         rc = atune__fail(err, ATUNE__EIO, "cannot write journal '%s': %s",
                          path, strerror(errno));
@@ -105,12 +134,18 @@ int atune__journal_open(const char *path, const char *run,
     return 0;
 }
 
-int atune__journal_done(atune__journal *j, atune__err *err)
+int atune__journal_done(atune__journal *j, const char *resumed,
+                        atune__err *err)
 {
     char when[32];
 
     atune__utc_date(when, sizeof(when), 1);
-    if (fprintf(j->f, "# done: %s\n", when) < 0 || fflush(j->f) != 0)
+    if (!*j->run)
+        resumed = NULL;
+    if (fprintf(j->f, "# done: %s%s%s%s%s\n", when, *j->run ? " run=" : "",
+                j->run, resumed && *resumed ? " resumed=" : "",
+                resumed && *resumed ? resumed : "") < 0 ||
+        fflush(j->f) != 0)
         return atune__fail(err, ATUNE__EIO, "cannot write journal '%s': %s",
                            j->path, strerror(errno));
     return 0;
@@ -137,10 +172,12 @@ int atune__journal_append(atune__journal *j, const char *kernel,
     char detail[512];
 
     one_line(r->detail, detail, sizeof(detail));
-    if (fprintf(j->f, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.3f\t%d\t%016llx\t%s\n",
+    if (fprintf(j->f,
+                "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.3f\t%d\t%016llx\t%s%s%s\n",
                 kernel, size_key, config, atune__status_name(r->status),
                 r->time_ns, r->spread_ns, r->metric, r->samples,
-                (unsigned long long)hash, detail) < 0 ||
+                (unsigned long long)hash, detail, *j->run ? "\t" : "",
+                j->run) < 0 ||
         fflush(j->f) != 0)
         return atune__fail(err, ATUNE__EIO, "cannot write journal '%s': %s",
                            j->path, strerror(errno));
@@ -181,12 +218,12 @@ static int hex16(const char *s)
  * ok record of 0, a negative, NaN or 10^23 ns would win every search. */
 static const char *parse_line(char *line, atune__record *r)
 {
-    char *f[10];
+    char *f[11];
     int n = 0, st;
     char *p = line, *end;
     long samples;
 
-    while (n < 10) {
+    while (n < 11) {
         f[n++] = p;
         p = strchr(p, '\t');
         if (!p)
@@ -204,6 +241,9 @@ static const char *parse_line(char *line, atune__record *r)
     if (!hex16(f[8]) || field_copy(r->hash, sizeof(r->hash), f[8]))
         return "template_hash";
     field_copy(r->detail, sizeof(r->detail), n > 9 ? f[9] : "");
+    if (n > 10 && (!valid_run_id(f[10]) ||
+                   field_copy(r->run, sizeof(r->run), f[10])))
+        return "run";
     r->final = strcmp(r->detail, ATUNE__JOURNAL_FINAL) == 0;
     st = atune__status_parse(f[3]);
     if (st < 0)
@@ -257,21 +297,159 @@ static int push(atune__record **r, int *count, int *cap, atune__err *err)
     return 0;
 }
 
-/* pending: only what follows the last "# done:" line, final records
- * included, every run line checked against device. */
+/* What the comment lines say about one run: its id ("" for records
+ * without one: journals of format 1), the device of its latest "# run:"
+ * line, and the line of its latest "# done:" (records before it are
+ * finished). */
+typedef struct run_info {
+    char id[ATUNE__RUN_ID_MAX];
+    char other[256]; /* a device not ours named since done_line */
+    int other_line, done_line;
+} run_info;
+
+typedef struct runs {
+    run_info *v;
+    int n, cap;
+} runs;
+
+static run_info *run_get(runs *rs, const char *id)
+{
+    run_info *nv;
+
+    for (int i = 0; i < rs->n; i++)
+        if (strcmp(rs->v[i].id, id) == 0)
+            return &rs->v[i];
+    if (rs->n == rs->cap) {
+        int ncap = rs->cap ? 2 * rs->cap : 8;
+        if (!(nv = realloc(rs->v, sizeof(*nv) * (size_t)ncap)))
+            return NULL;
+        rs->v = nv;
+        rs->cap = ncap;
+    }
+    memset(&rs->v[rs->n], 0, sizeof(rs->v[0]));
+    snprintf(rs->v[rs->n].id, sizeof(rs->v[0].id), "%s", id);
+    return &rs->v[rs->n++];
+}
+
+/* The value of " key=" on a comment line (up to the next space), or "". */
+static void attr(const char *line, const char *key, char *out, size_t len)
+{
+    const char *s = strstr(line, key);
+    size_t n;
+
+    out[0] = '\0';
+    if (!s || (s > line && s[-1] != ' '))
+        return;
+    s += strlen(key);
+    n = strcspn(s, " ");
+    if (n < len) {
+        memcpy(out, s, n);
+        out[n] = '\0';
+    }
+}
+
+/* A "# done:" line: its run, and the runs it resumed, are finished up to
+ * here. Without a run id (format 1) it finishes every run before it. */
+static int mark_done(runs *rs, const char *line, int lineno)
+{
+    char id[ATUNE__RUN_ID_MAX], list[1024], *tok, *save = NULL;
+    run_info *ri;
+
+    attr(line, "run=", id, sizeof(id));
+    if (!*id) {
+        if (!run_get(rs, ""))
+            return -1;
+        for (int i = 0; i < rs->n; i++) {
+            rs->v[i].done_line = lineno;
+            rs->v[i].other_line = 0;
+        }
+        return 0;
+    }
+    if (!(ri = run_get(rs, id)))
+        return -1;
+    ri->done_line = lineno;
+    ri->other_line = 0;
+    attr(line, "resumed=", list, sizeof(list));
+    for (tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (!(ri = run_get(rs, tok)))
+            return -1;
+        ri->done_line = lineno;
+        ri->other_line = 0;
+    }
+    return 0;
+}
+
+/* A "# run:" line: notes the first one naming another device than ours
+ * since the run's last "# done:". */
+static int mark_run(runs *rs, const char *line, int lineno,
+                    const char *device)
+{
+    char id[ATUNE__RUN_ID_MAX], dev[256];
+    run_info *ri;
+
+    attr(line, "run=", id, sizeof(id));
+    if (!(ri = run_get(rs, id)))
+        return -1;
+    run_device(line, dev, sizeof(dev));
+    if (device && *dev && strcmp(dev, device) != 0 && !ri->other_line) {
+        ri->other_line = lineno;
+        memcpy(ri->other, dev, sizeof(ri->other));
+    }
+    return 0;
+}
+
+/* Keeps the records of unfinished runs (none of their "# done:" lines
+ * after them); checks that they were measured on device; lists their run
+ * ids in ids. */
+static int keep_pending(const char *path, const char *device, runs *rs,
+                        atune__record *r, int *count, char *ids,
+                        size_t idlen, atune__err *err)
+{
+    int kept = 0;
+
+    for (int i = 0; i < *count; i++) {
+        run_info *ri = run_get(rs, r[i].run);
+        if (!ri)
+            return atune__fail(err, ATUNE__EOSERR, "out of memory");
+        if (r[i].line < ri->done_line)
+            continue;
+        if (ri->other_line)
+            return atune__fail(err, ATUNE__EDATA,
+                               "%s:%d: an unfinished run of GPU '%s', not "
+                               "'%s': finish it there, or give this GPU "
+                               "another --journal",
+                               path, ri->other_line, ri->other, device);
+        if (ids && *r[i].run && !strstr(ids, r[i].run) &&
+            strlen(ids) + strlen(r[i].run) + 2 < idlen) {
+            if (*ids)
+                strcat(ids, ",");
+            strcat(ids, r[i].run);
+        }
+        r[kept++] = r[i];
+    }
+    *count = kept;
+    return 0;
+}
+
+/* pending: only the records of unfinished runs (keep_pending), final
+ * records included; else every search record. */
 static int read_records(const char *path, const char *device, int pending,
                         atune__record **recs, int *n, int *cut_line,
-                        atune__err *err)
+                        char *ids, size_t idlen, atune__err *err)
 {
     const char *bad;
-    char *text = NULL, *line, *next, who[256], other[256] = "";
+    char *text = NULL, *line, *next;
     atune__record *r = NULL;
-    int cap = 0, count = 0, lineno = 0, other_line = 0, rc;
+    runs rs = {0};
+    int cap = 0, count = 0, lineno = 0, rc = 0;
 
     *recs = NULL;
     *n = 0;
     if (cut_line)
         *cut_line = 0;
+    if (ids && idlen)
+        ids[0] = '\0';
     if ((rc = atune__read_file(path, &text, NULL, err)))
         return rc;
     for (line = text; line && *line; line = next) {
@@ -279,18 +457,12 @@ static int read_records(const char *path, const char *device, int pending,
         if (next)
             *next++ = '\0';
         lineno++;
-        if (pending && strncmp(line, "# done:", 7) == 0) {
-            count = 0; /* a finished run is not resumed */
-            other_line = 0;
-            continue;
-        }
-        if (pending && device && !other_line &&
-            strncmp(line, "# run:", 6) == 0) {
-            run_device(line, who, sizeof(who));
-            if (*who && strcmp(who, device) != 0) {
-                other_line = lineno;
-                memcpy(other, who, sizeof(other));
-            }
+        if ((strncmp(line, "# done:", 7) == 0 &&
+             mark_done(&rs, line, lineno)) ||
+            (strncmp(line, "# run:", 6) == 0 &&
+             mark_run(&rs, line, lineno, device))) {
+            rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+            goto fail;
         }
         if (line[0] == '#' || line[0] == '\0')
             continue;
@@ -314,19 +486,16 @@ static int read_records(const char *path, const char *device, int pending,
         if (pending || !r[count].final)
             count++;
     }
-    if (other_line && count > 0) {
-        rc = atune__fail(err, ATUNE__EDATA,
-                         "%s:%d: an unfinished run of GPU '%s', not '%s': "
-                         "finish it there, or give this GPU another "
-                         "--journal",
-                         path, other_line, other, device);
+    if (pending &&
+        (rc = keep_pending(path, device, &rs, r, &count, ids, idlen, err)))
         goto fail;
-    }
+    free(rs.v);
     free(text);
     *recs = r;
     *n = count;
     return 0;
 fail:
+    free(rs.v);
     free(text);
     free(r);
     return rc;
@@ -335,26 +504,28 @@ fail:
 int atune__journal_read(const char *path, atune__record **recs, int *n,
                         atune__err *err)
 {
-    return read_records(path, NULL, 0, recs, n, NULL, err);
+    return read_records(path, NULL, 0, recs, n, NULL, NULL, 0, err);
 }
 
 int atune__journal_read_cut(const char *path, atune__record **recs, int *n,
                             int *cut_line, atune__err *err)
 {
-    return read_records(path, NULL, 0, recs, n, cut_line, err);
+    return read_records(path, NULL, 0, recs, n, cut_line, NULL, 0, err);
 }
 
 int atune__journal_read_pending(const char *path, const char *device,
-                                atune__record **recs, int *n,
-                                atune__err *err)
+                                atune__record **recs, int *n, char *ids,
+                                size_t idlen, atune__err *err)
 {
     int rc;
 
     *recs = NULL;
     *n = 0;
+    if (ids && idlen)
+        ids[0] = '\0';
     if (access(path, F_OK) != 0 && errno == ENOENT)
         return 0;
     if ((rc = regular_or_missing(path, err)))
         return rc;
-    return read_records(path, device, 1, recs, n, NULL, err);
+    return read_records(path, device, 1, recs, n, NULL, ids, idlen, err);
 }

@@ -32,6 +32,7 @@ typedef struct worker {
     int restarts;
     int done, status;
     char out[64]; /* its stdout, a temporary file */
+    char run[ATUNE__RUN_ID_MAX]; /* its journal run id, kept on restarts */
 } worker;
 
 static volatile sig_atomic_t stop_signal;
@@ -65,6 +66,17 @@ int atune__worker_device(int fallback)
     return *end || d > 1024 ? fallback : (int)d;
 }
 
+void atune__worker_run_id(char *buf, size_t len)
+{
+    const char *v = getenv(ATUNE__WORKER_RUN);
+
+    if (v && *v && strlen(v) < len &&
+        strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz-") == strlen(v))
+        snprintf(buf, len, "%s", v);
+    else
+        atune__journal_new_run_id(buf, len);
+}
+
 /* In the child: the worker's environment, stdout and exec. Only calls
  * that are safe after fork until the exec. */
 static void exec_worker(const atune__supervise_opts *o, const worker *w,
@@ -80,6 +92,7 @@ static void exec_worker(const atune__supervise_opts *o, const worker *w,
     if (out < 0 || dup2(out, STDOUT_FILENO) < 0 ||
         setenv(ATUNE__WORKER_FD, fd_s, 1) || setenv(ATUNE__WORKER_DEVICE, dev_s, 1) ||
         setenv(ATUNE__WORKER_OUT, w->out, 1) ||
+        setenv(ATUNE__WORKER_RUN, w->run, 1) ||
         setenv(ATUNE__WORKER_SHARED, o->ndevices > 1 ? "1" : "0", 1))
         _exit(ATUNE__EOSERR);
     execv("/proc/self/exe", o->argv);
@@ -184,7 +197,7 @@ static int journal_verdict(const worker *w, atune__status status,
     memset(&res, 0, sizeof(res));
     res.status = status;
     atune__strlcpy(res.detail, detail, sizeof(res.detail));
-    rc = atune__journal_open(f[0], NULL, &j, err);
+    rc = atune__journal_open(f[0], NULL, w->run, &j, err);
     if (!rc)
         rc = atune__journal_append(j, f[1], f[2], f[3], &res,
                                    strtoull(f[4], NULL, 16), err);
@@ -407,6 +420,10 @@ int atune__supervise(const atune__supervise_opts *o, atune__err *err)
     for (int i = 0; i < n; i++) {
         ws[i].dev = o->devices[i];
         ws[i].fd = -1;
+        atune__journal_new_run_id(ws[i].run, sizeof(ws[i].run));
+        /* Workers of one supervisor start in the same microsecond. */
+        snprintf(ws[i].run + strlen(ws[i].run),
+                 sizeof(ws[i].run) - strlen(ws[i].run), "-%d", i);
     }
     catch_stop(&old_int, &old_term);
     rc = make_outputs(ws, n, err);

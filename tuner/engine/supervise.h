@@ -27,6 +27,7 @@
 #define ATUNE__WORKER_FD "ATUNE_WORKER_FD"         /* the watch pipe */
 #define ATUNE__WORKER_DEVICE "ATUNE_WORKER_DEVICE" /* its GPU ordinal */
 #define ATUNE__WORKER_OUT "ATUNE_WORKER_OUT"       /* file for its stdout */
+#define ATUNE__WORKER_RUN "ATUNE_WORKER_RUN"       /* its journal run id */
 #define ATUNE__WORKER_SHARED "ATUNE_WORKER_SHARED" /* "1": other GPUs tune
                                                       at the same time */
 
@@ -51,6 +52,10 @@ int atune__supervise(const atune__supervise_opts *o, atune__err *err);
 /* In a worker: the GPU ordinal its supervisor gave it (decimal, as
  * written by the supervisor), else fallback. */
 int atune__worker_device(int fallback);
+
+/* In a worker: the journal run id its supervisor gave it (the same across
+ * restarts), else a new one. */
+void atune__worker_run_id(char *buf, size_t len);
 int atune__worker_fd(void);
 
 #endif

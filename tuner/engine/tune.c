@@ -599,12 +599,13 @@ static int open_journal(atune__device *d, const atune__tune_run *run,
                         atune__journal **j, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
-    char when[32], line[1024];
+    char when[32], line[1024], id[ATUNE__RUN_ID_MAX];
 
     atune__utc_date(when, sizeof(when), 1);
+    atune__worker_run_id(id, sizeof(id));
     snprintf(line, sizeof(line), "%s device=\"%s\" uuid=%s tuner=%s", when,
              in->name, in->uuid, ATUNE_VERSION_STRING);
-    return atune__journal_open(run->journal, line, j, err);
+    return atune__journal_open(run->journal, line, id, j, err);
 }
 
 /* What an unfinished run of this journal measured (nothing when resuming
@@ -702,8 +703,11 @@ int atune__tune(atune__device *d, const atune__templates *t,
     }
     /* Only a run that finished, its profile written, is not resumed by the
      * next one. */
-    if (!rc && rs.j)
-        rc = atune__journal_done(rs.j, err);
+    if (!rc && rs.j) {
+        char resumed[1024];
+        atune__resume_runs(rs.resume, resumed, sizeof(resumed));
+        rc = atune__journal_done(rs.j, resumed, err);
+    }
     atune__journal_close(rs.j);
     atune__resume_free(rs.resume);
     return rc;
