@@ -23,6 +23,7 @@ typedef struct atune__cli {
     int json, quiet;
     int no_cache;          /* --no-cache: compile everything afresh */
     int no_resume;         /* --no-resume: ignore an unfinished run */
+    int replace;           /* --replace: no merge by evidence */
     double launch_timeout; /* --launch-timeout SEC: watchdog limit per launch */
     const char *evaluate;  /* --evaluate PROFILE: another GPU's best here */
     uint64_t seed;

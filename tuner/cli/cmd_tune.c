@@ -70,6 +70,10 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
     if (out->have_best && out->have_default)
         atune__json_num(j, "speedup",
                         out->default_res.time_ns / out->best_res.time_ns);
+    atune__json_str(j, "previous", atune__previous_name(out->previous));
+    if (out->previous_ns > 0)
+        atune__json_int(j, "previous_time_ns",
+                        (int64_t)(out->previous_ns + 0.5));
     atune__json_str(j, "strategy", out->strategy);
     atune__json_int(j, "evaluations", out->evaluations);
     atune__json_int(j, "space", out->space);
@@ -153,6 +157,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     opts.watch_fd = atune__worker_fd();
     opts.launch_limit_s = o->launch_timeout;
     opts.resume = !o->no_resume;
+    opts.replace = o->replace;
     if (shared_gpus())
         opts.journal_gpu = ordinal;
     if (o->evaluate) {

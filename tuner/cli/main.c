@@ -17,7 +17,7 @@ static const char usage_text[] =
     "                [--profile-dir DIR] [--templates DIR] [--journal FILE]\n"
     "                [--strategy S] [--budget EVALS] [--time-limit SECONDS]\n"
     "                [--seed N] [--launch-timeout SEC] [--no-resume]\n"
-    "                [--evaluate PROFILE] [--json] [--quiet]\n"
+    "                [--replace] [--evaluate PROFILE] [--json] [--quiet]\n"
     "       autotune tune --simulate JOURNAL [--kernel a,b] [--size NAME]\n"
     "                [--strategy S] [--budget EVALS] [--seed N] [--json]\n"
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
@@ -56,6 +56,9 @@ static const char help_text[] =
     "                        100x the reference kernel, 1 s to 60 s)\n"
     "      --no-resume       measure again what an unfinished run of the\n"
     "                        journal measured (default: resume from it)\n"
+    "      --replace         a new best replaces the profile's section as it\n"
+    "                        is (default: the previous best of the same\n"
+    "                        template is measured again and the faster kept)\n"
     "      --evaluate PROFILE  measure PROFILE's best configurations here\n"
     "                        and record how they do (compare shows it)\n"
     "      --simulate FILE   replay a journal's measurements instead of a GPU\n"
@@ -101,7 +104,8 @@ enum {
     OPT_NO_RESUME,
     OPT_LAUNCH_TIMEOUT,
     OPT_EVALUATE,
-    OPT_MEMORY
+    OPT_MEMORY,
+    OPT_REPLACE
 };
 
 static const struct option options[] = {
@@ -124,6 +128,7 @@ static const struct option options[] = {
     {"no-resume", no_argument, NULL, OPT_NO_RESUME},
     {"launch-timeout", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
     {"evaluate", required_argument, NULL, OPT_EVALUATE},
+    {"replace", no_argument, NULL, OPT_REPLACE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -146,6 +151,7 @@ static const char *option_commands(int opt)
     case OPT_NO_RESUME:
     case OPT_LAUNCH_TIMEOUT:
     case OPT_EVALUATE:
+    case OPT_REPLACE:
         return "tune";
     case 'k':
     case 't':
@@ -299,7 +305,7 @@ static const char *option_name(int opt)
 /* Options that --simulate (a replay, no GPU, no profile) cannot honour. */
 static const int not_with_simulate[] = {
     'd', 'p', OPT_JOURNAL, OPT_NO_RESUME, OPT_LAUNCH_TIMEOUT, OPT_EVALUATE,
-    OPT_TIME_LIMIT, OPT_NO_CACHE};
+    OPT_TIME_LIMIT, OPT_NO_CACHE, OPT_REPLACE};
 
 static int check_combinations(const atune__cli *o, const unsigned char *seen)
 {
@@ -315,10 +321,12 @@ static int check_combinations(const atune__cli *o, const unsigned char *seen)
             }
     }
     if (o->evaluate && (seen[OPT_STRATEGY] || seen[OPT_BUDGET] ||
-                        seen[OPT_TIME_LIMIT] || seen[OPT_NO_RESUME]))
+                        seen[OPT_TIME_LIMIT] || seen[OPT_NO_RESUME] ||
+                        seen[OPT_REPLACE]))
         return usage_error("%s", "--evaluate measures a profile's "
                                  "configurations: --strategy, --budget, "
-                                 "--time-limit and --no-resume do not apply");
+                                 "--time-limit, --no-resume and --replace "
+                                 "do not apply");
     return 0;
 }
 
@@ -394,6 +402,7 @@ static int parse(int argc, char **argv, atune__cli *o)
         case OPT_HTML: o->html = optarg; break;
         case OPT_NO_RESUME: o->no_resume = 1; break;
         case OPT_EVALUATE: o->evaluate = optarg; break;
+        case OPT_REPLACE: o->replace = 1; break;
         case OPT_LAUNCH_TIMEOUT: {
             char *end;
             o->launch_timeout = strtod(optarg, &end);

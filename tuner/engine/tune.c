@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atune/atune.h"
 #include "engine/compile.h"
 #include "engine/stats.h"
 #include "search/strategy.h"
@@ -90,6 +91,8 @@ typedef struct run_state {
     atune__journal *j;
     const char *journal;
     atune__resume *resume;
+    const char *profile;          /* the profile this run writes */
+    char run[ATUNE__RUN_ID_MAX];  /* this run's journal id */
 } run_state;
 
 /* What the search callbacks need. */
@@ -269,6 +272,15 @@ static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
     atune__strlcpy(e->strategy, out->strategy, sizeof(e->strategy));
     snprintf(e->template_hash, sizeof(e->template_hash), "%016llx",
              (unsigned long long)m->hash);
+    /* Which run found it, and what became of the previous best: every
+     * section sets both, so that no stale value is kept. */
+    atune__pw_extra(e, "run", out->run[0] ? out->run : "unknown");
+    atune__pw_extra(e, "previous", atune__previous_name(out->previous));
+    {
+        char v[32];
+        snprintf(v, sizeof(v), "%.0f", out->previous_ns); /* 0: not timed */
+        atune__pw_extra(e, "previous_time_ns", v);
+    }
 }
 
 void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
@@ -338,6 +350,16 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
                 out->default_res.time_ns / out->best_res.time_ns);
     fprintf(stderr, "; %lld configurations in %.1f s\n",
             (long long)out->evaluations, out->wall_s);
+    if (out->previous == ATUNE__PREV_KEPT)
+        fprintf(stderr, "  kept the profile's previous best: faster when "
+                        "measured again beside this run's best\n");
+    else if (out->previous == ATUNE__PREV_REPLACED)
+        fprintf(stderr, "  replaces the profile's previous best (%.0f ns "
+                        "measured again)\n",
+                out->previous_ns);
+    else if (out->previous == ATUNE__PREV_FORCED)
+        fprintf(stderr, "  replaces the profile's previous best without "
+                        "measuring it (--replace)\n");
 }
 
 static int eval_cb(void *ctx, int64_t idx, double *time_ns, atune__err *err)
@@ -475,6 +497,94 @@ static double launch_limit_ms(const atune__tune_opts *o,
     return ms < 1000 ? 1000 : ms > 60000 ? 60000 : ms;
 }
 
+const char *atune__previous_name(atune__previous p)
+{
+    static const char *const names[] = {"none", "same", "kept", "replaced",
+                                        "forced"};
+
+    return p >= 0 && p <= ATUNE__PREV_FORCED ? names[p] : "none";
+}
+
+/* The profile's best of this kernel, size and template version as a
+ * configuration of the space valid here; 0 when there is none. The
+ * profile is read now, after the search: a GPU of the same model that
+ * finished meanwhile (--device all, Slurm) is seen. */
+static int previous_best(const run_state *rs, const atune__manifest *m,
+                         const char *size_key, const unsigned char *valid,
+                         atune__config *c, int64_t *idx, char *run,
+                         size_t runlen)
+{
+    atune_profile *p = NULL;
+    const atune_config *pc;
+    char hash[17];
+    const char *prev_run;
+    int found = 0;
+
+    snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
+    if (atune_profile_open(rs->profile, &p) != ATUNE_OK ||
+        atune_profile_lookup(p, m->name, size_key, &pc) != ATUNE_OK ||
+        atune_config_size_match(pc) != ATUNE_SIZE_EXACT ||
+        strcmp(atune_config_template_hash(pc), hash) != 0)
+        goto out;
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < m->nparams; i++) {
+        c->v[i] = atune_config_get(pc, m->params[i].name, INT64_MIN);
+        if (c->v[i] == INT64_MIN)
+            goto out;
+    }
+    *idx = atune__space_index(m, c);
+    if (*idx < 0 || !valid[*idx])
+        goto out;
+    prev_run = atune_config_meta(pc, "run");
+    snprintf(run, runlen, "%s", prev_run ? prev_run : "earlier");
+    found = 1;
+out:
+    atune_profile_close(p);
+    return found;
+}
+
+/* Merge by evidence: a re-tune never makes the profile worse. The
+ * previous best is timed again beside the new best, in interleaved
+ * rounds (as the final pick), and the faster one is kept. */
+static int merge_previous(search_ctx *sc, const run_state *rs,
+                          const unsigned char *valid, atune__err *err)
+{
+    atune__outcome *out = sc->out;
+    const atune__manifest *m = out->m;
+    atune__config prev;
+    int64_t ids[2];
+    double t[2];
+    char prev_run[ATUNE__RUN_ID_MAX];
+    int rc;
+
+    atune__strlcpy(out->run, rs->run, sizeof(out->run));
+    if (!out->have_best || !previous_best(rs, m, out->size_key, valid, &prev,
+                                          &ids[1], prev_run,
+                                          sizeof(prev_run)))
+        return 0;
+    if (sc->o->replace) {
+        out->previous = ATUNE__PREV_FORCED;
+        return 0;
+    }
+    ids[0] = atune__space_index(m, &out->best);
+    if (ids[0] == ids[1]) {
+        out->previous = ATUNE__PREV_SAME;
+        return 0;
+    }
+    if ((rc = remeasure_cb(sc, ids, 2, t, err)))
+        return rc;
+    out->previous_ns = t[1];
+    out->best_res = sc->final_res;
+    if (sc->final_idx == ids[1]) {
+        out->previous = ATUNE__PREV_KEPT;
+        out->best = prev;
+        atune__strlcpy(out->run, prev_run, sizeof(out->run));
+    } else {
+        out->previous = ATUNE__PREV_REPLACED;
+    }
+    return 0;
+}
+
 /* Searches one template at one size. */
 static int tune_size(atune__device *d, const atune__manifest *m,
                      const atune__size *size, atune__pool *pool,
@@ -515,6 +625,8 @@ static int tune_size(atune__device *d, const atune__manifest *m,
         out->best_res = sc.final_res;
         out->have_best = 1;
     }
+    if (!rc)
+        rc = merge_previous(&sc, rs, valid, err);
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
     free(valid);
@@ -596,13 +708,12 @@ static void journal_path(atune__device *d, const atune__tune_opts *o,
 }
 
 static int open_journal(atune__device *d, const atune__tune_run *run,
-                        atune__journal **j, atune__err *err)
+                        const char *id, atune__journal **j, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
-    char when[32], line[1024], id[ATUNE__RUN_ID_MAX];
+    char when[32], line[1024];
 
     atune__utc_date(when, sizeof(when), 1);
-    atune__worker_run_id(id, sizeof(id));
     snprintf(line, sizeof(line), "%s device=\"%s\" uuid=%s tuner=%s", when,
              in->name, in->uuid, ATUNE_VERSION_STRING);
     return atune__journal_open(run->journal, line, id, j, err);
@@ -655,6 +766,8 @@ int atune__tune(atune__device *d, const atune__templates *t,
             return rc;
     atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
     snprintf(profile, sizeof(profile), "%s/%s.ini", o->profile_dir, slug);
+    rs.profile = profile;
+    atune__worker_run_id(rs.run, sizeof(rs.run));
     rc = make_dir(o->profile_dir, err);
     /* A profile that cannot be written is found out now, not after hours
      * of tuning. */
@@ -668,7 +781,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
     if (!rc)
         rc = load_resume(d, o, run, &rs.resume, err);
     if (!rc)
-        rc = open_journal(d, run, &rs.j, err);
+        rc = open_journal(d, run, rs.run, &rs.j, err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
         atune__pool *pool = NULL;

@@ -36,11 +36,25 @@ typedef struct atune__tune_opts {
                                 the reference kernel's time */
     int journal_gpu;         /* >= 0: the default journal is
                                 <slug>.gpuN.journal (GPUs tuned at once) */
+    int replace;             /* a section replaces the profile's without
+                                measuring its previous best (--replace) */
 } atune__tune_opts;
 
 void atune__tune_opts_default(atune__tune_opts *o);
 
 /* The result of one (kernel, size). */
+typedef enum atune__previous {
+    ATUNE__PREV_NONE = 0, /* no section of this template version */
+    ATUNE__PREV_SAME,     /* the new best is the previous best */
+    ATUNE__PREV_KEPT,     /* the previous best was faster: kept */
+    ATUNE__PREV_REPLACED, /* the new best was faster */
+    ATUNE__PREV_FORCED    /* --replace: not measured, replaced */
+} atune__previous;
+
+/* "none", "same", "kept", "replaced", "forced" (the profile's key
+ * previous). */
+const char *atune__previous_name(atune__previous p);
+
 typedef struct atune__outcome {
     const atune__manifest *m;
     const atune__size *size;
@@ -60,6 +74,12 @@ typedef struct atune__outcome {
     const char *strategy;
     const char *stop;  /* why the search ended */
     double last_ns;    /* the latest evaluation's time (search feedback) */
+    /* Merge by evidence: what became of the profile's previous best of
+     * this template version (re-measured beside the new best), and the
+     * run whose configuration is kept. */
+    atune__previous previous;
+    double previous_ns; /* its re-measured time; 0 when not measured */
+    char run[40];       /* journal run id of the configuration kept */
 } atune__outcome;
 
 typedef struct atune__tune_run {
