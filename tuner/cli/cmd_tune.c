@@ -102,7 +102,8 @@ static void print_table(const atune__tune_run *run)
         char cfg[512], metric[64], speed[32] = "-";
         if (!out->have_best) {
             printf("%-10s %-22s %-44s\n", out->m->name, out->size_key,
-                   "(no valid configuration)");
+                   out->skipped ? "(skipped: not enough device memory)"
+                                : "(no valid configuration)");
             continue;
         }
         atune__config_str(out->m, &out->best, cfg, sizeof(cfg));

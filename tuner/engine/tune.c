@@ -329,6 +329,8 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
         fputs("\r\033[K", stderr);
     if (o->quiet)
         return;
+    if (out->skipped)
+        return;
     if (!out->have_best && out->evaluations == 0 && out->stop &&
         strcmp(out->stop, "time") == 0) {
         fprintf(stderr, "%s %s (%s): the time limit stopped the search "
@@ -605,9 +607,21 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     atune__search_result found;
     int rc;
 
+    memset(&found, 0, sizeof(found));
     if (!valid)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
+    /* Too large for this GPU's free memory: that size is skipped, named
+     * with its line, and the others are tuned. */
+    if (rc == ATUNE__EUNAVAIL) {
+        if (!o->quiet)
+            fprintf(stderr, "autotune: warning: %s:%d: size '%s' skipped: "
+                            "%s\n",
+                    m->ini_path, size->line, size->name, err->msg);
+        out->skipped = 1;
+        free(valid);
+        return 0;
+    }
     if (!rc)
         sc.limit_ms = launch_limit_ms(o, sc.p);
     /* The space at this size: constraints and device limits, before any

@@ -80,6 +80,7 @@ typedef struct atune__outcome {
     atune__previous previous;
     double previous_ns; /* its re-measured time; 0 when not measured */
     char run[40];       /* journal run id of the configuration kept */
+    int skipped;        /* too large for the GPU's free memory */
 } atune__outcome;
 
 typedef struct atune__tune_run {
