@@ -100,6 +100,13 @@ int atune__tune(atune__device *d, const atune__templates *t,
 
 void atune__tune_run_free(atune__tune_run *run);
 
+/* Writes the sections of run's outcomes that found a best into the
+ * profile at path (atune__profile_update); *written says whether any was
+ * written. */
+int atune__tune_write_profile(atune__device *d, const atune__tune_run *run,
+                              const char *path, int *written,
+                              atune__err *err);
+
 /* The [device] section of d's profile, dated today. */
 struct atune__pw_device;
 void atune__tune_device_entry(atune__device *d, struct atune__pw_device *pd);
