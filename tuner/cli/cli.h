@@ -47,6 +47,14 @@ void atune__cli_cache_report(const atune__cli *o, struct atune__cache *c,
 struct atune__templates;
 int atune__cli_size_known(const struct atune__templates *t, const char *name);
 
+/* Checks what the syntax cannot: every time_ns positive, counts and
+ * times never negative, and, in a section that a template of t wrote (same
+ * name and template_hash), every parameter one of its values. Prints each
+ * problem as "FILE:LINE: ..." and returns ATUNE__EDATA, or 0. */
+struct atune_profile;
+int atune__cli_profile_values(const struct atune_profile *p,
+                              const struct atune__templates *t);
+
 /* "autotune: error: " + message on stderr; returns code. */
 int atune__cli_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

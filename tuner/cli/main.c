@@ -23,7 +23,7 @@ static const char usage_text[] =
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
     "       autotune check [--templates DIR] [--kernel a,b] [--arch sm_XX]"
     " [--memory BYTES] [--json]\n"
-    "       autotune show PROFILE...\n"
+    "       autotune show [--templates DIR] PROFILE...\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
     "       autotune --help | --version\n";
 
@@ -154,8 +154,9 @@ static const char *option_commands(int opt)
     case OPT_REPLACE:
         return "tune";
     case 'k':
-    case 't':
         return "tune list check";
+    case 't':
+        return "tune list check show";
     case OPT_ARCH:
     case OPT_MEMORY:
         return "check";
