@@ -146,6 +146,10 @@ st() { awk -F'\t' -v c="$1" '$3 == c && $10 != "final" {print $4}' p8/$slug.jour
 [ "$(st BLOCK_SIZE=512,VW=1,UNROLL=1,GRID=0)" = wrong_output ] && ok || ko "planted wrong output: $(st BLOCK_SIZE=512,VW=1,UNROLL=1,GRID=0)"
 [ "$(st BLOCK_SIZE=256,VW=1,UNROLL=1,GRID=0)" = fault ] && ok || ko "planted sticky fault: $(st BLOCK_SIZE=256,VW=1,UNROLL=1,GRID=0)"
 [ "$(st BLOCK_SIZE=1024,VW=1,UNROLL=1,GRID=0)" = timeout ] && ok || ko "planted hang: $(st BLOCK_SIZE=1024,VW=1,UNROLL=1,GRID=0)"
+# The last worker's wall time is the run's, restarts included (the hang
+# alone took a second).
+awk '/^wall time:/ {last = $3; if (!first) first = $3} END {exit !(last >= first && last >= 1)}' err && ok ||
+    ko "wall time of a restarted run: $(grep '^wall time' err | tr '\n' ' ')"
 n=$(awk -F'\t' '/^copy/ && $10 != "final" {c[$3]=1} END {print length(c)}' p8/$slug.journal)
 [ "$n" -eq 315 ] && ok || ko "planted faults: $n of 315 configurations recorded"
 

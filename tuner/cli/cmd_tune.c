@@ -136,7 +136,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     atune__tune_opts opts;
     atune__tune_run run;
     atune__err err;
-    double t0 = atune__now();
+    double t0 = atune__worker_start(); /* restarts included */
     int rc;
 
     atune__err_clear(&err);

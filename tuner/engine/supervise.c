@@ -36,6 +36,7 @@ typedef struct worker {
 } worker;
 
 static volatile sig_atomic_t stop_signal;
+static char start_s[32]; /* atune__now() when the supervisor started */
 
 static void on_stop(int sig)
 {
@@ -66,6 +67,18 @@ int atune__worker_device(int fallback)
     return *end || d > 1024 ? fallback : (int)d;
 }
 
+double atune__worker_start(void)
+{
+    const char *v = getenv(ATUNE__WORKER_START);
+    char *end;
+    double t;
+
+    if (!v || !*v)
+        return atune__now();
+    t = strtod(v, &end);
+    return *end || !(t > 0) || t > atune__now() ? atune__now() : t;
+}
+
 void atune__worker_run_id(char *buf, size_t len)
 {
     const char *v = getenv(ATUNE__WORKER_RUN);
@@ -93,6 +106,7 @@ static void exec_worker(const atune__supervise_opts *o, const worker *w,
         setenv(ATUNE__WORKER_FD, fd_s, 1) || setenv(ATUNE__WORKER_DEVICE, dev_s, 1) ||
         setenv(ATUNE__WORKER_OUT, w->out, 1) ||
         setenv(ATUNE__WORKER_RUN, w->run, 1) ||
+        setenv(ATUNE__WORKER_START, start_s, 1) ||
         setenv(ATUNE__WORKER_SHARED, o->ndevices > 1 ? "1" : "0", 1))
         _exit(ATUNE__EOSERR);
     execv("/proc/self/exe", o->argv);
@@ -417,6 +431,7 @@ int atune__supervise(const atune__supervise_opts *o, atune__err *err)
         return atune__fail(err, ATUNE__EUSAGE, "between 1 and %d GPUs",
                            MAX_WORKERS);
     memset(ws, 0, sizeof(ws));
+    snprintf(start_s, sizeof(start_s), "%.6f", atune__now());
     for (int i = 0; i < n; i++) {
         ws[i].dev = o->devices[i];
         ws[i].fd = -1;
