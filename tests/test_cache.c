@@ -79,14 +79,25 @@ static void write_bytes(const char *path, const void *data, size_t len)
     assert_int_equal(fclose(f), 0);
 }
 
+/* Binary: atune__read_file is for text and refuses NUL bytes. */
 static char *read_bytes(const char *path, size_t *len)
 {
-    char *text = NULL;
-    atune__err err = {0};
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
 
-    if (atune__read_file(path, &text, len, &err) != 0)
-        fail_msg("%s", err.msg);
-    return text;
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    n = ftell(f);
+    assert_true(n >= 0);
+    rewind(f);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    buf[n] = '\0';
+    *len = (size_t)n;
+    return buf;
 }
 
 static int entries_in(const char *dir)

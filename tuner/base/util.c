@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,18 +91,54 @@ int atune__strlcpy(char *dst, const char *src, size_t size)
     return 0;
 }
 
+size_t atune__input_limit(void)
+{
+    const char *v = getenv("ATUNE_MAX_INPUT_MB");
+    char *end;
+    unsigned long long mb;
+
+    if (!v || *v < '0' || *v > '9')
+        return (size_t)ATUNE__INPUT_LIMIT_MB << 20;
+    mb = strtoull(v, &end, 10);
+    if (*end || mb == 0 || mb > (SIZE_MAX >> 21))
+        return (size_t)ATUNE__INPUT_LIMIT_MB << 20;
+    return (size_t)mb << 20;
+}
+
+/* A NUL byte would silently end the text for every parser after it. */
+static int no_nul(const char *path, const char *buf, size_t n,
+                  atune__err *err)
+{
+    const char *nul = memchr(buf, '\0', n);
+    int line = 1;
+
+    if (!nul)
+        return 0;
+    for (const char *p = buf; p < nul; p++)
+        line += *p == '\n';
+    return atune__fail(err, ATUNE__EDATA,
+                       "%s:%d: NUL byte (not a text file, or damaged)", path,
+                       line);
+}
+
 int atune__read_file(const char *path, char **out, size_t *len,
                      atune__err *err)
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
-    size_t cap = 0, n = 0;
+    size_t cap = 0, n = 0, limit = atune__input_limit();
+    struct stat st;
     int rc = ATUNE__OK;
 
     *out = NULL;
     if (!f)
         return atune__fail(err, ATUNE__ENOINPUT, "cannot open '%s': %s",
                            path, strerror(errno));
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        rc = atune__fail(err, ATUNE__ENOINPUT,
+                         "cannot read '%s': a directory, not a file", path);
+        goto out;
+    }
     for (;;) {
         if (n + 4096 + 1 > cap) {
             size_t ncap = cap ? cap * 2 : 16384;
@@ -117,12 +154,21 @@ int atune__read_file(const char *path, char **out, size_t *len,
         n += got;
         if (got == 0)
             break;
+        if (n > limit) {
+            rc = atune__fail(err, ATUNE__EDATA,
+                             "'%s' is larger than %zu MiB (the limit of "
+                             "inputs; ATUNE_MAX_INPUT_MB raises it)",
+                             path, limit >> 20);
+            goto out;
+        }
     }
     if (ferror(f)) {
         rc = atune__fail(err, ATUNE__EIO, "cannot read '%s': %s", path,
                          strerror(errno));
         goto out;
     }
+    if ((rc = no_nul(path, buf, n, err)))
+        goto out;
     buf[n] = '\0';
     *out = buf;
     buf = NULL;

@@ -54,7 +54,14 @@ char *atune__strndup(const char *s, size_t n);
 /* snprintf into a fixed buffer; returns 0 when it fit, -1 if truncated. */
 int atune__strlcpy(char *dst, const char *src, size_t size);
 
-/* Reads a whole file into a NUL-terminated heap buffer. */
+/* The largest template or journal read (atune__read_file): 256 MiB, or
+ * $ATUNE_MAX_INPUT_MB. Profiles have their own (lib/profile.c). */
+#define ATUNE__INPUT_LIMIT_MB 256
+size_t atune__input_limit(void);
+
+/* Reads a whole text file into a NUL-terminated heap buffer. A directory
+ * is ATUNE__ENOINPUT; a file over atune__input_limit() or holding a NUL
+ * byte is ATUNE__EDATA (the NUL with its path:line). */
 int atune__read_file(const char *path, char **out, size_t *len,
                      atune__err *err);
 

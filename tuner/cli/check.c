@@ -3,6 +3,7 @@
  * size and configuration, buffer sizes, scalar values, at least one valid
  * configuration per size), then compile every valid configuration with
  * NVRTC, on all cores. Needs no GPU and no driver. */
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,11 @@
 #include "engine/compile.h"
 #include "template/space.h"
 #include "template/templates.h"
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* What check learns about each size of a template. */
 struct size_report {
@@ -120,15 +126,15 @@ static void report_failure(atune__json *j, struct seen_logs *seen,
 }
 
 /* A template that fails validation: nothing of it is compiled. */
-static void report_invalid(const atune__manifest *m, atune__json *j,
-                           const char *msg)
+static void report_invalid_name(const char *name, atune__json *j,
+                                const char *msg)
 {
     if (!j) {
         atune__cli_error(ATUNE__EDATA, "%s", msg);
         return;
     }
     atune__json_object(j, NULL);
-    atune__json_str(j, "name", m->name);
+    atune__json_str(j, "name", name);
     atune__json_str(j, "error", msg);
     atune__json_int(j, "configurations", 0);
     atune__json_array(j, "failures");
@@ -136,6 +142,12 @@ static void report_invalid(const atune__manifest *m, atune__json *j,
     atune__json_int(j, "failed", 1);
     atune__json_num(j, "seconds", 0);
     atune__json_end(j);
+}
+
+static void report_invalid(const atune__manifest *m, atune__json *j,
+                           const char *msg)
+{
+    report_invalid_name(m->name, j, msg);
 }
 
 static void human_bytes(int64_t b, char *buf, size_t len)
@@ -280,6 +292,82 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     return rc;
 }
 
+/* Whether name is in the comma list only (NULL: every name). */
+static int wanted(const char *only, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = only; p; p = strchr(p, ',')) {
+        p += *p == ',';
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    }
+    return !only;
+}
+
+/* The template names of --templates DIR: every NAME.ini, sorted. */
+static int dir_names(const char *dir, const char *only, char ***out, int *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **v = NULL;
+    int cap = 0;
+
+    *n = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        char **nv;
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            if (!(nv = realloc(v, sizeof(*v) * (size_t)cap)))
+                break;
+            v = nv;
+        }
+        if (!(v[*n] = atune__strndup(e->d_name, len - 4)))
+            break;
+        if (wanted(only, v[*n]))
+            (*n)++;
+        else
+            free(v[*n]);
+    }
+    closedir(d);
+    qsort(v, (size_t)*n, sizeof(*v), by_name);
+    *out = v;
+    return 0;
+}
+
+/* One template of --templates at a time, so that one that does not load
+ * is reported and the others are still checked. */
+static int check_each(const atune__cli *o, atune__cache *cache,
+                      atune__json *j, int64_t *failed)
+{
+    char **names = NULL;
+    int n = 0, rc = 0;
+
+    if (dir_names(o->templates, o->kernels, &names, &n))
+        return atune__cli_error(ATUNE__ENOINPUT, "cannot read '%s'",
+                                o->templates);
+    for (int i = 0; i < n; i++) {
+        atune__templates t = {0};
+        atune__err err;
+        atune__err_clear(&err);
+        if (!rc && atune__templates_load(o->templates, names[i], &t, &err)) {
+            report_invalid_name(names[i], j, err.msg);
+            *failed += 1;
+        } else if (!rc) {
+            rc = check_one(t.m[0], o, cache, j, failed);
+        }
+        atune__templates_free(&t);
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
 static void json_start(atune__json *j, const atune__cli *o)
 {
     atune__json_init(j, stdout);
@@ -308,20 +396,25 @@ int atune__cmd_check(const atune__cli *o)
     atune__cache *cache;
     atune__err err;
     int64_t failed = 0;
-    int rc;
+    int rc, each;
 
     atune__err_clear(&err);
     rc = atune__templates_load(o->templates, o->kernels, &t, &err);
-    if (rc == ATUNE__EDATA && o->json)
-        report_unloadable(o, err.msg);
-    if (rc)
+    /* A bad template in a folder: check the others one by one. */
+    each = rc == ATUNE__EDATA && o->templates;
+    if (rc && !each) {
+        if (rc == ATUNE__EDATA && o->json)
+            report_unloadable(o, err.msg);
         return atune__cli_error(rc, "%s", err.msg);
+    }
     cache = atune__cli_cache(o);
     if (o->json) {
         j = &json;
         json_start(j, o);
     }
-    for (int i = 0; !rc && i < t.n; i++)
+    if (each)
+        rc = check_each(o, cache, j, &failed);
+    for (int i = 0; !each && !rc && i < t.n; i++)
         rc = check_one(t.m[i], o, cache, j, &failed);
     if (j) {
         atune__json_end(j);

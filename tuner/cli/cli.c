@@ -3,10 +3,12 @@
  * into the dispatcher. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/json.h"
 #include "cli/cli.h"
 #include "jit/cache.h"
+#include "template/templates.h"
 
 int atune__cli_error(int code, const char *fmt, ...)
 {
@@ -58,4 +60,13 @@ void atune__cli_cache_report(const atune__cli *o, atune__cache *c,
                 atune__cache_dir(c), s.hits, s.misses,
                 s.corrupt ? " (damaged entries rebuilt)" : "");
     }
+}
+
+int atune__cli_size_known(const struct atune__templates *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        for (int k = 0; k < t->m[i]->nsizes; k++)
+            if (strcmp(t->m[i]->sizes[k].name, name) == 0)
+                return 1;
+    return 0;
 }

@@ -7,7 +7,8 @@
 
 typedef struct atune__cli {
     const char *command;   /* tune, list, check, show, compare */
-    const char *device;    /* "0", "all" */
+    int device_num;        /* --device N: the GPU ordinal (default 0) */
+    int device_all;        /* --device all */
     const char *kernels;   /* comma list or NULL */
     const char *size;      /* size name or NULL */
     const char *strategy;  /* NULL: the default */
@@ -22,6 +23,7 @@ typedef struct atune__cli {
     int json, quiet;
     int no_cache;          /* --no-cache: compile everything afresh */
     int no_resume;         /* --no-resume: ignore an unfinished run */
+    int replace;           /* --replace: no merge by evidence */
     double launch_timeout; /* --launch-timeout SEC: watchdog limit per launch */
     const char *evaluate;  /* --evaluate PROFILE: another GPU's best here */
     uint64_t seed;
@@ -40,6 +42,18 @@ struct atune__cache *atune__cli_cache(const atune__cli *o);
 struct atune__json;
 void atune__cli_cache_report(const atune__cli *o, struct atune__cache *c,
                              struct atune__json *j);
+
+/* Whether any template of t has a problem size of this name (--size). */
+struct atune__templates;
+int atune__cli_size_known(const struct atune__templates *t, const char *name);
+
+/* Checks what the syntax cannot: every time_ns positive, counts and
+ * times never negative, and, in a section that a template of t wrote (same
+ * name and template_hash), every parameter one of its values. Prints each
+ * problem as "FILE:LINE: ..." and returns ATUNE__EDATA, or 0. */
+struct atune_profile;
+int atune__cli_profile_values(const struct atune_profile *p,
+                              const struct atune__templates *t);
 
 /* "autotune: error: " + message on stderr; returns code. */
 int atune__cli_error(int code, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include "report/compare.h"
 #include "base/json.h"
 #include "report/report_html.h"
+#include "template/templates.h"
 
 #define CONFIG_TEXT 1024
 
@@ -351,6 +352,26 @@ static void print_json(const atune__cmp *c)
     atune__json_end(&j);
 }
 
+/* Values no template could have written are not compared: the syntax
+ * errors are left to atune__cmp_load, which names them. */
+static int check_values(const atune__cli *o)
+{
+    atune__templates t = {0};
+    atune__err err;
+    int bad = 0;
+
+    if (atune__templates_load(NULL, NULL, &t, &err))
+        return atune__cli_error(err.code, "%s", err.msg);
+    for (int i = 0; i < o->nfiles; i++) {
+        atune_profile *p = NULL;
+        if (atune_profile_open(o->files[i], &p) == ATUNE_OK)
+            bad |= atune__cli_profile_values(p, &t) != 0;
+        atune_profile_close(p);
+    }
+    atune__templates_free(&t);
+    return bad ? ATUNE__EDATA : 0;
+}
+
 int atune__cmd_compare(const atune__cli *o)
 {
     atune__cmp c;
@@ -358,6 +379,11 @@ int atune__cmd_compare(const atune__cli *o)
     int rc;
 
     atune__err_clear(&err);
+    if (o->html &&
+        (rc = atune__report_html_check(o->html, o->files, o->nfiles, &err)))
+        return atune__cli_error(rc, "%s", err.msg);
+    if ((rc = check_values(o)))
+        return rc;
     rc = atune__cmp_load(o->files, o->nfiles, &c, &err);
     /* The report first: if it cannot be written, nothing went to stdout. */
     if (!rc && o->html)

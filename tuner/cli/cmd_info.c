@@ -171,13 +171,21 @@ static void show_one(const atune_profile *p)
 
 int atune__cmd_show(const atune__cli *o)
 {
+    atune__templates t = {0};
+    atune__err err;
     int ret = 0;
 
+    /* The templates that wrote the sections: to check their values. */
+    if (atune__templates_load(o->templates, NULL, &t, &err))
+        return atune__cli_error(err.code, "%s", err.msg);
     for (int i = 0; i < o->nfiles; i++) {
         atune_profile *p = NULL;
         int rc = atune_profile_open(o->files[i], &p);
 
-        if (rc == ATUNE_OK) {
+        if (rc == ATUNE_OK && atune__cli_profile_values(p, &t)) {
+            if (!ret)
+                ret = ATUNE__EDATA;
+        } else if (rc == ATUNE_OK) {
             show_one(p);
         } else {
             const char *msg = p ? atune_profile_errmsg(p) : "";
@@ -188,5 +196,6 @@ int atune__cmd_show(const atune__cli *o)
         }
         atune_profile_close(p);
     }
+    atune__templates_free(&t);
     return ret;
 }

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "base/json.h"
+#include "engine/journal.h"
 #include "engine/simulate.h"
 #include "template/space.h"
 #include "search/strategy.h"
@@ -280,6 +281,41 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
     return rc;
 }
 
+/* A journal lives longer than a template version: records of another
+ * version of a loaded template are skipped, and counted. Returns the
+ * number kept (compacted in place). */
+static int drop_old_versions(const atune__cli *o, const atune__templates *t,
+                             atune__record *recs, int n)
+{
+    int kept = 0;
+
+    for (int i = 0; i < t->n; i++) {
+        const atune__manifest *m = t->m[i];
+        char hash[17];
+        int skipped = 0;
+        snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
+        for (int k = 0; k < n; k++)
+            skipped += strcmp(recs[k].kernel, m->name) == 0 &&
+                       strcmp(recs[k].hash, hash) != 0;
+        if (skipped && !o->quiet)
+            fprintf(stderr, "autotune: note: %s: skipped %d records of "
+                            "another version of template '%s'\n",
+                    o->simulate, skipped, m->name);
+    }
+    for (int k = 0; k < n; k++) {
+        const atune__manifest *m = find_template(t, recs[k].kernel);
+        char hash[17];
+        if (m) {
+            snprintf(hash, sizeof(hash), "%016llx",
+                     (unsigned long long)m->hash);
+            if (strcmp(recs[k].hash, hash) != 0)
+                continue;
+        }
+        recs[kept++] = recs[k];
+    }
+    return kept;
+}
+
 int atune__cmd_simulate(const atune__cli *o)
 {
     atune__templates t = {0};
@@ -287,12 +323,18 @@ int atune__cmd_simulate(const atune__cli *o)
     atune__sim_pair *pairs = NULL;
     atune__json json, *j = NULL;
     atune__err err;
-    int n = 0, np = 0, rc;
+    int n = 0, np = 0, cut = 0, rc;
 
     atune__err_clear(&err);
-    rc = atune__journal_read(o->simulate, &recs, &n, &err);
+    rc = atune__journal_read_cut(o->simulate, &recs, &n, &cut, &err);
+    if (!rc && cut && !o->quiet)
+        fprintf(stderr, "autotune: note: %s:%d: an unfinished last record "
+                        "(cut by a kill or a full disk), left out\n",
+                o->simulate, cut);
     if (!rc)
         rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    if (!rc)
+        n = drop_old_versions(o, &t, recs, n);
     if (!rc)
         rc = atune__sim_pairs(recs, n, &pairs, &np, &err);
     if (rc) {

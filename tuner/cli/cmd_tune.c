@@ -70,6 +70,10 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
     if (out->have_best && out->have_default)
         atune__json_num(j, "speedup",
                         out->default_res.time_ns / out->best_res.time_ns);
+    atune__json_str(j, "previous", atune__previous_name(out->previous));
+    if (out->previous_ns > 0)
+        atune__json_int(j, "previous_time_ns",
+                        (int64_t)(out->previous_ns + 0.5));
     atune__json_str(j, "strategy", out->strategy);
     atune__json_int(j, "evaluations", out->evaluations);
     atune__json_int(j, "space", out->space);
@@ -103,7 +107,8 @@ static void print_table(const atune__tune_run *run)
         char cfg[512], metric[64], speed[32] = "-";
         if (!out->have_best) {
             printf("%-10s %-22s %-44s\n", out->m->name, out->size_key,
-                   "(no valid configuration)");
+                   out->skipped ? "(skipped: not enough device memory)"
+                                : "(no valid configuration)");
             continue;
         }
         atune__config_str(out->m, &out->best, cfg, sizeof(cfg));
@@ -136,7 +141,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     atune__tune_opts opts;
     atune__tune_run run;
     atune__err err;
-    double t0 = atune__now();
+    double t0 = atune__worker_start(); /* restarts included */
     int rc;
 
     atune__err_clear(&err);
@@ -158,6 +163,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     opts.watch_fd = atune__worker_fd();
     opts.launch_limit_s = o->launch_timeout;
     opts.resume = !o->no_resume;
+    opts.replace = o->replace;
     if (shared_gpus())
         opts.journal_gpu = ordinal;
     if (o->evaluate) {
@@ -172,10 +178,13 @@ static int tune_device(int ordinal, const atune__cli *o,
                 atune__device_info(d)->name, atune__device_info(d)->arch,
                 (long long)atune__device_info(d)->attr.sm_count);
     rc = atune__tune(d, t, &opts, &run, &err);
-    if (rc == ATUNE__EINTR)
+    if (rc == ATUNE__EINTR && run.profile[0])
         atune__cli_error(rc, "interrupted: kept what was measured in '%s' "
                              "and '%s'",
                          run.profile, run.journal);
+    else if (rc == ATUNE__EINTR)
+        atune__cli_error(rc, "interrupted: kept what was measured in '%s'",
+                         run.journal);
     else if (rc)
         atune__cli_error(rc, "%s", err.msg);
     if (j) {
@@ -187,7 +196,8 @@ static int tune_device(int ordinal, const atune__cli *o,
     }
     if (!o->quiet && run.n)
         fprintf(stderr, "profile: %s\njournal: %s\nwall time: %.1f s\n",
-                run.profile, run.journal, atune__now() - t0);
+                run.profile[0] ? run.profile : "(not written)", run.journal,
+                atune__now() - t0);
     atune__tune_run_free(&run);
     atune__device_close(d);
     return rc;
@@ -201,7 +211,6 @@ static int run_worker(const atune__cli *o, const atune__templates *t)
     atune__procs *procs = NULL;
     atune__cache *cache;
     atune__err err;
-    const char *dev = getenv(ATUNE__WORKER_DEVICE);
     int rc;
 
     catch_signals();
@@ -220,7 +229,7 @@ static int run_worker(const atune__cli *o, const atune__templates *t)
     if (rc)
         atune__cli_error(rc, "%s", err.msg);
     else
-        rc = tune_device(dev ? atoi(dev) : atoi(o->device), o, t, cache,
+        rc = tune_device(atune__worker_device(o->device_num), o, t, cache,
                          procs, j);
     atune__procs_stop(procs);
     if (j) {
@@ -244,8 +253,8 @@ static int device_list(const atune__cli *o, int *devs, int max, int *n)
     int count = 0, rc;
 
     atune__err_clear(&err);
-    if (strcmp(o->device, "all") != 0) {
-        devs[0] = atoi(o->device);
+    if (!o->device_all) {
+        devs[0] = o->device_num;
         *n = 1;
         return 0;
     }
@@ -270,13 +279,17 @@ int atune__cmd_tune(const atune__cli *o)
     int devs[64], n = 0, rc;
 
     atune__err_clear(&err);
-    if (o->strategy && !atune__strategy_known(o->strategy))
-        return atune__cli_error(ATUNE__EUSAGE, "unknown strategy '%s'",
-                                o->strategy);
-    /* Bad templates fail here, before any GPU or worker. */
+    /* Bad templates and arguments fail here, before any GPU or worker. */
     rc = atune__templates_load(o->templates, o->kernels, &t, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
+    if (o->size && !atune__cli_size_known(&t, o->size)) {
+        atune__templates_free(&t);
+        return atune__cli_error(ATUNE__EUSAGE,
+                                "no template%s has a size '%s' (autotune "
+                                "list shows them)",
+                                o->kernels ? " of --kernel" : "", o->size);
+    }
     if (atune__worker_fd() >= 0) {
         rc = run_worker(o, &t);
         atune__templates_free(&t);

@@ -1,4 +1,5 @@
 /* main.c -- autotune's command line: parse, validate, dispatch. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,22 +7,23 @@
 
 #include <cuda.h>
 
+#include "base/util.h"
 #include "cli/commands.h"
 #include "jit/jit.h"
-#include "base/util.h"
+#include "search/strategy.h"
 
 static const char usage_text[] =
     "usage: autotune [tune] [--device N|all] [--kernel a,b] [--size NAME]\n"
     "                [--profile-dir DIR] [--templates DIR] [--journal FILE]\n"
     "                [--strategy S] [--budget EVALS] [--time-limit SECONDS]\n"
     "                [--seed N] [--launch-timeout SEC] [--no-resume]\n"
-    "                [--evaluate PROFILE] [--json] [--quiet]\n"
+    "                [--replace] [--evaluate PROFILE] [--json] [--quiet]\n"
     "       autotune tune --simulate JOURNAL [--kernel a,b] [--size NAME]\n"
     "                [--strategy S] [--budget EVALS] [--seed N] [--json]\n"
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
     "       autotune check [--templates DIR] [--kernel a,b] [--arch sm_XX]"
     " [--memory BYTES] [--json]\n"
-    "       autotune show PROFILE...\n"
+    "       autotune show [--templates DIR] PROFILE...\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
     "       autotune header --kernel NAME [--templates DIR] [-o FILE]\n"
     "       autotune --help | --version\n";
@@ -49,13 +51,16 @@ static const char help_text[] =
     "  -t, --templates DIR   templates from DIR instead of the built-in set\n"
     "      --journal FILE    results journal (default PROFILE-DIR/<gpu>"
     ".journal)\n"
-    "      --strategy S      search strategy (autotune --help lists them)\n"
+    "      --strategy S      search strategy (listed at the end)\n"
     "      --budget EVALS    stop after this many evaluations per size\n"
     "      --time-limit SEC  stop after this many seconds per size\n"
     "      --launch-timeout SEC  kill a launch that runs longer (default:\n"
     "                        100x the reference kernel, 1 s to 60 s)\n"
     "      --no-resume       measure again what an unfinished run of the\n"
     "                        journal measured (default: resume from it)\n"
+    "      --replace         a new best replaces the profile's section as it\n"
+    "                        is (default: the previous best of the same\n"
+    "                        template is measured again and the faster kept)\n"
     "      --evaluate PROFILE  measure PROFILE's best configurations here\n"
     "                        and record how they do (compare shows it)\n"
     "      --simulate FILE   replay a journal's measurements instead of a GPU\n"
@@ -71,9 +76,12 @@ static const char help_text[] =
     "  -V, --version         version and build\n"
     "\n"
     "exit status: 0 ok, 64 bad usage, 65 bad template/profile/journal or a\n"
-    "configuration that does not compile (check), 66 missing input, 69 no\n"
-    "CUDA driver or GPU, 70 internal or sticky CUDA error, 73 cannot write\n"
-    "output, 74 I/O error, 130 interrupted.\n";
+    "configuration that does not compile (check), 66 missing input (or a\n"
+    "directory given as a file), 69 no CUDA driver or GPU, 70 internal or\n"
+    "sticky CUDA error, 71 out of memory, 73 cannot create output, 74 I/O\n"
+    "error (a failed write, also of standard output), 130 interrupted.\n"
+    "Numbers are decimal. Templates and journals over 256 MiB are refused\n"
+    "(ATUNE_MAX_INPUT_MB changes the limit).\n\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -98,7 +106,8 @@ enum {
     OPT_NO_RESUME,
     OPT_LAUNCH_TIMEOUT,
     OPT_EVALUATE,
-    OPT_MEMORY
+    OPT_MEMORY,
+    OPT_REPLACE
 };
 
 static const struct option options[] = {
@@ -121,6 +130,7 @@ static const struct option options[] = {
     {"no-resume", no_argument, NULL, OPT_NO_RESUME},
     {"launch-timeout", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
     {"evaluate", required_argument, NULL, OPT_EVALUATE},
+    {"replace", no_argument, NULL, OPT_REPLACE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -143,10 +153,12 @@ static const char *option_commands(int opt)
     case OPT_NO_RESUME:
     case OPT_LAUNCH_TIMEOUT:
     case OPT_EVALUATE:
+    case OPT_REPLACE:
         return "tune";
     case 'k':
-    case 't':
         return "tune list check";
+    case 't':
+        return "tune list check show";
     case OPT_ARCH:
     case OPT_MEMORY:
         return "check";
@@ -174,27 +186,62 @@ static int applies(int opt, const char *command)
     return 0;
 }
 
+/* Every number of the command line is decimal digits only: no sign, no
+ * space, no 0x or leading-zero octal ("010" is ten). Parsed once, here;
+ * the commands use the value, never the text. */
 static int parse_u64(const char *s, uint64_t *out)
 {
-    char *end;
-    unsigned long long v;
+    uint64_t v = 0;
 
-    if (!*s || *s == '-')
+    if (!*s)
         return -1;
-    v = strtoull(s, &end, 0);
-    if (*end)
-        return -1;
+    for (; *s; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (d > 9 || v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
     *out = v;
     return 0;
 }
 
-static int check_device(const char *s)
+static int parse_device(const char *s, atune__cli *o)
 {
     uint64_t v;
 
-    if (strcmp(s, "all") == 0)
+    if (strcmp(s, "all") == 0) {
+        o->device_all = 1;
         return 0;
-    return parse_u64(s, &v) || v > 1024 ? -1 : 0;
+    }
+    if (parse_u64(s, &v) || v > 1024)
+        return -1;
+    o->device_num = (int)v;
+    return 0;
+}
+
+/* sm_XY, sm_XYZ, with NVRTC's 'a' (arch-specific) or 'f' (family)
+ * suffix, and only what this NVRTC can target. */
+static int arch_valid(const char *a)
+{
+    size_t digits = strspn(a + 3, "0123456789");
+    const char *rest = a + 3 + digits;
+
+    if (strncmp(a, "sm_", 3) != 0 || digits < 2 || digits > 3)
+        return 0;
+    if (*rest && (strcmp(rest, "a") != 0 && strcmp(rest, "f") != 0))
+        return 0;
+    return atune__jit_arch_supported(a);
+}
+
+/* The strategies, for --help and for a bad --strategy. */
+static void list_strategies(FILE *f)
+{
+    const char *const *names = atune__strategy_names();
+
+    fprintf(f, "strategies (default %s):", atune__strategy_default());
+    for (int i = 0; names[i]; i++)
+        fprintf(f, " %s", names[i]);
+    fputc('\n', f);
 }
 
 static void version(void)
@@ -206,22 +253,98 @@ static void version(void)
            CUDA_VERSION % 1000 / 10, nv / 1000, nv % 1000 / 10);
 }
 
-static int parse(int argc, char **argv, atune__cli *o)
+static int is_command(const char *s)
 {
     static const char *const commands[] = {"tune", "list", "check", "show",
                                            "compare"};
-    int opt, known = 0;
+
+    for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+        if (strcmp(s, commands[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* getopt_long's '?' for "--name...": a value given to an option that takes
+ * none, an ambiguous abbreviation, or an unknown option. */
+static int bad_long_option(const char *arg)
+{
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    char buf[512] = "";
+    int matches = 0;
+
+    for (const struct option *op = options; op->name; op++) {
+        if (strncmp(op->name, name, n) != 0)
+            continue;
+        if (strlen(op->name) == n) {
+            if (eq && op->has_arg == no_argument)
+                return usage_error("option '--%s' takes no value", op->name);
+            matches = 1;
+            break;
+        }
+        matches++;
+        if (strlen(buf) + strlen(op->name) + 4 < sizeof(buf)) {
+            strcat(buf, matches > 1 ? ", --" : "--");
+            strcat(buf, op->name);
+        }
+    }
+    if (matches > 1) {
+        fprintf(stderr, "autotune: error: option '%.*s' is ambiguous: %s\n",
+                (int)(n + 2), arg, buf);
+        fputs(usage_text, stderr);
+        return ATUNE__EUSAGE;
+    }
+    return usage_error("unknown option '%s'", arg);
+}
+
+static const char *option_name(int opt)
+{
+    for (const struct option *op = options; op->name; op++)
+        if (op->val == opt)
+            return op->name;
+    return "?";
+}
+
+/* Options that --simulate (a replay, no GPU, no profile) cannot honour. */
+static const int not_with_simulate[] = {
+    'd', 'p', OPT_JOURNAL, OPT_NO_RESUME, OPT_LAUNCH_TIMEOUT, OPT_EVALUATE,
+    OPT_TIME_LIMIT, OPT_NO_CACHE, OPT_REPLACE};
+
+static int check_combinations(const atune__cli *o, const unsigned char *seen)
+{
+    if (o->simulate) {
+        for (size_t i = 0; i < sizeof(not_with_simulate) / sizeof(int); i++)
+            if (seen[not_with_simulate[i]]) {
+                fprintf(stderr, "autotune: error: --%s does not apply to "
+                                "--simulate (a replay of a journal: no GPU, "
+                                "no profile)\n",
+                        option_name(not_with_simulate[i]));
+                fputs(usage_text, stderr);
+                return ATUNE__EUSAGE;
+            }
+    }
+    if (o->evaluate && (seen[OPT_STRATEGY] || seen[OPT_BUDGET] ||
+                        seen[OPT_TIME_LIMIT] || seen[OPT_NO_RESUME] ||
+                        seen[OPT_REPLACE]))
+        return usage_error("%s", "--evaluate measures a profile's "
+                                 "configurations: --strategy, --budget, "
+                                 "--time-limit, --no-resume and --replace "
+                                 "do not apply");
+    return 0;
+}
+
+static int parse(int argc, char **argv, atune__cli *o)
+{
+    unsigned char seen[512] = {0};
+    int opt;
 
     memset(o, 0, sizeof(*o));
     o->command = "tune";
-    o->device = "0";
     o->profile_dir = "profiles";
     o->arch = "sm_90";
     o->seed = 0x5eed5eed12345678ULL;
     if (argc > 1 && argv[1][0] != '-') {
-        for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-            known |= strcmp(argv[1], commands[i]) == 0;
-        if (!known)
+        if (!is_command(argv[1]))
             return usage_error("unknown command '%s'", argv[1]);
         o->command = argv[1];
         argv++;
@@ -230,18 +353,26 @@ static int parse(int argc, char **argv, atune__cli *o)
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":d:k:s:p:t:qhV", options, NULL)) !=
            -1) {
+        const char *arg = argv[optind - 1];
         if (opt == '?')
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return strncmp(arg, "--", 2) == 0
+                       ? bad_long_option(arg)
+                       : usage_error("unknown option '%s'", arg);
         if (opt == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+            return usage_error("option '%s' needs a value", arg);
         if (!applies(opt, o->command))
             return usage_error("option '%s' does not apply to this command",
-                               argv[optind - 1]);
+                               arg);
+        /* Last-wins would silently drop the first: refuse instead. */
+        if (opt != 'q' && seen[opt])
+            return usage_error("option '--%s' given twice",
+                               option_name(opt));
+        seen[opt] = 1;
         switch (opt) {
         case 'd':
-            if (check_device(optarg))
-                return usage_error("invalid device '%s'", optarg);
-            o->device = optarg;
+            if (parse_device(optarg, o))
+                return usage_error("invalid device '%s' (a decimal GPU "
+                                   "ordinal, or all)", optarg);
             break;
         case 'k': o->kernels = optarg; break;
         case 's': o->size = optarg; break;
@@ -249,21 +380,32 @@ static int parse(int argc, char **argv, atune__cli *o)
         case 't': o->templates = optarg; break;
         case OPT_JOURNAL: o->journal = optarg; break;
         case OPT_ARCH:
-            if (!atune__jit_arch_supported(optarg))
-                return usage_error("NVRTC cannot target '%s'", optarg);
+            if (!arch_valid(optarg))
+                return usage_error("invalid or unsupported architecture "
+                                   "'%s' (sm_XY as NVRTC names it)", optarg);
             o->arch = optarg;
             break;
         case OPT_SEED:
             if (parse_u64(optarg, &o->seed))
-                return usage_error("invalid seed '%s'", optarg);
+                return usage_error("invalid seed '%s' (decimal, 0 to "
+                                   "18446744073709551615)", optarg);
             break;
         case OPT_JSON: o->json = 1; break;
-        case OPT_STRATEGY: o->strategy = optarg; break;
+        case OPT_STRATEGY:
+            if (!atune__strategy_known(optarg)) {
+                fprintf(stderr, "autotune: error: unknown strategy '%s'; ",
+                        optarg);
+                list_strategies(stderr);
+                return ATUNE__EUSAGE;
+            }
+            o->strategy = optarg;
+            break;
         case OPT_SIMULATE: o->simulate = optarg; break;
         case OPT_NO_CACHE: o->no_cache = 1; break;
         case OPT_HTML: o->html = optarg; break;
         case OPT_NO_RESUME: o->no_resume = 1; break;
         case OPT_EVALUATE: o->evaluate = optarg; break;
+        case OPT_REPLACE: o->replace = 1; break;
         case OPT_LAUNCH_TIMEOUT: {
             char *end;
             o->launch_timeout = strtod(optarg, &end);
@@ -275,21 +417,24 @@ static int parse(int argc, char **argv, atune__cli *o)
         case OPT_MEMORY: {
             uint64_t v;
             if (parse_u64(optarg, &v) || v == 0 || v > INT64_MAX)
-                return usage_error("invalid memory size '%s'", optarg);
+                return usage_error("invalid memory size '%s' (decimal "
+                                   "bytes)", optarg);
             o->memory = (int64_t)v;
             break;
         }
         case OPT_BUDGET: {
             uint64_t v;
             if (parse_u64(optarg, &v) || v == 0 || v > INT64_MAX)
-                return usage_error("invalid budget '%s'", optarg);
+                return usage_error("invalid budget '%s' (a decimal number "
+                                   "of evaluations)", optarg);
             o->budget = (int64_t)v;
             break;
         }
         case OPT_TIME_LIMIT: {
             char *end;
             o->time_limit = strtod(optarg, &end);
-            if (*end || end == optarg || !(o->time_limit > 0))
+            if (*end || end == optarg || !(o->time_limit > 0) ||
+                o->time_limit > 1e9)
                 return usage_error("invalid time limit '%s'", optarg);
             break;
         }
@@ -297,6 +442,7 @@ static int parse(int argc, char **argv, atune__cli *o)
         case 'h':
             fputs(usage_text, stdout);
             fputs(help_text, stdout);
+            list_strategies(stdout);
             return -1;
         case 'V':
             version();
@@ -307,11 +453,29 @@ static int parse(int argc, char **argv, atune__cli *o)
     o->nfiles = argc - optind;
     int takes_files = strcmp(o->command, "show") == 0 ||
                       strcmp(o->command, "compare") == 0;
+    if (o->nfiles > 0 && is_command(o->files[0]) && argc > 1 &&
+        o->files != argv + 1)
+        return usage_error("the command '%s' comes first: autotune "
+                           "COMMAND [options]", o->files[0]);
     if (takes_files && o->nfiles == 0)
         return usage_error("%s needs a profile file", o->command);
     if (!takes_files && o->nfiles > 0)
         return usage_error("unexpected argument '%s'", o->files[0]);
-    return 0;
+    return check_combinations(o, seen);
+}
+
+/* A full disk or a closed pipe on stdout loses the result: say so, 74. */
+static int finish_stdout(int rc)
+{
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+
+    if (fclose(stdout) != 0)
+        failed = 1;
+    if (!failed)
+        return rc;
+    atune__cli_error(ATUNE__EIO, "cannot write standard output: %s",
+                     strerror(errno ? errno : EIO));
+    return rc ? rc : ATUNE__EIO;
 }
 
 int main(int argc, char **argv)
@@ -324,17 +488,19 @@ int main(int argc, char **argv)
     rc = parse(argc, argv, &o);
 
     if (rc)
-        return rc < 0 ? 0 : rc;
+        return finish_stdout(rc < 0 ? 0 : rc);
     o.argv = argv;
     if (strcmp(o.command, "list") == 0)
-        return atune__cmd_list(&o);
-    if (strcmp(o.command, "check") == 0)
-        return atune__cmd_check(&o);
-    if (strcmp(o.command, "show") == 0)
-        return atune__cmd_show(&o);
-    if (strcmp(o.command, "compare") == 0)
-        return atune__cmd_compare(&o);
-    if (o.simulate)
-        return atune__cmd_simulate(&o);
-    return atune__cmd_tune(&o);
+        rc = atune__cmd_list(&o);
+    else if (strcmp(o.command, "check") == 0)
+        rc = atune__cmd_check(&o);
+    else if (strcmp(o.command, "show") == 0)
+        rc = atune__cmd_show(&o);
+    else if (strcmp(o.command, "compare") == 0)
+        rc = atune__cmd_compare(&o);
+    else if (o.simulate)
+        rc = atune__cmd_simulate(&o);
+    else
+        rc = atune__cmd_tune(&o);
+    return finish_stdout(rc);
 }

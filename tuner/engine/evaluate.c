@@ -22,28 +22,38 @@ typedef struct pair {
     atune__config own, other;
     double own_ns, other_ns;
     char status[640]; /* "ok", or why the other configuration failed */
+    const atune_profile *own_profile; /* which of the two is this GPU's */
 } pair;
 
-/* The configuration a profile gives for exactly (m, size): 0, or 1 when it
- * has none (or one of another template version's parameters). */
+/* Why a profile has no usable configuration for (m, size_key). */
+enum { FOUND = 0, ABSENT, INCOMPLETE, OTHER_VERSION };
+
 static int exact_config(atune_profile *p, const atune__manifest *m,
-                        const char *size_key, atune__config *out)
+                        const char *size_key, atune__config *out,
+                        const char **missing)
 {
     const atune_config *c = NULL;
+    char hash[17];
 
     if (atune_profile_lookup(p, m->name, size_key, &c) != ATUNE_OK ||
         atune_config_size_match(c) != ATUNE_SIZE_EXACT)
-        return 1;
+        return ABSENT;
+    snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
+    if (*atune_config_template_hash(c) &&
+        strcmp(atune_config_template_hash(c), hash) != 0)
+        return OTHER_VERSION;
     for (int i = 0; i < m->nparams; i++) {
         int k = 0;
         while (k < atune_config_count(c) &&
                strcmp(atune_config_name(c, k), m->params[i].name) != 0)
             k++;
-        if (k == atune_config_count(c))
-            return 1;
+        if (k == atune_config_count(c)) {
+            *missing = m->params[i].name;
+            return INCOMPLETE;
+        }
         out->v[i] = atune_config_get(c, m->params[i].name, 0);
     }
-    return 0;
+    return FOUND;
 }
 
 /* Compiles and loads configuration c of m for d. */
@@ -177,6 +187,32 @@ static void report(const pair *pr, int n, const char *other, atune__json *j)
     }
 }
 
+/* Whether p holds a configuration of x's kernel and size for this
+ * template version; says why not. */
+static int usable(atune_profile *p, pair *x, const atune__tune_opts *o)
+{
+    const char *missing = "";
+    atune__config *c = p == x->own_profile ? &x->own : &x->other;
+    int why = exact_config(p, x->m, x->size_key, c, &missing);
+
+    if (why == FOUND)
+        return 1;
+    if (o->quiet)
+        return 0;
+    if (why == ABSENT)
+        fprintf(stderr, "%s %s: not in %s, skipped\n", x->m->name,
+                x->size_key, atune_profile_path(p));
+    else if (why == INCOMPLETE)
+        fprintf(stderr, "%s %s: %s: the section has no %s (incomplete), "
+                        "skipped\n",
+                x->m->name, x->size_key, atune_profile_path(p), missing);
+    else
+        fprintf(stderr, "%s %s: %s was tuned with another version of "
+                        "template '%s' (template_hash), skipped\n",
+                x->m->name, x->size_key, atune_profile_path(p), x->m->name);
+    return 0;
+}
+
 /* Every (kernel, size) of t that both profiles hold exactly. */
 static int collect(const atune__templates *t, const atune__tune_opts *o,
                    atune_profile *own, atune_profile *oth, pair *pr, int *n)
@@ -188,17 +224,13 @@ static int collect(const atune__templates *t, const atune__tune_opts *o,
             memset(x, 0, sizeof(*x));
             x->m = t->m[i];
             x->size = &x->m->sizes[s];
+            x->own_profile = own;
             if (o->size && strcmp(o->size, x->size->name) != 0)
                 continue;
             atune__size_key(x->size, x->size_key, sizeof(x->size_key));
-            if (exact_config(own, x->m, x->size_key, &x->own) ||
-                exact_config(oth, x->m, x->size_key, &x->other)) {
-                if (!o->quiet)
-                    fprintf(stderr, "%s %s: not in both profiles, skipped\n",
-                            x->m->name, x->size_key);
-                continue;
-            }
-            (*n)++;
+            if (usable(own, x, o) && usable(oth, x, o))
+                (*n)++;
+            continue;
         }
     return 0;
 }
@@ -236,6 +268,12 @@ int atune__evaluate(atune__device *d, const atune__templates *t,
     rc = open_profile(other, &oth, err);
     if (!rc && (rc = open_profile(path, &own, err)) == ATUNE__ENOINPUT)
         atune__err_prefix(err, "tune this GPU first: ");
+    /* This GPU's own profile against itself measures nothing. */
+    if (!rc && strcmp(atune_profile_device(oth)->name, pd.name) == 0)
+        rc = atune__fail(err, ATUNE__EUSAGE,
+                         "--evaluate '%s' is a profile of this GPU model "
+                         "(%s): give the profile of another GPU",
+                         other, pd.name);
     if (!rc) {
         atune__slugify(atune_profile_device(oth)->name, slug, sizeof(slug));
         rc = collect(t, o, own, oth, pr, &n);

@@ -700,3 +700,38 @@ out:
         close(lock);
     return rc;
 }
+
+int atune__profile_check(const char *path, const atune__pw_device *dev,
+                         atune__err *err)
+{
+    atune_profile *old = NULL;
+    char *tmp = NULL;
+    int lock = -1, fd, rc;
+
+    if ((rc = check_device(dev, err)) != ATUNE__OK)
+        return rc;
+    if ((rc = take_lock(path, &lock, err)) != ATUNE__OK)
+        return rc;
+    if ((rc = read_old(path, dev, &old, err)) != ATUNE__OK)
+        goto out;
+    /* The temp file that the update will create beside it. */
+    tmp = path_with(path, ".tmp.check");
+    if (!tmp) {
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+        goto out;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        rc = atune__fail(err, ATUNE__ECANTCREAT,
+                         "cannot write the profile '%s': %s", path,
+                         strerror(errno));
+        goto out;
+    }
+    close(fd);
+    unlink(tmp);
+out:
+    free(tmp);
+    atune_profile_close(old);
+    close(lock);
+    return rc;
+}

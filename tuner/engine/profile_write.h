@@ -79,6 +79,12 @@ int atune__profile_update(const char *path, const atune__pw_device *dev,
                           const atune__pw_entry *entries, int n,
                           atune__err *err);
 
+/* What atune__profile_update would find wrong before tuning starts: the
+ * lock file, the existing profile (parse, device name) and a temp file
+ * beside it. Same codes; nothing is changed (but the lock file). */
+int atune__profile_check(const char *path, const atune__pw_device *dev,
+                         atune__err *err);
+
 /* Sets key = value among e's extra keys (replacing an earlier value);
  * -1 when they are full or key or value too long. */
 int atune__pw_extra(atune__pw_entry *e, const char *key, const char *value);

@@ -9,6 +9,7 @@
 struct atune__resume {
     atune__record *recs;
     int n;
+    unsigned char *used; /* per record: found by a look-up */
 };
 
 /* Orders by key, then by line, so the last record of a key is the last of
@@ -41,8 +42,12 @@ int atune__resume_load(const char *path, const char *device,
     *out = NULL;
     if (!r)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    rc = atune__journal_read_pending(path, device, &r->recs, &r->n, err);
+    rc = atune__journal_read_pending(path, device, &r->recs, &r->n, NULL, 0,
+                                     err);
+    if (!rc && !(r->used = atune__calloc((size_t)r->n + 1, 1)))
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
     if (rc) {
+        free(r->recs);
         free(r);
         return rc;
     }
@@ -50,6 +55,27 @@ int atune__resume_load(const char *path, const char *device,
         qsort(r->recs, (size_t)r->n, sizeof(*r->recs), rec_cmp);
     *out = r;
     return 0;
+}
+
+void atune__resume_runs(const atune__resume *r, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    if (len)
+        buf[0] = '\0';
+    for (int i = 0; r && i < r->n; i++) {
+        const char *id = r->recs[i].run;
+        size_t n = strlen(id);
+        const char *p = buf;
+        int seen = 0;
+        if (!r->used[i] || !n)
+            continue;
+        for (; (p = strstr(p, id)); p += n)
+            seen |= (p == buf || p[-1] == ',') && (p[n] == ',' || !p[n]);
+        if (seen || at + n + 2 > len)
+            continue;
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", id);
+    }
 }
 
 int atune__resume_count(const atune__resume *r)
@@ -87,13 +113,17 @@ const atune__record *atune__resume_find(const atune__resume *r,
             hi = mid - 1;
         }
     }
-    return found < 0 ? NULL : &r->recs[found];
+    if (found < 0)
+        return NULL;
+    r->used[found] = 1; /* its run is finished when this one is */
+    return &r->recs[found];
 }
 
 void atune__resume_free(atune__resume *r)
 {
     if (!r)
         return;
+    free(r->used);
     free(r->recs);
     free(r);
 }

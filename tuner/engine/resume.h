@@ -18,6 +18,11 @@ typedef struct atune__resume atune__resume;
 int atune__resume_load(const char *path, const char *device,
                        atune__resume **out, atune__err *err);
 
+/* The run ids of the records that look-ups found, "A,B", into buf (for
+ * "# done: ... resumed="): a run finishes those it took records from, and
+ * only those: another tuner's live run in the same journal stays open. */
+void atune__resume_runs(const atune__resume *r, char *buf, size_t len);
+
 /* Records loaded. */
 int atune__resume_count(const atune__resume *r);
 

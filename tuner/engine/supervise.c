@@ -32,9 +32,11 @@ typedef struct worker {
     int restarts;
     int done, status;
     char out[64]; /* its stdout, a temporary file */
+    char run[ATUNE__RUN_ID_MAX]; /* its journal run id, kept on restarts */
 } worker;
 
 static volatile sig_atomic_t stop_signal;
+static char start_s[32]; /* atune__now() when the supervisor started */
 
 static void on_stop(int sig)
 {
@@ -53,6 +55,41 @@ int atune__worker_fd(void)
     return *end || fd < 0 || fd > 65535 ? -1 : (int)fd;
 }
 
+int atune__worker_device(int fallback)
+{
+    const char *v = getenv(ATUNE__WORKER_DEVICE);
+    char *end;
+    long d;
+
+    if (!v || *v < '0' || *v > '9')
+        return fallback;
+    d = strtol(v, &end, 10);
+    return *end || d > 1024 ? fallback : (int)d;
+}
+
+double atune__worker_start(void)
+{
+    const char *v = getenv(ATUNE__WORKER_START);
+    char *end;
+    double t;
+
+    if (!v || !*v)
+        return atune__now();
+    t = strtod(v, &end);
+    return *end || !(t > 0) || t > atune__now() ? atune__now() : t;
+}
+
+void atune__worker_run_id(char *buf, size_t len)
+{
+    const char *v = getenv(ATUNE__WORKER_RUN);
+
+    if (v && *v && strlen(v) < len &&
+        strspn(v, "0123456789abcdefghijklmnopqrstuvwxyz-") == strlen(v))
+        snprintf(buf, len, "%s", v);
+    else
+        atune__journal_new_run_id(buf, len);
+}
+
 /* In the child: the worker's environment, stdout and exec. Only calls
  * that are safe after fork until the exec. */
 static void exec_worker(const atune__supervise_opts *o, const worker *w,
@@ -68,6 +105,8 @@ static void exec_worker(const atune__supervise_opts *o, const worker *w,
     if (out < 0 || dup2(out, STDOUT_FILENO) < 0 ||
         setenv(ATUNE__WORKER_FD, fd_s, 1) || setenv(ATUNE__WORKER_DEVICE, dev_s, 1) ||
         setenv(ATUNE__WORKER_OUT, w->out, 1) ||
+        setenv(ATUNE__WORKER_RUN, w->run, 1) ||
+        setenv(ATUNE__WORKER_START, start_s, 1) ||
         setenv(ATUNE__WORKER_SHARED, o->ndevices > 1 ? "1" : "0", 1))
         _exit(ATUNE__EOSERR);
     execv("/proc/self/exe", o->argv);
@@ -172,7 +211,7 @@ static int journal_verdict(const worker *w, atune__status status,
     memset(&res, 0, sizeof(res));
     res.status = status;
     atune__strlcpy(res.detail, detail, sizeof(res.detail));
-    rc = atune__journal_open(f[0], NULL, &j, err);
+    rc = atune__journal_open(f[0], NULL, w->run, &j, err);
     if (!rc)
         rc = atune__journal_append(j, f[1], f[2], f[3], &res,
                                    strtoull(f[4], NULL, 16), err);
@@ -392,9 +431,14 @@ int atune__supervise(const atune__supervise_opts *o, atune__err *err)
         return atune__fail(err, ATUNE__EUSAGE, "between 1 and %d GPUs",
                            MAX_WORKERS);
     memset(ws, 0, sizeof(ws));
+    snprintf(start_s, sizeof(start_s), "%.6f", atune__now());
     for (int i = 0; i < n; i++) {
         ws[i].dev = o->devices[i];
         ws[i].fd = -1;
+        atune__journal_new_run_id(ws[i].run, sizeof(ws[i].run));
+        /* Workers of one supervisor start in the same microsecond. */
+        snprintf(ws[i].run + strlen(ws[i].run),
+                 sizeof(ws[i].run) - strlen(ws[i].run), "-%d", i);
     }
     catch_stop(&old_int, &old_term);
     rc = make_outputs(ws, n, err);

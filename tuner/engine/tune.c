@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atune/atune.h"
 #include "engine/compile.h"
 #include "engine/stats.h"
 #include "search/strategy.h"
@@ -90,6 +91,8 @@ typedef struct run_state {
     atune__journal *j;
     const char *journal;
     atune__resume *resume;
+    const char *profile;          /* the profile this run writes */
+    char run[ATUNE__RUN_ID_MAX];  /* this run's journal id */
 } run_state;
 
 /* What the search callbacks need. */
@@ -251,69 +254,6 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
     return rc;
 }
 
-static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
-{
-    const atune__manifest *m = out->m;
-
-    memset(e, 0, sizeof(*e));
-    atune__strlcpy(e->kernel, m->name, sizeof(e->kernel));
-    atune__strlcpy(e->size_key, out->size_key, sizeof(e->size_key));
-    atune__strlcpy(e->size_name, out->size->name, sizeof(e->size_name));
-    e->nparams = m->nparams;
-    for (int i = 0; i < m->nparams; i++) {
-        atune__strlcpy(e->param[i], m->params[i].name, sizeof(e->param[i]));
-        e->value[i] = out->best.v[i];
-    }
-    e->time_ns = (int64_t)(out->best_res.time_ns + 0.5);
-    e->spread_ns = (int64_t)(out->best_res.spread_ns + 0.5);
-    e->metric = out->best_res.metric;
-    atune__strlcpy(e->metric_unit, m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s",
-                   sizeof(e->metric_unit));
-    e->default_time_ns =
-        out->have_default ? (int64_t)(out->default_res.time_ns + 0.5) : 0;
-    e->evaluated = out->evaluations;
-    e->space = out->space;
-    atune__strlcpy(e->strategy, out->strategy, sizeof(e->strategy));
-    snprintf(e->template_hash, sizeof(e->template_hash), "%016llx",
-             (unsigned long long)m->hash);
-}
-
-void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
-{
-    const atune__devinfo *in = atune__device_info(d);
-
-    memset(pd, 0, sizeof(*pd));
-    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
-    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
-    pd->cc = (int)in->attr.cc;
-    pd->sm_count = (int)in->attr.sm_count;
-    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
-    pd->l2_bytes = in->attr.l2_bytes;
-    pd->driver = in->driver;
-    pd->nvrtc = atune__jit_version();
-    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
-    atune__utc_date(pd->date, sizeof(pd->date), 0);
-    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
-}
-
-static int write_profile(atune__device *d, const atune__tune_run *run,
-                         const char *path, atune__err *err)
-{
-    atune__pw_device pd;
-    atune__pw_entry *e = atune__calloc((size_t)run->n, sizeof(*e));
-    int n = 0, rc;
-
-    if (!e)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    atune__tune_device_entry(d, &pd);
-    for (int i = 0; i < run->n; i++)
-        if (run->o[i].have_best)
-            fill_entry(&run->o[i], &e[n++]);
-    rc = n ? atune__profile_update(path, &pd, e, n, err) : 0;
-    free(e);
-    return rc;
-}
-
 static void summary(const atune__tune_opts *o, const atune__outcome *out)
 {
     const char *unit = out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s";
@@ -323,6 +263,15 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
         fputs("\r\033[K", stderr);
     if (o->quiet)
         return;
+    if (out->skipped)
+        return;
+    if (!out->have_best && out->evaluations == 0 && out->stop &&
+        strcmp(out->stop, "time") == 0) {
+        fprintf(stderr, "%s %s (%s): the time limit stopped the search "
+                        "before its first evaluation\n",
+                out->m->name, out->size->name, out->size_key);
+        return;
+    }
     if (!out->have_best) {
         fprintf(stderr, "%s %s (%s): no valid configuration in %lld\n",
                 out->m->name, out->size->name, out->size_key,
@@ -337,6 +286,16 @@ static void summary(const atune__tune_opts *o, const atune__outcome *out)
                 out->default_res.time_ns / out->best_res.time_ns);
     fprintf(stderr, "; %lld configurations in %.1f s\n",
             (long long)out->evaluations, out->wall_s);
+    if (out->previous == ATUNE__PREV_KEPT)
+        fprintf(stderr, "  kept the profile's previous best: faster when "
+                        "measured again beside this run's best\n");
+    else if (out->previous == ATUNE__PREV_REPLACED)
+        fprintf(stderr, "  replaces the profile's previous best (%.0f ns "
+                        "measured again)\n",
+                out->previous_ns);
+    else if (out->previous == ATUNE__PREV_FORCED)
+        fprintf(stderr, "  replaces the profile's previous best without "
+                        "measuring it (--replace)\n");
 }
 
 static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
@@ -493,6 +452,86 @@ static int ladder_seeds(const atune__tune_run *run, const atune__outcome *out,
     return n;
 }
 
+/* The profile's best of this kernel, size and template version as a
+ * configuration of the space valid here; 0 when there is none. The
+ * profile is read now, after the search: a GPU of the same model that
+ * finished meanwhile (--device all, Slurm) is seen. */
+static int previous_best(const run_state *rs, const atune__manifest *m,
+                         const char *size_key, const atune__valid_set *valid,
+                         atune__config *c, int64_t *idx, char *run,
+                         size_t runlen)
+{
+    atune_profile *p = NULL;
+    const atune_config *pc;
+    char hash[17];
+    const char *prev_run;
+    int found = 0;
+
+    snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
+    if (atune_profile_open(rs->profile, &p) != ATUNE_OK ||
+        atune_profile_lookup(p, m->name, size_key, &pc) != ATUNE_OK ||
+        atune_config_size_match(pc) != ATUNE_SIZE_EXACT ||
+        strcmp(atune_config_template_hash(pc), hash) != 0)
+        goto out;
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < m->nparams; i++) {
+        c->v[i] = atune_config_get(pc, m->params[i].name, INT64_MIN);
+        if (c->v[i] == INT64_MIN)
+            goto out;
+    }
+    *idx = atune__space_index(m, c);
+    if (*idx < 0 || atune__valid_set_find(valid, *idx) < 0)
+        goto out;
+    prev_run = atune_config_meta(pc, "run");
+    snprintf(run, runlen, "%s", prev_run ? prev_run : "earlier");
+    found = 1;
+out:
+    atune_profile_close(p);
+    return found;
+}
+
+/* Merge by evidence: a re-tune never makes the profile worse. The
+ * previous best is timed again beside the new best, in interleaved
+ * rounds (as the final pick), and the faster one is kept. */
+static int merge_previous(search_ctx *sc, const run_state *rs,
+                          const atune__valid_set *valid, atune__err *err)
+{
+    atune__outcome *out = sc->out;
+    const atune__manifest *m = out->m;
+    atune__config prev;
+    int64_t ids[2];
+    double t[2];
+    char prev_run[ATUNE__RUN_ID_MAX];
+    int rc;
+
+    atune__strlcpy(out->run, rs->run, sizeof(out->run));
+    if (!out->have_best || !previous_best(rs, m, out->size_key, valid, &prev,
+                                          &ids[1], prev_run,
+                                          sizeof(prev_run)))
+        return 0;
+    if (sc->o->replace) {
+        out->previous = ATUNE__PREV_FORCED;
+        return 0;
+    }
+    ids[0] = atune__space_index(m, &out->best);
+    if (ids[0] == ids[1]) {
+        out->previous = ATUNE__PREV_SAME;
+        return 0;
+    }
+    if ((rc = remeasure_cb(sc, ids, 2, t, err)))
+        return rc;
+    out->previous_ns = t[1];
+    out->best_res = sc->final_res;
+    if (sc->final_idx == ids[1]) {
+        out->previous = ATUNE__PREV_KEPT;
+        out->best = prev;
+        atune__strlcpy(out->run, prev_run, sizeof(out->run));
+    } else {
+        out->previous = ATUNE__PREV_REPLACED;
+    }
+    return 0;
+}
+
 /* Searches one template at one size. */
 static int tune_size(atune__device *d, const atune__manifest *m,
                      const atune__size *size, atune__pool *pool,
@@ -515,6 +554,16 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     int rc;
 
     rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
+    /* Too large for this GPU's free memory: that size is skipped, named
+     * with its line, and the others are tuned. */
+    if (rc == ATUNE__EUNAVAIL) {
+        if (!o->quiet)
+            fprintf(stderr, "autotune: warning: %s:%d: size '%s' skipped: "
+                            "%s\n",
+                    m->ini_path, size->line, size->name, err->msg);
+        out->skipped = 1;
+        return 0;
+    }
     if (!rc)
         sc.limit_ms = launch_limit_ms(o, sc.p);
     /* The space at this size: constraints and device limits, before any
@@ -533,6 +582,8 @@ static int tune_size(atune__device *d, const atune__manifest *m,
         out->best_res = sc.final_res;
         out->have_best = 1;
     }
+    if (!rc)
+        rc = merge_previous(&sc, rs, &valid, err);
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
     atune__valid_set_free(&valid);
@@ -613,7 +664,7 @@ static void journal_path(atune__device *d, const atune__tune_opts *o,
 }
 
 static int open_journal(atune__device *d, const atune__tune_run *run,
-                        atune__journal **j, atune__err *err)
+                        const char *id, atune__journal **j, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
     char when[32], line[1024];
@@ -621,7 +672,7 @@ static int open_journal(atune__device *d, const atune__tune_run *run,
     atune__utc_date(when, sizeof(when), 1);
     snprintf(line, sizeof(line), "%s device=\"%s\" uuid=%s tuner=%s", when,
              in->name, in->uuid, ATUNE_VERSION_STRING);
-    return atune__journal_open(run->journal, line, j, err);
+    return atune__journal_open(run->journal, line, id, j, err);
 }
 
 /* What an unfinished run of this journal measured (nothing when resuming
@@ -656,7 +707,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
                 atune__err *err)
 {
     run_state rs = {0};
-    char slug[128];
+    char slug[128], profile[4096];
     int rc, wrc;
 
     memset(run, 0, sizeof(*run));
@@ -669,13 +720,24 @@ int atune__tune(atune__device *d, const atune__templates *t,
         if ((rc = atune__space_validate(t->m[i], &atune__device_info(d)->attr,
                                         NULL, NULL, err)))
             return rc;
+    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
+    snprintf(profile, sizeof(profile), "%s/%s.ini", o->profile_dir, slug);
+    rs.profile = profile;
+    atune__worker_run_id(rs.run, sizeof(rs.run));
     rc = make_dir(o->profile_dir, err);
+    /* A profile that cannot be written is found out now, not after hours
+     * of tuning. */
+    if (!rc) {
+        atune__pw_device pd;
+        atune__tune_device_entry(d, &pd);
+        rc = atune__profile_check(profile, &pd, err);
+    }
     journal_path(d, o, run);
     rs.journal = run->journal;
     if (!rc)
         rc = load_resume(d, o, run, &rs.resume, err);
     if (!rc)
-        rc = open_journal(d, run, &rs.j, err);
+        rc = open_journal(d, run, rs.run, &rs.j, err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
         atune__pool *pool = NULL;
@@ -698,22 +760,26 @@ int atune__tune(atune__device *d, const atune__templates *t,
         }
         atune__pool_free(pool);
     }
-    /* Only a run that finished is not resumed by the next one. */
-    if (!rc && rs.j)
-        rc = atune__journal_done(rs.j, err);
-    atune__journal_close(rs.j);
-    atune__resume_free(rs.resume);
     /* Whatever happened, what was measured goes into the profile. */
-    atune__slugify(atune__device_info(d)->name, slug, sizeof(slug));
-    snprintf(run->profile, sizeof(run->profile), "%s/%s.ini", o->profile_dir,
-             slug);
     if (run->n) {
         atune__err werr;
-        wrc = write_profile(d, run, run->profile, &werr);
+        int written = 0;
+        wrc = atune__tune_write_profile(d, run, profile, &written, &werr);
         if (wrc && !rc) {
             *err = werr;
             rc = wrc;
         }
+        if (!wrc && written)
+            snprintf(run->profile, sizeof(run->profile), "%s", profile);
     }
+    /* Only a run that finished, its profile written, is not resumed by the
+     * next one. */
+    if (!rc && rs.j) {
+        char resumed[1024];
+        atune__resume_runs(rs.resume, resumed, sizeof(resumed));
+        rc = atune__journal_done(rs.j, resumed, err);
+    }
+    atune__journal_close(rs.j);
+    atune__resume_free(rs.resume);
     return rc;
 }

@@ -38,11 +38,25 @@ typedef struct atune__tune_opts {
                                 the reference kernel's time */
     int journal_gpu;         /* >= 0: the default journal is
                                 <slug>.gpuN.journal (GPUs tuned at once) */
+    int replace;             /* a section replaces the profile's without
+                                measuring its previous best (--replace) */
 } atune__tune_opts;
 
 void atune__tune_opts_default(atune__tune_opts *o);
 
 /* The result of one (kernel, size). */
+typedef enum atune__previous {
+    ATUNE__PREV_NONE = 0, /* no section of this template version */
+    ATUNE__PREV_SAME,     /* the new best is the previous best */
+    ATUNE__PREV_KEPT,     /* the previous best was faster: kept */
+    ATUNE__PREV_REPLACED, /* the new best was faster */
+    ATUNE__PREV_FORCED    /* --replace: not measured, replaced */
+} atune__previous;
+
+/* "none", "same", "kept", "replaced", "forced" (the profile's key
+ * previous). */
+const char *atune__previous_name(atune__previous p);
+
 typedef struct atune__outcome {
     const atune__manifest *m;
     const atune__size *size;
@@ -63,6 +77,13 @@ typedef struct atune__outcome {
     const char *stop;  /* why the search ended */
     double last_ns;    /* the latest evaluation's time (search feedback) */
     double last_spread_ns; /* and its interquartile range */
+    /* Merge by evidence: what became of the profile's previous best of
+     * this template version (re-measured beside the new best), and the
+     * run whose configuration is kept. */
+    atune__previous previous;
+    double previous_ns; /* its re-measured time; 0 when not measured */
+    char run[40];       /* journal run id of the configuration kept */
+    int skipped;        /* too large for the GPU's free memory */
 } atune__outcome;
 
 typedef struct atune__tune_run {
@@ -81,6 +102,13 @@ int atune__tune(atune__device *d, const atune__templates *t,
                 atune__err *err);
 
 void atune__tune_run_free(atune__tune_run *run);
+
+/* Writes the sections of run's outcomes that found a best into the
+ * profile at path (atune__profile_update); *written says whether any was
+ * written. */
+int atune__tune_write_profile(atune__device *d, const atune__tune_run *run,
+                              const char *path, int *written,
+                              atune__err *err);
 
 /* The [device] section of d's profile, dated today. */
 struct atune__pw_device;

@@ -1,0 +1,93 @@
+/* tune_entry.c -- a tuning run's outcomes as profile sections (see
+ * tune.h): the entries, their [device] and the write. */
+#include "engine/tune.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/profile_write.h"
+#include "jit/jit.h"
+
+const char *atune__previous_name(atune__previous p)
+{
+    static const char *const names[] = {"none", "same", "kept", "replaced",
+                                        "forced"};
+
+    return p >= 0 && p <= ATUNE__PREV_FORCED ? names[p] : "none";
+}
+
+static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
+{
+    const atune__manifest *m = out->m;
+
+    memset(e, 0, sizeof(*e));
+    atune__strlcpy(e->kernel, m->name, sizeof(e->kernel));
+    atune__strlcpy(e->size_key, out->size_key, sizeof(e->size_key));
+    atune__strlcpy(e->size_name, out->size->name, sizeof(e->size_name));
+    e->nparams = m->nparams;
+    for (int i = 0; i < m->nparams; i++) {
+        atune__strlcpy(e->param[i], m->params[i].name, sizeof(e->param[i]));
+        e->value[i] = out->best.v[i];
+    }
+    e->time_ns = (int64_t)(out->best_res.time_ns + 0.5);
+    e->spread_ns = (int64_t)(out->best_res.spread_ns + 0.5);
+    e->metric = out->best_res.metric;
+    atune__strlcpy(e->metric_unit, m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s",
+                   sizeof(e->metric_unit));
+    e->default_time_ns =
+        out->have_default ? (int64_t)(out->default_res.time_ns + 0.5) : 0;
+    e->evaluated = out->evaluations;
+    e->space = out->space;
+    atune__strlcpy(e->strategy, out->strategy, sizeof(e->strategy));
+    snprintf(e->template_hash, sizeof(e->template_hash), "%016llx",
+             (unsigned long long)m->hash);
+    /* Which run found it, and what became of the previous best: every
+     * section sets both, so that no stale value is kept. */
+    atune__pw_extra(e, "run", out->run[0] ? out->run : "unknown");
+    atune__pw_extra(e, "previous", atune__previous_name(out->previous));
+    {
+        char v[32];
+        snprintf(v, sizeof(v), "%.0f", out->previous_ns); /* 0: not timed */
+        atune__pw_extra(e, "previous_time_ns", v);
+    }
+}
+
+void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
+{
+    const atune__devinfo *in = atune__device_info(d);
+
+    memset(pd, 0, sizeof(*pd));
+    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
+    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
+    pd->cc = (int)in->attr.cc;
+    pd->sm_count = (int)in->attr.sm_count;
+    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
+    pd->l2_bytes = in->attr.l2_bytes;
+    pd->driver = in->driver;
+    pd->nvrtc = atune__jit_version();
+    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
+    atune__utc_date(pd->date, sizeof(pd->date), 0);
+    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
+}
+
+int atune__tune_write_profile(atune__device *d, const atune__tune_run *run,
+                              const char *path, int *written,
+                              atune__err *err)
+{
+    atune__pw_device pd;
+    atune__pw_entry *e = atune__calloc((size_t)run->n, sizeof(*e));
+    int n = 0, rc;
+
+    if (!e)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    atune__tune_device_entry(d, &pd);
+    for (int i = 0; i < run->n; i++)
+        if (run->o[i].have_best)
+            fill_entry(&run->o[i], &e[n++]);
+    rc = n ? atune__profile_update(path, &pd, e, n, err) : 0;
+    *written = n > 0 && rc == 0;
+    free(e);
+    return rc;
+}
+
