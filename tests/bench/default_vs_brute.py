@@ -66,7 +66,7 @@ def main(argv):
         fractions.append(frac)
         shares.append(share)
         print(f"{key[0]:10} {key[1]:28} {r['evaluations']:6} {r['space']:6} "
-              f"{100 * share:5.1f}% {100 * frac:13.2f}%  {r.get('stopped', '?')}")
+              f"{100 * share:5.1f}% {100 * frac:13.2f}%  {r.get('stop', '?')}")
     mean = sum(fractions) / len(fractions) if fractions else 0.0
     worst = min(fractions) if fractions else 0.0
     share = sum(shares) / len(shares) if shares else 0.0
