@@ -153,6 +153,29 @@ if has default; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   fi
 fi
+if has merge; then
+  # Merge by evidence (issue 17): brute force of copy, then a quick
+  # --budget 20 re-tune of the same profile: every section must keep the
+  # brute-force best or a configuration measured faster beside it.
+  say "merge by evidence: brute force of copy, then --budget 20"
+  d=/tmp/atune-merge
+  rm -rf "$d"
+  "$build/autotune" --device 0 --kernel copy --strategy brute_force \
+    --profile-dir "$d" --json >"$OUT/merge-1.json" 2>>"$log" || status=1
+  cp "$d"/*.ini "$OUT/merge-1.ini"
+  "$build/autotune" --device 0 --kernel copy --budget 20 --profile-dir "$d" \
+    --json >"$OUT/merge-2.json" 2>>"$log" || status=1
+  cp "$d"/*.ini "$OUT/merge-2.ini"
+  for f in "$OUT/merge-1.ini" "$OUT/merge-2.ini"; do
+    echo "-- $(basename "$f")" | tee -a "$log"
+    grep -E '^\[copy|^(BLOCK_SIZE|VW|UNROLL|GRID|time_ns|previous|previous_time_ns|run) =' "$f" |
+      tr '\n' ' ' | sed 's/ \[/\n[/g' | tee -a "$log"
+    echo | tee -a "$log"
+  done
+  grep -E '^previous = (kept|replaced|same)$' "$OUT/merge-2.ini" | sort | uniq -c | tee -a "$log"
+  [ "$(grep -cE '^previous = (kept|replaced|same)$' "$OUT/merge-2.ini")" = \
+    "$(grep -c '^\[copy' "$OUT/merge-2.ini")" ] || { echo "merge: a section was not merged by evidence" | tee -a "$log"; status=1; }
+fi
 if has ncu; then
   # What the driver's copy does at the small size next to the tuned copy
   # (issue 15): kernels through Nsight Compute, copies through Nsight
