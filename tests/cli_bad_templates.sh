@@ -38,7 +38,8 @@ load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
   param_size_var param_devattr range_empty range_step range_pow2_none
   range_step_and_pow2 range_too_many_values continuation_orphan
   kernel_bad_char kernel_not_name include_dir_missing nvrtc_option_reserved
-  nvrtc_option_not_option param_macros_bad "
+  nvrtc_option_not_option param_macros_bad param_name_too_long
+  include_dirs_empty "
 
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
@@ -131,7 +132,7 @@ PY
   fi
   [ ! -e "$tmp/prof-$kind" ] && ok || ko "$kind: tune created files"
 done
-[ "$nkinds" -ge 59 ] && ok || ko "only $nkinds kinds of bad templates"
+[ "$nkinds" -ge 61 ] && ok || ko "only $nkinds kinds of bad templates"
 
 # A directory with a good and a bad template: check reports the bad one
 # and still compiles the good one.
