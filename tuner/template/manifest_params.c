@@ -9,19 +9,13 @@
 
 #include "template/manifest_internal.h"
 
-/* A lower-case parameter is stored in profiles as "param.NAME", and
- * profile keys are at most ATUNE__INI_MAX_NAME bytes. */
+/* A lower-case parameter is stored in profiles as "param.NAME": every
+ * identifier the loader accepts fits in a profile key. */
 #define PARAM_PREFIX_LEN 6
+_Static_assert(ATUNE__NAME_MAX - 1 + PARAM_PREFIX_LEN <= ATUNE__INI_MAX_NAME,
+               "param.NAME must fit in a profile key");
 
 #define SQRT2 1.41421356237309504880 /* a ladder's step *sqrt2 */
-
-static int is_upper_ident(const char *s)
-{
-    for (; *s; s++)
-        if (*s >= 'a' && *s <= 'z')
-            return 0;
-    return 1;
-}
 
 static int first_name(void *ctx, const char *name)
 {
@@ -179,14 +173,6 @@ static int check_param_name(struct loader *ld, int line, const char *name)
 
     if (!atune__mf_is_ident(name))
         return atune__mf_bad(ld, line, "parameter '%s' is not a C identifier",
-                             name);
-    if (!is_upper_ident(name) &&
-        strlen(name) > ATUNE__INI_MAX_NAME - PARAM_PREFIX_LEN)
-        return atune__mf_bad(ld, line,
-                             "parameter '%s' is longer than %d bytes (a "
-                             "parameter with lower-case letters is stored in "
-                             "profiles as 'param.%s')",
-                             name, ATUNE__INI_MAX_NAME - PARAM_PREFIX_LEN,
                              name);
     if ((why = atune__mf_reserved_word(name)) != NULL)
         return atune__mf_bad(ld, line, "parameter '%s' is %s", name, why);
