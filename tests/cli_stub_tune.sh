@@ -82,7 +82,9 @@ wait $b; rb=$?
 grep -q '^\[copy n=1048576\]' p4/$slug.ini && grep -q '^\[saxpy ' p4/$slug.ini && ok ||
     ko "concurrent tuners: a section is lost"
 # One killed while the other finishes: re-running it measures nothing again.
-"$bin" tune --kernel copy --size small --strategy brute_force -p p5 2>/dev/null >/dev/null &
+# Its launches are slow enough that it cannot finish while the other runs,
+# even in a sanitizer build on a busy machine.
+ATUNE_STUB_DELAY_US=20000 "$bin" tune --kernel copy --size small --strategy brute_force -p p5 2>/dev/null >/dev/null &
 a=$!
 wait_records p5/$slug.journal 20
 "$bin" tune --kernel saxpy --size small --budget 5 -p p5 2>/dev/null >/dev/null
