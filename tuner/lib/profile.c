@@ -202,17 +202,39 @@ static int read_device(atune_profile *p)
     return ATUNE_OK;
 }
 
-/* Duplicate keys in any section; the line of the second is reported. */
-static int check_keys(atune_profile *p, const atune__ini_section *s)
+static int cmp_key_entry(const void *a, const void *b)
 {
-    for (int j = 1; j < s->nentries; j++)
-        for (int i = 0; i < j; i++)
-            if (strcmp(s->entries[i].key, s->entries[j].key) == 0)
-                return atune__profile_fail(
-                    p, ATUNE_EPARSE,
-                    "%s:%d: duplicate key '%s' (first on line %d)", p->path,
-                    s->entries[j].line, s->entries[j].key, s->entries[i].line);
-    return ATUNE_OK;
+    const atune__ini_entry *x = *(const atune__ini_entry *const *)a;
+    const atune__ini_entry *y = *(const atune__ini_entry *const *)b;
+    int c = strcmp(x->key, y->key);
+
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Duplicate keys in any section, found by sorting (a section may have
+ * 200k keys): the earliest second occurrence is reported. tmp has room
+ * for the section's entries. */
+static int check_keys(atune_profile *p, const atune__ini_section *s,
+                      const atune__ini_entry **tmp)
+{
+    const atune__ini_entry *dup = NULL, *first = NULL;
+
+    if (s->nentries < 2)
+        return ATUNE_OK;
+    for (int i = 0; i < s->nentries; i++)
+        tmp[i] = &s->entries[i];
+    qsort(tmp, (size_t)s->nentries, sizeof(*tmp), cmp_key_entry);
+    for (int i = 1; i < s->nentries; i++)
+        if (strcmp(tmp[i]->key, tmp[i - 1]->key) == 0 &&
+            (!dup || tmp[i]->line < dup->line)) {
+            dup = tmp[i];
+            first = tmp[i - 1]; /* a run is in line order */
+        }
+    if (!dup)
+        return ATUNE_OK;
+    return atune__profile_fail(p, ATUNE_EPARSE,
+                               "%s:%d: duplicate key '%s' (first on line %d)",
+                               p->path, dup->line, dup->key, first->line);
 }
 
 static int read_entry_key(atune_profile *p, entry *en,
@@ -273,60 +295,109 @@ static int read_entry(atune_profile *p, const atune__ini_section *s,
         en->lg[i] = atune__size_log2(en->vars.v[i].val);
         en->lgsum += en->lg[i];
     }
-    /* Same kernel and size in another spelling is the same section. */
-    for (int i = 0; i < p->nentries; i++) {
-        const entry *o = &p->entries[i];
-        if (strcmp(o->kernel, en->kernel) == 0 &&
-            atune__size_vars_cmp(&o->vars, &en->vars) == 0 &&
-            atune__size_same_values(&o->vars, &en->vars))
-            return atune__profile_fail(
-                p, ATUNE_EPARSE,
-                "%s:%d: duplicate section [%s] (first on line %d)", p->path,
-                s->line, s->name, o->line);
-    }
     p->nentries++;
     return ATUNE_OK;
+}
+
+/* One section of the document: [device] was read by read_device. */
+static int read_section(atune_profile *p, const atune__ini_section *s,
+                        const atune__ini_section *device,
+                        const atune__ini_entry **tmp, int *nkeys)
+{
+    int rc;
+
+    if (s->name[0] == '\0') /* inidoc's section of stray entries */
+        return atune__profile_fail(p, ATUNE_EPARSE,
+                                   "%s:%d: entry outside any section", p->path,
+                                   s->nentries ? s->entries[0].line : s->line);
+    if ((rc = check_keys(p, s, tmp)) != ATUNE_OK)
+        return rc;
+    if (strcmp(s->name, "device") == 0) {
+        if (s != device)
+            return atune__profile_fail(
+                p, ATUNE_EPARSE,
+                "%s:%d: duplicate section [device] (first on line %d)",
+                p->path, s->line, device->line);
+        return ATUNE_OK;
+    }
+    rc = read_entry(p, s, p->pnames + *nkeys, p->pvals + *nkeys);
+    if (rc == ATUNE_OK)
+        *nkeys += p->entries[p->nentries - 1].nparams;
+    return rc;
+}
+
+/* Kernel, variable names, values, then file order. */
+static int cmp_section(const void *a, const void *b)
+{
+    const entry *x = *(entry *const *)a;
+    const entry *y = *(entry *const *)b;
+    int c = strcmp(x->kernel, y->kernel);
+
+    if (c == 0)
+        c = atune__size_vars_cmp(&x->vars, &y->vars);
+    for (int i = 0; c == 0 && i < x->vars.n; i++)
+        c = (x->vars.v[i].val > y->vars.v[i].val) -
+            (x->vars.v[i].val < y->vars.v[i].val);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* The same kernel and size in another spelling is the same section: found
+ * by sorting (a profile may have 100k sections); the earliest second
+ * occurrence is reported. */
+static int check_sections(atune_profile *p)
+{
+    entry **v = calloc((size_t)p->nentries + 1, sizeof(*v));
+    const entry *dup = NULL, *first = NULL;
+
+    if (!v)
+        return atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
+    for (int i = 0; i < p->nentries; i++)
+        v[i] = &p->entries[i];
+    qsort(v, (size_t)p->nentries, sizeof(*v), cmp_section);
+    for (int i = 1; i < p->nentries; i++) {
+        const entry *x = v[i - 1], *y = v[i];
+        if (strcmp(x->kernel, y->kernel) == 0 &&
+            atune__size_vars_cmp(&x->vars, &y->vars) == 0 &&
+            atune__size_same_values(&x->vars, &y->vars) &&
+            (!dup || y->line < dup->line)) {
+            dup = y;
+            first = x; /* a run is in file order */
+        }
+    }
+    free(v);
+    if (!dup)
+        return ATUNE_OK;
+    return atune__profile_fail(
+        p, ATUNE_EPARSE, "%s:%d: duplicate section [%s] (first on line %d)",
+        p->path, dup->line, dup->sec->name, first->line);
 }
 
 static int read_sections(atune_profile *p)
 {
     const atune__ini *doc = p->doc;
     const atune__ini_section *device = atune__ini_find(doc, "device");
-    int nkeys = 0;
-    int rc;
+    const atune__ini_entry **tmp;
+    int nkeys = 0, most = 0;
+    int rc = ATUNE_OK;
 
-    for (int i = 0; i < doc->nsections; i++)
+    for (int i = 0; i < doc->nsections; i++) {
         nkeys += doc->sections[i].nentries;
+        if (doc->sections[i].nentries > most)
+            most = doc->sections[i].nentries;
+    }
     p->entries = calloc((size_t)doc->nsections + 1, sizeof(*p->entries));
     p->pnames = calloc((size_t)nkeys + 1, sizeof(*p->pnames));
     p->pvals = calloc((size_t)nkeys + 1, sizeof(*p->pvals));
-    if (!p->entries || !p->pnames || !p->pvals)
+    tmp = calloc((size_t)most + 1, sizeof(*tmp));
+    if (!p->entries || !p->pnames || !p->pvals || !tmp) {
+        free(tmp);
         return atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
-
-    nkeys = 0;
-    for (int i = 0; i < doc->nsections; i++) {
-        const atune__ini_section *s = &doc->sections[i];
-
-        if (s->name[0] == '\0') /* inidoc's section of stray entries */
-            return atune__profile_fail(
-                p, ATUNE_EPARSE, "%s:%d: entry outside any section", p->path,
-                s->nentries ? s->entries[0].line : s->line);
-        if ((rc = check_keys(p, s)) != ATUNE_OK)
-            return rc;
-        if (strcmp(s->name, "device") == 0) {
-            if (s != device)
-                return atune__profile_fail(
-                    p, ATUNE_EPARSE,
-                    "%s:%d: duplicate section [device] (first on line %d)",
-                    p->path, s->line, device->line);
-            continue;
-        }
-        rc = read_entry(p, s, p->pnames + nkeys, p->pvals + nkeys);
-        if (rc != ATUNE_OK)
-            return rc;
-        nkeys += p->entries[p->nentries - 1].nparams;
     }
-    return ATUNE_OK;
+    nkeys = 0;
+    for (int i = 0; i < doc->nsections && rc == ATUNE_OK; i++)
+        rc = read_section(p, &doc->sections[i], device, tmp, &nkeys);
+    free(tmp);
+    return rc == ATUNE_OK ? check_sections(p) : rc;
 }
 
 static int cmp_entry(const void *a, const void *b)
