@@ -49,7 +49,12 @@ extern "C" {
 #define ATUNE_VERSION_NUMBER                                                   \
     (ATUNE_VERSION_MAJOR * 10000 + ATUNE_VERSION_MINOR * 100 +                 \
      ATUNE_VERSION_PATCH)
-#define ATUNE_PROFILE_FORMAT 1
+/* The profile format this library writes; it reads formats 1 to this.
+ * Format 2 ends with the line ATUNE_PROFILE_END, so that a file cut off
+ * (a full disk, a copy interrupted) is an error and not a smaller result;
+ * format 1 has no end line and is read as it is. */
+#define ATUNE_PROFILE_FORMAT 2
+#define ATUNE_PROFILE_END "; end of profile"
 
 /* Run-time version, to check that header and library agree. */
 ATUNE_API int atune_version_number(void);
@@ -105,8 +110,9 @@ typedef struct atune_config atune_config; /* owned by its profile */
  * went wrong; always pair with atune_profile_close(). Returns ATUNE_OK;
  * ATUNE_EINVAL (NULL argument); ATUNE_EIO (cannot open or read);
  * ATUNE_EPARSE (malformed: the message has "file:line" where a line
- * applies); ATUNE_EFORMAT (a format version other than
- * ATUNE_PROFILE_FORMAT); ATUNE_ENOMEM. */
+ * applies; a format 2 file without its end line is cut off: "truncated");
+ * ATUNE_EFORMAT (a format version above ATUNE_PROFILE_FORMAT);
+ * ATUNE_ENOMEM. Files over 16 MiB are ATUNE_EPARSE. */
 ATUNE_API int atune_profile_open(const char *path, atune_profile **out);
 
 /* atune_profile_open() on len bytes of profile text in memory (need not

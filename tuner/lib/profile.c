@@ -174,12 +174,13 @@ static int read_device(atune_profile *p)
                                    s->line);
     if ((rc = get_int(p, e, 0, INT_MAX, &v)) != ATUNE_OK)
         return rc;
-    if (v != ATUNE_PROFILE_FORMAT)
+    if (v < 1 || v > ATUNE_PROFILE_FORMAT)
         return atune__profile_fail(
             p, ATUNE_EFORMAT,
             "%s:%d: profile format %lld is not supported (this library "
-            "reads format %d)",
+            "reads formats 1 to %d)",
             p->path, e->line, (long long)v, ATUNE_PROFILE_FORMAT);
+    p->format = (int)v;
 
     e = atune__ini_get(s, "name");
     if (!e || e->value[0] == '\0')
@@ -455,6 +456,27 @@ static int count_lines(const char *text, const char *end)
     return line;
 }
 
+/* A format 2 profile ends with its end line (blank lines may follow): a
+ * file cut off anywhere lacks it. The line reported is the last one. */
+static int check_end(atune_profile *p, const char *text, size_t len)
+{
+    const size_t n = strlen(ATUNE_PROFILE_END);
+    const char *end = text + len, *start;
+
+    while (end > text && (end[-1] == '\n' || end[-1] == '\r' ||
+                          is_blank(end[-1])))
+        end--;
+    for (start = end; start > text && start[-1] != '\n'; start--)
+        ;
+    if ((size_t)(end - start) >= n && memcmp(start, ATUNE_PROFILE_END, n) == 0)
+        return ATUNE_OK;
+    return atune__profile_fail(
+        p, ATUNE_EPARSE,
+        "%s:%d: truncated profile: format %d ends with the line '%s' (the "
+        "file was cut off, or lines were added after its end)",
+        p->path, count_lines(text, start), p->format, ATUNE_PROFILE_END);
+}
+
 /* Parses NUL-terminated text of len bytes into p. */
 static int load_text(atune_profile *p, const char *text, size_t len)
 {
@@ -469,6 +491,8 @@ static int load_text(atune_profile *p, const char *text, size_t len)
                          sizeof(p->errmsg)) != 0)
         return ATUNE_EPARSE;
     if ((rc = read_device(p)) != ATUNE_OK)
+        return rc;
+    if (p->format >= 2 && (rc = check_end(p, text, len)) != ATUNE_OK)
         return rc;
     if ((rc = read_sections(p)) != ATUNE_OK)
         return rc;

@@ -84,6 +84,7 @@ struct atune_profile {
     char *path;
     int status; /* of the open */
     int dev_ok; /* dev was read, even if a later section is malformed */
+    int format; /* [device] format: 1, or 2 with an end line */
     atune_device dev;
     atune_device_match match;
     atune_device wanted; /* the device of atune_profile_open_for */
