@@ -543,6 +543,71 @@ out:
     return rc;
 }
 
+/* The length of the [device] section at the start of the len bytes at
+ * text (comments and blank lines may come before it), up to the next
+ * section header; 0 when it does not come first or does not end within
+ * them (whole: they are the whole file). */
+static size_t device_span(const char *text, size_t len, int whole)
+{
+    const char *s = text, *end = text + len;
+    int seen = 0;
+
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *t = s;
+
+        if (!nl && !whole)
+            return 0; /* the head ends inside a line */
+        while (t < (nl ? nl : end) && (is_blank(*t) || *t == '\r'))
+            t++;
+        if (t < end && *t == '[') {
+            if (seen)
+                return (size_t)(s - text);
+            if ((size_t)(end - t) < 8 || memcmp(t, "[device]", 8) != 0)
+                return 0;
+            seen = 1;
+        }
+        s = nl ? nl + 1 : end;
+    }
+    return seen && whole ? len : 0;
+}
+
+/* See profile_impl.h. */
+int atune__profile_peek(const char *path, atune_profile **out)
+{
+    enum { HEAD = 64 << 10 }; /* a [device] section is a few hundred bytes */
+    atune_profile *p = atune__profile_new(path);
+    char *buf = NULL;
+    FILE *f = NULL;
+    size_t len, span;
+    int rc = ATUNE_EPARSE;
+
+    if (!(*out = p))
+        return ATUNE_ENOMEM;
+    if (!(buf = malloc(HEAD + 1))) {
+        rc = atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!(f = fopen(path, "rb"))) {
+        rc = atune__profile_fail(p, ATUNE_EIO, "cannot open '%s': %s", path,
+                                 strerror(errno));
+        goto out;
+    }
+    len = fread(buf, 1, HEAD + 1, f);
+    span = device_span(buf, len > HEAD ? HEAD : len, len <= HEAD);
+    if (span == 0 || memchr(buf, '\0', span))
+        goto out; /* left to a full open */
+    buf[span] = '\0';
+    if (atune__ini_parse(path, buf, &p->doc, p->errmsg, sizeof(p->errmsg)) ==
+        0)
+        rc = read_device(p);
+out:
+    if (f)
+        fclose(f);
+    free(buf);
+    return p->status = rc;
+}
+
 atune_profile *atune__profile_new(const char *path)
 {
     static atomic_ulong next_id;
