@@ -124,7 +124,10 @@ ATUNE_API int atune_profile_open_string(const char *name, const char *text,
 
 /* Opens the profile in dir (regular files *.ini) that best fits dev: same
  * name, compute capability and SM count; else same name; else the same
- * compute capability (the closest SM count wins, then the file name).
+ * compute capability (the closest SM count wins, then the file autotune
+ * writes for that GPU, <slug>.ini of its [device] slug, then the file
+ * name). Each file's [device] is read first, from the start of the file:
+ * only files that may fit are read whole.
  * dir NULL searches the profile search path (atune_profile_search_path):
  * every directory of it that exists, the best fit over all of them, an
  * earlier directory winning a tie. Returns ATUNE_ENOTFOUND when no profile
@@ -156,9 +159,11 @@ ATUNE_API void atune_profile_close(atune_profile *p);
  * NULL p. Never NULL. */
 ATUNE_API const char *atune_profile_errmsg(const atune_profile *p);
 
-/* A problem found while choosing p that did not stop it from opening:
- * "skipped a malformed profile for this exact GPU: h100.ini:12: ...", or
- * "" (also for NULL). Never NULL. */
+/* Problems found while choosing p that did not stop it from opening,
+ * joined by "; ": "skipped a malformed profile for this exact GPU:
+ * h100.ini:12: ...", "1 other file describes this exact GPU as well
+ * (dir/h100-old.ini); chose ..." (files of one directory), or "" (also
+ * for NULL). Never NULL. */
 ATUNE_API const char *atune_profile_warning(const atune_profile *p);
 
 /* The file the profile was read from ("" for NULL); when no file could be
