@@ -456,6 +456,68 @@ static int count_lines(const char *text, const char *end)
     return line;
 }
 
+/* The length of the [device] section at the start of the len bytes at
+ * text (comments and blank lines may come before it), up to the next
+ * section header; 0 when it does not come first or does not end within
+ * them (whole: they are the whole file). */
+static size_t device_span(const char *text, size_t len, int whole)
+{
+    const char *s = text, *end = text + len;
+    int seen = 0;
+
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *t = s;
+
+        if (!nl && !whole)
+            return 0; /* the head ends inside a line */
+        while (t < (nl ? nl : end) && (is_blank(*t) || *t == '\r'))
+            t++;
+        if (t < end && *t == '[') {
+            if (seen)
+                return (size_t)(s - text);
+            if ((size_t)(end - t) < 8 || memcmp(t, "[device]", 8) != 0)
+                return 0;
+            seen = 1;
+        }
+        s = nl ? nl + 1 : end;
+    }
+    return seen && whole ? len : 0;
+}
+
+/* The format that the [device] section at the start of text claims, or 0
+ * when it cannot tell. Read line by line, not parsed: a file cut off may
+ * not parse, and must still be called truncated when it promised an end
+ * line. */
+static int claimed_format(const char *text, size_t len)
+{
+    const char *s = text, *end = text + device_span(text, len, 1);
+
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *t = s, *stop = nl ? nl : end;
+        long v = 0;
+
+        while (t < stop && is_blank(*t))
+            t++;
+        if ((size_t)(stop - t) > 6 && memcmp(t, "format", 6) == 0) {
+            for (t += 6; t < stop && is_blank(*t); t++)
+                ;
+            if (t == stop || (*t != '=' && *t != ':'))
+                return 0;
+            for (t++; t < stop && is_blank(*t); t++)
+                ;
+            for (; t < stop && is_digit(*t) && v < 1000; t++)
+                v = 10 * v + (*t - '0');
+            while (t < stop && (is_blank(*t) || *t == '\r'))
+                t++;
+            return t == stop ? (int)v : 0;
+        }
+        s = stop + 1;
+    }
+    return 0;
+}
+
 /* A format 2 profile ends with its end line (blank lines may follow): a
  * file cut off anywhere lacks it. The line reported is the last one. */
 static int check_end(atune_profile *p, const char *text, size_t len)
@@ -487,6 +549,10 @@ static int load_text(atune_profile *p, const char *text, size_t len)
         return atune__profile_fail(p, ATUNE_EPARSE,
                                    "%s:%d: NUL byte (not a text file)", p->path,
                                    count_lines(text, nul));
+    p->format = claimed_format(text, len);
+    if (p->format >= 2 && p->format <= ATUNE_PROFILE_FORMAT &&
+        (rc = check_end(p, text, len)) != ATUNE_OK)
+        return rc;
     if (atune__ini_parse(p->path, text, &p->doc, p->errmsg,
                          sizeof(p->errmsg)) != 0)
         return ATUNE_EPARSE;
@@ -541,35 +607,6 @@ out:
     free(buf);
     fclose(f);
     return rc;
-}
-
-/* The length of the [device] section at the start of the len bytes at
- * text (comments and blank lines may come before it), up to the next
- * section header; 0 when it does not come first or does not end within
- * them (whole: they are the whole file). */
-static size_t device_span(const char *text, size_t len, int whole)
-{
-    const char *s = text, *end = text + len;
-    int seen = 0;
-
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        const char *t = s;
-
-        if (!nl && !whole)
-            return 0; /* the head ends inside a line */
-        while (t < (nl ? nl : end) && (is_blank(*t) || *t == '\r'))
-            t++;
-        if (t < end && *t == '[') {
-            if (seen)
-                return (size_t)(s - text);
-            if ((size_t)(end - t) < 8 || memcmp(t, "[device]", 8) != 0)
-                return 0;
-            seen = 1;
-        }
-        s = nl ? nl + 1 : end;
-    }
-    return seen && whole ? len : 0;
 }
 
 /* See profile_impl.h. */
