@@ -265,7 +265,8 @@ static int choose(scan *sc, atune_profile **chosen)
     int first_bad = -1;
 
     *chosen = NULL;
-    qsort(sc->c, (size_t)sc->n, sizeof(*sc->c), cmp_cand);
+    if (sc->n > 1) /* qsort of NULL is undefined, even of 0 items */
+        qsort(sc->c, (size_t)sc->n, sizeof(*sc->c), cmp_cand);
     for (int i = 0; i < sc->n; i++) {
         cand *c = &sc->c[i];
         if (!c->p && atune_profile_open(c->path, &c->p) == ATUNE_ENOMEM)
