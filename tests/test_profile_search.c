@@ -1,7 +1,8 @@
 /* test_profile_search.c -- libatune: the profile search path (its order,
  * skipped and empty entries, the XDG rules), the best fit over all its
  * directories, malformed better fits reported, profiles from memory, sizes
- * of 0 and long section names. */
+ * of 0 and long section names; among files of one GPU the one named for
+ * its slug, never a truncated one, and [device] read first. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -277,12 +278,136 @@ static void test_long_section_name(void **state)
     assert_int_equal(atune__section_canon(name, canon, 20, NULL, 0), -1);
 }
 
+/* A profile as the tuner writes it (format 2, slug, end line) whose copy
+ * entry's BLOCK_SIZE marks the file; cut: that many bytes are left off. */
+static void write_v2(const char *dir, const char *file, const char *slug,
+                     const char *block, size_t cut)
+{
+    char text[1024], path[4400];
+    FILE *f;
+    int n = snprintf(text, sizeof(text),
+                     "[device]\nformat = 2\nname = NVIDIA H200\nslug = %s\n"
+                     "cc = 90\nsm_count = 132\n\n[copy n=1024]\n"
+                     "BLOCK_SIZE = %s\ntime_ns = 5\n\n; end of profile\n",
+                     slug, block);
+
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, (size_t)n - cut, f), (size_t)n - cut);
+    assert_int_equal(fclose(f), 0);
+}
+
+static const atune_device h200 = {"NVIDIA H200", 90, 132, ""};
+
+static int64_t block_in(const char *dir, atune_profile **p)
+{
+    const atune_config *c;
+    int rc = atune_profile_open_for(dir, &h200, p);
+
+    if (rc != ATUNE_OK)
+        fail_msg("open_for: %s", atune_profile_errmsg(*p));
+    assert_int_equal(atune_profile_lookup(*p, "copy", "n=1024", &c), ATUNE_OK);
+    return atune_config_get(c, "BLOCK_SIZE", -1);
+}
+
+static void expect_warning(const atune_profile *p, const char *a,
+                           const char *b)
+{
+    const char *w = atune_profile_warning(p);
+
+    if (!strstr(w, a) || (b && !strstr(w, b)))
+        fail_msg("warning '%s' lacks '%s' or '%s'", w, a, b ? b : "");
+}
+
+/* Among files that describe the same GPU, the one the tuner writes for
+ * it (named for its slug) wins over a backup that sorts first, and the
+ * other file is named; a truncated file is never chosen. */
+static void test_open_for_prefers_own_file(void **state)
+{
+    const char *d = dir_at("own");
+    char path[4400];
+    atune_profile *p;
+
+    (void)state;
+    write_v2(d, "nvidia-h200.ini", "nvidia-h200", "256", 0);
+    write_v2(d, "nvidia-h200-old.ini", "nvidia-h200", "128", 0);
+    assert_int_equal(block_in(d, &p), 256);
+    assert_int_equal(atune_profile_device_match(p), ATUNE_DEVICE_EXACT);
+    expect_warning(p, "1 other file describes this exact GPU as well",
+                   "nvidia-h200-old.ini); chose");
+    expect_warning(p, "the file autotune writes for it", NULL);
+    atune_profile_close(p);
+
+    /* The own file cut off (BLOCK_SIZE = 256 left as 25): the intact
+     * backup is used and the cut file reported. */
+    write_v2(d, "nvidia-h200.ini", "nvidia-h200", "256", 32);
+    assert_int_equal(block_in(d, &p), 128);
+    expect_warning(p, "skipped a malformed profile for this exact GPU",
+                   "nvidia-h200.ini:9: truncated profile");
+    atune_profile_close(p);
+
+    /* A truncated copy that sorts first never wins over the intact file. */
+    write_v2(d, "nvidia-h200.ini", "nvidia-h200", "256", 0);
+    snprintf(path, sizeof(path), "%s/nvidia-h200-old.ini", d);
+    assert_int_equal(unlink(path), 0);
+    write_v2(d, "a-copy.ini", "nvidia-h200", "512", 32);
+    assert_int_equal(block_in(d, &p), 256);
+    expect_warning(p, "a-copy.ini", NULL);
+    atune_profile_close(p);
+
+    /* Two files, neither named for its slug: the first by name, said. */
+    snprintf(path, sizeof(path), "%s/nvidia-h200.ini", d);
+    assert_int_equal(unlink(path), 0);
+    write_v2(d, "a-copy.ini", "nvidia-h200", "512", 0);
+    write_v2(d, "b-copy.ini", "nvidia-h200", "64", 0);
+    assert_int_equal(block_in(d, &p), 512);
+    expect_warning(p, "b-copy.ini", "the first by file name");
+    atune_profile_close(p);
+}
+
+/* A file whose [device] names another GPU is not read past its [device]:
+ * what follows may be anything, even a NUL byte or a 200-byte line. A
+ * file whose [device] is not first is still read whole. */
+static void test_open_for_reads_device_first(void **state)
+{
+    const char *d = dir_at("stray");
+    char path[4400], big[512];
+    atune_profile *p;
+    FILE *f;
+
+    (void)state;
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    snprintf(path, sizeof(path), "%s/stray.ini", d);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fprintf(f, "; another GPU's\n[device]\nformat = 1\nname = NVIDIA B200\n"
+               "cc = 100\nsm_count = 148\n[%s]\n", big);
+    fputc('\0', f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(atune_profile_open_for(d, &h200, &p), ATUNE_ENOTFOUND);
+    atune_profile_close(p);
+
+    snprintf(path, sizeof(path), "%s/late.ini", d);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("[copy n=1024]\nBLOCK_SIZE = 32\n[device]\nformat = 1\n"
+          "name = NVIDIA H200\ncc = 90\nsm_count = 132\n", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(block_in(d, &p), 32);
+    assert_string_equal(atune_profile_warning(p), "");
+    atune_profile_close(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_search_path_order),
         cmocka_unit_test(test_search_finds_by_order_and_fit),
         cmocka_unit_test(test_malformed_better_fit_reported),
+        cmocka_unit_test(test_open_for_prefers_own_file),
+        cmocka_unit_test(test_open_for_reads_device_first),
         cmocka_unit_test(test_open_string),
         cmocka_unit_test(test_size_zero),
         cmocka_unit_test(test_long_section_name),

@@ -268,7 +268,7 @@ static void test_exact_output(void **state)
     assert_string_equal(
         text, "; autotune profile: one GPU model. Written by autotune 0.1.0.\n"
               "[device]\n"
-              "format = 1\n"
+              "format = 2\n"
               "name = NVIDIA H100 80GB HBM3\n"
               "slug = nvidia-h100-80gb-hbm3\n"
               "cc = 90\n"
@@ -305,7 +305,9 @@ static void test_exact_output(void **state)
               "default_time_ns = 0\n"
               "evaluated = 12\n"
               "space = 40\n"
-              "strategy = random\n");
+              "strategy = random\n"
+              "\n"
+              "; end of profile\n");
     free(text);
     /* The lock file is kept; no temp file is left. */
     assert_int_equal(count_files(f->dir, ".lock"), 1);
@@ -554,12 +556,22 @@ static void test_refuses_malformed_existing(void **state)
          "BLOCK_SIZE = x\n",
          ":8: bad integer"},
         {"[device]\n"
-         "format = 2\n",
-         ":2: profile format 2"},
+         "format = 3\n",
+         ":2: profile format 3"},
         {"garbage\n", ":1: expected"},
+        /* A copy cut off: never taken for a smaller result and rewritten. */
+        {"[device]\n"
+         "format = 2\n"
+         "name = NVIDIA H100 80GB HBM3\n"
+         "cc = 90\n"
+         "sm_count = 132\n"
+         "\n"
+         "[copy n=1]\n"
+         "BLOCK_SIZE = 10",
+         ":8: truncated profile"},
     };
 
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         char *text;
         spit(f->path, bad[i].text);
         update_fails(f->path, &d, &copy, 1, ATUNE__EDATA, bad[i].where);

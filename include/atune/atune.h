@@ -49,7 +49,12 @@ extern "C" {
 #define ATUNE_VERSION_NUMBER                                                   \
     (ATUNE_VERSION_MAJOR * 10000 + ATUNE_VERSION_MINOR * 100 +                 \
      ATUNE_VERSION_PATCH)
-#define ATUNE_PROFILE_FORMAT 1
+/* The profile format this library writes; it reads formats 1 to this.
+ * Format 2 ends with the line ATUNE_PROFILE_END, so that a file cut off
+ * (a full disk, a copy interrupted) is an error and not a smaller result;
+ * format 1 has no end line and is read as it is. */
+#define ATUNE_PROFILE_FORMAT 2
+#define ATUNE_PROFILE_END "; end of profile"
 
 /* Run-time version, to check that header and library agree. */
 ATUNE_API int atune_version_number(void);
@@ -105,8 +110,9 @@ typedef struct atune_config atune_config; /* owned by its profile */
  * went wrong; always pair with atune_profile_close(). Returns ATUNE_OK;
  * ATUNE_EINVAL (NULL argument); ATUNE_EIO (cannot open or read);
  * ATUNE_EPARSE (malformed: the message has "file:line" where a line
- * applies); ATUNE_EFORMAT (a format version other than
- * ATUNE_PROFILE_FORMAT); ATUNE_ENOMEM. */
+ * applies; a format 2 file without its end line is cut off: "truncated");
+ * ATUNE_EFORMAT (a format version above ATUNE_PROFILE_FORMAT);
+ * ATUNE_ENOMEM. Files over 16 MiB are ATUNE_EPARSE. */
 ATUNE_API int atune_profile_open(const char *path, atune_profile **out);
 
 /* atune_profile_open() on len bytes of profile text in memory (need not
@@ -118,7 +124,10 @@ ATUNE_API int atune_profile_open_string(const char *name, const char *text,
 
 /* Opens the profile in dir (regular files *.ini) that best fits dev: same
  * name, compute capability and SM count; else same name; else the same
- * compute capability (the closest SM count wins, then the file name).
+ * compute capability (the closest SM count wins, then the file autotune
+ * writes for that GPU, <slug>.ini of its [device] slug, then the file
+ * name). Each file's [device] is read first, from the start of the file:
+ * only files that may fit are read whole.
  * dir NULL searches the profile search path (atune_profile_search_path):
  * every directory of it that exists, the best fit over all of them, an
  * earlier directory winning a tie. Returns ATUNE_ENOTFOUND when no profile
@@ -150,9 +159,11 @@ ATUNE_API void atune_profile_close(atune_profile *p);
  * NULL p. Never NULL. */
 ATUNE_API const char *atune_profile_errmsg(const atune_profile *p);
 
-/* A problem found while choosing p that did not stop it from opening:
- * "skipped a malformed profile for this exact GPU: h100.ini:12: ...", or
- * "" (also for NULL). Never NULL. */
+/* Problems found while choosing p that did not stop it from opening,
+ * joined by "; ": "skipped a malformed profile for this exact GPU:
+ * h100.ini:12: ...", "1 other file describes this exact GPU as well
+ * (dir/h100-old.ini); chose ..." (files of one directory), or "" (also
+ * for NULL). Never NULL. */
 ATUNE_API const char *atune_profile_warning(const atune_profile *p);
 
 /* The file the profile was read from ("" for NULL); when no file could be

@@ -515,6 +515,9 @@ static int build(text *t, const atune__pw_device *dev, const atune__ini *old,
         if (!used[j] &&
             (rc = emit_entry(t, &entries[j], NULL, err)) != ATUNE__OK)
             goto out;
+    /* Readers take a file without it for one cut off. */
+    if ((rc = emit(t, err, "%s", "")) == ATUNE__OK)
+        rc = emit(t, err, "%s", ATUNE_PROFILE_END);
 out:
     free(used);
     return rc;

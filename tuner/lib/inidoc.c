@@ -77,11 +77,20 @@ static int is_space(char c)
 
 /* inih's find_chars_or_comment: the first of chars, or the start of an
  * inline comment (';' after white space), or the end of s. */
+static int in_set(const char *chars, char c)
+{
+    /* Not strchr: a call per character is most of a large file's time. */
+    for (; *chars; chars++)
+        if (*chars == c)
+            return 1;
+    return 0;
+}
+
 static const char *find_chars_or_comment(const char *s, const char *chars)
 {
     int was_space = 0;
 
-    while (*s && !strchr(chars, *s) && !(was_space && *s == ';')) {
+    while (*s && !in_set(chars, *s) && !(was_space && *s == ';')) {
         was_space = is_space(*s);
         s++;
     }

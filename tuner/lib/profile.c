@@ -174,12 +174,13 @@ static int read_device(atune_profile *p)
                                    s->line);
     if ((rc = get_int(p, e, 0, INT_MAX, &v)) != ATUNE_OK)
         return rc;
-    if (v != ATUNE_PROFILE_FORMAT)
+    if (v < 1 || v > ATUNE_PROFILE_FORMAT)
         return atune__profile_fail(
             p, ATUNE_EFORMAT,
             "%s:%d: profile format %lld is not supported (this library "
-            "reads format %d)",
+            "reads formats 1 to %d)",
             p->path, e->line, (long long)v, ATUNE_PROFILE_FORMAT);
+    p->format = (int)v;
 
     e = atune__ini_get(s, "name");
     if (!e || e->value[0] == '\0')
@@ -202,17 +203,39 @@ static int read_device(atune_profile *p)
     return ATUNE_OK;
 }
 
-/* Duplicate keys in any section; the line of the second is reported. */
-static int check_keys(atune_profile *p, const atune__ini_section *s)
+static int cmp_key_entry(const void *a, const void *b)
 {
-    for (int j = 1; j < s->nentries; j++)
-        for (int i = 0; i < j; i++)
-            if (strcmp(s->entries[i].key, s->entries[j].key) == 0)
-                return atune__profile_fail(
-                    p, ATUNE_EPARSE,
-                    "%s:%d: duplicate key '%s' (first on line %d)", p->path,
-                    s->entries[j].line, s->entries[j].key, s->entries[i].line);
-    return ATUNE_OK;
+    const atune__ini_entry *x = *(const atune__ini_entry *const *)a;
+    const atune__ini_entry *y = *(const atune__ini_entry *const *)b;
+    int c = strcmp(x->key, y->key);
+
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Duplicate keys in any section, found by sorting (a section may have
+ * 200k keys): the earliest second occurrence is reported. tmp has room
+ * for the section's entries. */
+static int check_keys(atune_profile *p, const atune__ini_section *s,
+                      const atune__ini_entry **tmp)
+{
+    const atune__ini_entry *dup = NULL, *first = NULL;
+
+    if (s->nentries < 2)
+        return ATUNE_OK;
+    for (int i = 0; i < s->nentries; i++)
+        tmp[i] = &s->entries[i];
+    qsort(tmp, (size_t)s->nentries, sizeof(*tmp), cmp_key_entry);
+    for (int i = 1; i < s->nentries; i++)
+        if (strcmp(tmp[i]->key, tmp[i - 1]->key) == 0 &&
+            (!dup || tmp[i]->line < dup->line)) {
+            dup = tmp[i];
+            first = tmp[i - 1]; /* a run is in line order */
+        }
+    if (!dup)
+        return ATUNE_OK;
+    return atune__profile_fail(p, ATUNE_EPARSE,
+                               "%s:%d: duplicate key '%s' (first on line %d)",
+                               p->path, dup->line, dup->key, first->line);
 }
 
 static int read_entry_key(atune_profile *p, entry *en,
@@ -273,60 +296,109 @@ static int read_entry(atune_profile *p, const atune__ini_section *s,
         en->lg[i] = atune__size_log2(en->vars.v[i].val);
         en->lgsum += en->lg[i];
     }
-    /* Same kernel and size in another spelling is the same section. */
-    for (int i = 0; i < p->nentries; i++) {
-        const entry *o = &p->entries[i];
-        if (strcmp(o->kernel, en->kernel) == 0 &&
-            atune__size_vars_cmp(&o->vars, &en->vars) == 0 &&
-            atune__size_same_values(&o->vars, &en->vars))
-            return atune__profile_fail(
-                p, ATUNE_EPARSE,
-                "%s:%d: duplicate section [%s] (first on line %d)", p->path,
-                s->line, s->name, o->line);
-    }
     p->nentries++;
     return ATUNE_OK;
+}
+
+/* One section of the document: [device] was read by read_device. */
+static int read_section(atune_profile *p, const atune__ini_section *s,
+                        const atune__ini_section *device,
+                        const atune__ini_entry **tmp, int *nkeys)
+{
+    int rc;
+
+    if (s->name[0] == '\0') /* inidoc's section of stray entries */
+        return atune__profile_fail(p, ATUNE_EPARSE,
+                                   "%s:%d: entry outside any section", p->path,
+                                   s->nentries ? s->entries[0].line : s->line);
+    if ((rc = check_keys(p, s, tmp)) != ATUNE_OK)
+        return rc;
+    if (strcmp(s->name, "device") == 0) {
+        if (s != device)
+            return atune__profile_fail(
+                p, ATUNE_EPARSE,
+                "%s:%d: duplicate section [device] (first on line %d)",
+                p->path, s->line, device->line);
+        return ATUNE_OK;
+    }
+    rc = read_entry(p, s, p->pnames + *nkeys, p->pvals + *nkeys);
+    if (rc == ATUNE_OK)
+        *nkeys += p->entries[p->nentries - 1].nparams;
+    return rc;
+}
+
+/* Kernel, variable names, values, then file order. */
+static int cmp_section(const void *a, const void *b)
+{
+    const entry *x = *(entry *const *)a;
+    const entry *y = *(entry *const *)b;
+    int c = strcmp(x->kernel, y->kernel);
+
+    if (c == 0)
+        c = atune__size_vars_cmp(&x->vars, &y->vars);
+    for (int i = 0; c == 0 && i < x->vars.n; i++)
+        c = (x->vars.v[i].val > y->vars.v[i].val) -
+            (x->vars.v[i].val < y->vars.v[i].val);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* The same kernel and size in another spelling is the same section: found
+ * by sorting (a profile may have 100k sections); the earliest second
+ * occurrence is reported. */
+static int check_sections(atune_profile *p)
+{
+    entry **v = calloc((size_t)p->nentries + 1, sizeof(*v));
+    const entry *dup = NULL, *first = NULL;
+
+    if (!v)
+        return atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
+    for (int i = 0; i < p->nentries; i++)
+        v[i] = &p->entries[i];
+    qsort(v, (size_t)p->nentries, sizeof(*v), cmp_section);
+    for (int i = 1; i < p->nentries; i++) {
+        const entry *x = v[i - 1], *y = v[i];
+        if (strcmp(x->kernel, y->kernel) == 0 &&
+            atune__size_vars_cmp(&x->vars, &y->vars) == 0 &&
+            atune__size_same_values(&x->vars, &y->vars) &&
+            (!dup || y->line < dup->line)) {
+            dup = y;
+            first = x; /* a run is in file order */
+        }
+    }
+    free(v);
+    if (!dup)
+        return ATUNE_OK;
+    return atune__profile_fail(
+        p, ATUNE_EPARSE, "%s:%d: duplicate section [%s] (first on line %d)",
+        p->path, dup->line, dup->sec->name, first->line);
 }
 
 static int read_sections(atune_profile *p)
 {
     const atune__ini *doc = p->doc;
     const atune__ini_section *device = atune__ini_find(doc, "device");
-    int nkeys = 0;
-    int rc;
+    const atune__ini_entry **tmp;
+    int nkeys = 0, most = 0;
+    int rc = ATUNE_OK;
 
-    for (int i = 0; i < doc->nsections; i++)
+    for (int i = 0; i < doc->nsections; i++) {
         nkeys += doc->sections[i].nentries;
+        if (doc->sections[i].nentries > most)
+            most = doc->sections[i].nentries;
+    }
     p->entries = calloc((size_t)doc->nsections + 1, sizeof(*p->entries));
     p->pnames = calloc((size_t)nkeys + 1, sizeof(*p->pnames));
     p->pvals = calloc((size_t)nkeys + 1, sizeof(*p->pvals));
-    if (!p->entries || !p->pnames || !p->pvals)
+    tmp = calloc((size_t)most + 1, sizeof(*tmp));
+    if (!p->entries || !p->pnames || !p->pvals || !tmp) {
+        free(tmp);
         return atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
-
-    nkeys = 0;
-    for (int i = 0; i < doc->nsections; i++) {
-        const atune__ini_section *s = &doc->sections[i];
-
-        if (s->name[0] == '\0') /* inidoc's section of stray entries */
-            return atune__profile_fail(
-                p, ATUNE_EPARSE, "%s:%d: entry outside any section", p->path,
-                s->nentries ? s->entries[0].line : s->line);
-        if ((rc = check_keys(p, s)) != ATUNE_OK)
-            return rc;
-        if (strcmp(s->name, "device") == 0) {
-            if (s != device)
-                return atune__profile_fail(
-                    p, ATUNE_EPARSE,
-                    "%s:%d: duplicate section [device] (first on line %d)",
-                    p->path, s->line, device->line);
-            continue;
-        }
-        rc = read_entry(p, s, p->pnames + nkeys, p->pvals + nkeys);
-        if (rc != ATUNE_OK)
-            return rc;
-        nkeys += p->entries[p->nentries - 1].nparams;
     }
-    return ATUNE_OK;
+    nkeys = 0;
+    for (int i = 0; i < doc->nsections && rc == ATUNE_OK; i++)
+        rc = read_section(p, &doc->sections[i], device, tmp, &nkeys);
+    free(tmp);
+    return rc == ATUNE_OK ? check_sections(p) : rc;
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -384,6 +456,89 @@ static int count_lines(const char *text, const char *end)
     return line;
 }
 
+/* The length of the [device] section at the start of the len bytes at
+ * text (comments and blank lines may come before it), up to the next
+ * section header; 0 when it does not come first or does not end within
+ * them (whole: they are the whole file). */
+static size_t device_span(const char *text, size_t len, int whole)
+{
+    const char *s = text, *end = text + len;
+    int seen = 0;
+
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *t = s;
+
+        if (!nl && !whole)
+            return 0; /* the head ends inside a line */
+        while (t < (nl ? nl : end) && (is_blank(*t) || *t == '\r'))
+            t++;
+        if (t < end && *t == '[') {
+            if (seen)
+                return (size_t)(s - text);
+            if ((size_t)(end - t) < 8 || memcmp(t, "[device]", 8) != 0)
+                return 0;
+            seen = 1;
+        }
+        s = nl ? nl + 1 : end;
+    }
+    return seen && whole ? len : 0;
+}
+
+/* The format that the [device] section at the start of text claims, or 0
+ * when it cannot tell. Read line by line, not parsed: a file cut off may
+ * not parse, and must still be called truncated when it promised an end
+ * line. */
+static int claimed_format(const char *text, size_t len)
+{
+    const char *s = text, *end = text + device_span(text, len, 1);
+
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *t = s, *stop = nl ? nl : end;
+        long v = 0;
+
+        while (t < stop && is_blank(*t))
+            t++;
+        if ((size_t)(stop - t) > 6 && memcmp(t, "format", 6) == 0) {
+            for (t += 6; t < stop && is_blank(*t); t++)
+                ;
+            if (t == stop || (*t != '=' && *t != ':'))
+                return 0;
+            for (t++; t < stop && is_blank(*t); t++)
+                ;
+            for (; t < stop && is_digit(*t) && v < 1000; t++)
+                v = 10 * v + (*t - '0');
+            while (t < stop && (is_blank(*t) || *t == '\r'))
+                t++;
+            return t == stop ? (int)v : 0;
+        }
+        s = stop + 1;
+    }
+    return 0;
+}
+
+/* A format 2 profile ends with its end line (blank lines may follow): a
+ * file cut off anywhere lacks it. The line reported is the last one. */
+static int check_end(atune_profile *p, const char *text, size_t len)
+{
+    const size_t n = strlen(ATUNE_PROFILE_END);
+    const char *end = text + len, *start;
+
+    while (end > text && (end[-1] == '\n' || end[-1] == '\r' ||
+                          is_blank(end[-1])))
+        end--;
+    for (start = end; start > text && start[-1] != '\n'; start--)
+        ;
+    if ((size_t)(end - start) >= n && memcmp(start, ATUNE_PROFILE_END, n) == 0)
+        return ATUNE_OK;
+    return atune__profile_fail(
+        p, ATUNE_EPARSE,
+        "%s:%d: truncated profile: format %d ends with the line '%s' (the "
+        "file was cut off, or lines were added after its end)",
+        p->path, count_lines(text, start), p->format, ATUNE_PROFILE_END);
+}
+
 /* Parses NUL-terminated text of len bytes into p. */
 static int load_text(atune_profile *p, const char *text, size_t len)
 {
@@ -394,10 +549,16 @@ static int load_text(atune_profile *p, const char *text, size_t len)
         return atune__profile_fail(p, ATUNE_EPARSE,
                                    "%s:%d: NUL byte (not a text file)", p->path,
                                    count_lines(text, nul));
+    p->format = claimed_format(text, len);
+    if (p->format >= 2 && p->format <= ATUNE_PROFILE_FORMAT &&
+        (rc = check_end(p, text, len)) != ATUNE_OK)
+        return rc;
     if (atune__ini_parse(p->path, text, &p->doc, p->errmsg,
                          sizeof(p->errmsg)) != 0)
         return ATUNE_EPARSE;
     if ((rc = read_device(p)) != ATUNE_OK)
+        return rc;
+    if (p->format >= 2 && (rc = check_end(p, text, len)) != ATUNE_OK)
         return rc;
     if ((rc = read_sections(p)) != ATUNE_OK)
         return rc;
@@ -446,6 +607,42 @@ out:
     free(buf);
     fclose(f);
     return rc;
+}
+
+/* See profile_impl.h. */
+int atune__profile_peek(const char *path, atune_profile **out)
+{
+    enum { HEAD = 64 << 10 }; /* a [device] section is a few hundred bytes */
+    atune_profile *p = atune__profile_new(path);
+    char *buf = NULL;
+    FILE *f = NULL;
+    size_t len, span;
+    int rc = ATUNE_EPARSE;
+
+    if (!(*out = p))
+        return ATUNE_ENOMEM;
+    if (!(buf = malloc(HEAD + 1))) {
+        rc = atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (!(f = fopen(path, "rb"))) {
+        rc = atune__profile_fail(p, ATUNE_EIO, "cannot open '%s': %s", path,
+                                 strerror(errno));
+        goto out;
+    }
+    len = fread(buf, 1, HEAD + 1, f);
+    span = device_span(buf, len > HEAD ? HEAD : len, len <= HEAD);
+    if (span == 0 || memchr(buf, '\0', span))
+        goto out; /* left to a full open */
+    buf[span] = '\0';
+    if (atune__ini_parse(path, buf, &p->doc, p->errmsg, sizeof(p->errmsg)) ==
+        0)
+        rc = read_device(p);
+out:
+    if (f)
+        fclose(f);
+    free(buf);
+    return p->status = rc;
 }
 
 atune_profile *atune__profile_new(const char *path)

@@ -84,6 +84,7 @@ struct atune_profile {
     char *path;
     int status; /* of the open */
     int dev_ok; /* dev was read, even if a later section is malformed */
+    int format; /* [device] format: 1, or 2 with an end line */
     atune_device dev;
     atune_device_match match;
     atune_device wanted; /* the device of atune_profile_open_for */
@@ -152,6 +153,13 @@ void atune__lookup_ok(const atune_profile *p);
 
 /* A handle for path with nothing read yet; NULL when memory runs out. */
 atune_profile *atune__profile_new(const char *path);
+
+/* The [device] section of the profile at path, read from the start of the
+ * file only (a stray 16 MiB file is not read whole): ATUNE_OK with the
+ * handle's dev and doc (that section only) set; otherwise the file must
+ * be opened whole to tell (its [device] does not come first, or it is
+ * malformed), or ATUNE_ENOMEM. *out as by atune_profile_open(). */
+int atune__profile_peek(const char *path, atune_profile **out);
 
 /* ---- problem sizes (profile_size.c) ---- */
 

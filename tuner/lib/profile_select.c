@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,23 +18,47 @@ typedef struct fit {
     enum rank rank;
     long long sm_diff;
     int dir;          /* ties: the earlier directory of the path */
+    int foreign;      /* then the file autotune writes, <slug>.ini, wins */
     const char *path; /* then the file name */
 } fit;
 
-/* The best good and the best malformed candidate so far. */
+/* A file that may fit: its [device] read from its start, or, when that
+ * could not tell, the whole file opened (p). */
+typedef struct cand {
+    fit f;
+    char *path;
+    atune_profile *p; /* NULL until opened whole */
+} cand;
+
 typedef struct scan {
     const atune_device *want;
-    atune_profile *good, *bad;
-    fit good_fit, bad_fit;
+    cand *c;
+    int n, cap;
 } scan;
+
+/* Whether the file's name is the [device] slug the tuner wrote into it. */
+static int own_name(const atune_profile *c)
+{
+    const atune__ini_section *s = c->doc ? atune__ini_find(c->doc, "device")
+                                         : NULL;
+    const atune__ini_entry *e = s ? atune__ini_get(s, "slug") : NULL;
+    const char *base = strrchr(c->path, '/');
+    size_t n;
+
+    base = base ? base + 1 : c->path;
+    if (!e || !(n = strlen(e->value)))
+        return 0;
+    return strncmp(base, e->value, n) == 0 && strcmp(base + n, ".ini") == 0;
+}
 
 static fit fit_of(const atune_device *want, const atune_profile *c, int dir)
 {
-    fit f = {RANK_UNKNOWN, 0, dir, c->path};
+    fit f = {RANK_UNKNOWN, 0, dir, 1, c->path};
     const atune_device *d = &c->dev;
 
     if (!c->dev_ok)
         return f;
+    f.foreign = !own_name(c);
     f.sm_diff = llabs((long long)want->sm_count - d->sm_count);
     if (strncmp(want->name, d->name, sizeof(want->name)) == 0)
         f.rank = want->cc == d->cc && f.sm_diff == 0 ? RANK_EXACT : RANK_NAME;
@@ -52,7 +77,16 @@ static int fit_better(const fit *a, const fit *b)
         return a->sm_diff < b->sm_diff;
     if (a->dir != b->dir)
         return a->dir < b->dir;
+    if (a->foreign != b->foreign)
+        return a->foreign < b->foreign;
     return strcmp(a->path, b->path) < 0;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+
+    return fit_better(&x->f, &y->f) ? -1 : fit_better(&y->f, &x->f);
 }
 
 /* Only ranks a good file can have. */
@@ -75,58 +109,78 @@ static int is_ini_name(const char *name)
     return n > 4 && strcmp(name + n - 4, ".ini") == 0;
 }
 
-/* Keeps c in *slot if it fits better than the one there; closes the loser. */
-static void keep_better(atune_profile **slot, fit *slot_fit, atune_profile *c,
-                        const fit *f)
+/* Reads the [device] of the file at path (the whole file when its start
+ * cannot tell) and keeps it as a candidate if it may fit. Takes path. */
+static int add_cand(scan *sc, char *path, int idx)
 {
-    if (f->rank != RANK_NONE && (!*slot || fit_better(f, slot_fit))) {
-        atune_profile_close(*slot);
-        *slot = c;
-        *slot_fit = *f;
-    } else {
+    atune_profile *c;
+    int rc = atune__profile_peek(path, &c);
+    int whole = 0;
+    fit f;
+
+    if (rc != ATUNE_OK && rc != ATUNE_ENOMEM) {
         atune_profile_close(c);
+        rc = atune_profile_open(path, &c);
+        whole = 1;
     }
+    if (rc == ATUNE_ENOMEM) {
+        atune_profile_close(c);
+        free(path);
+        return ATUNE_ENOMEM;
+    }
+    f = fit_of(sc->want, c, idx);
+    if (f.rank == RANK_NONE) {
+        atune_profile_close(c);
+        free(path);
+        return ATUNE_OK;
+    }
+    if (sc->n == sc->cap) {
+        int cap = sc->cap ? 2 * sc->cap : 8;
+        cand *v = realloc(sc->c, (size_t)cap * sizeof(*v));
+        if (!v) {
+            atune_profile_close(c);
+            free(path);
+            return ATUNE_ENOMEM;
+        }
+        sc->c = v;
+        sc->cap = cap;
+    }
+    f.path = path;
+    sc->c[sc->n].f = f;
+    sc->c[sc->n].path = path;
+    /* A peeked handle holds its [device] only: opened whole if chosen. */
+    if (!whole) {
+        atune_profile_close(c);
+        c = NULL;
+    }
+    sc->c[sc->n++].p = c;
+    return ATUNE_OK;
 }
 
-/* Opens every regular *.ini file in d, the directory number idx of the
- * path, into sc. Returns ATUNE_ENOMEM or ATUNE_OK. */
+/* Every regular *.ini file in d, the directory number idx of the path,
+ * into sc. Returns ATUNE_ENOMEM or ATUNE_OK. */
 static int scan_dir(DIR *d, const char *dir, int idx, scan *sc)
 {
     struct dirent *de;
-    char *path = NULL;
     int rc = ATUNE_OK;
 
-    while ((de = readdir(d)) != NULL) {
-        atune_profile *c;
+    while (rc == ATUNE_OK && (de = readdir(d)) != NULL) {
         struct stat st;
         size_t len;
-        fit f;
+        char *path;
 
         if (!is_ini_name(de->d_name))
             continue;
         len = strlen(dir) + strlen(de->d_name) + 2;
-
-        free(path);
-        path = malloc(len);
-        if (!path) {
-            rc = ATUNE_ENOMEM;
-            break;
-        }
+        if (!(path = malloc(len)))
+            return ATUNE_ENOMEM;
         snprintf(path, len, "%s/%s", dir, de->d_name);
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(path);
             continue;
-        if (atune_profile_open(path, &c) == ATUNE_ENOMEM) {
-            atune_profile_close(c);
-            rc = ATUNE_ENOMEM;
-            break;
         }
-        f = fit_of(sc->want, c, idx);
-        if (c->status == ATUNE_OK)
-            keep_better(&sc->good, &sc->good_fit, c, &f);
-        else
-            keep_better(&sc->bad, &sc->bad_fit, c, &f);
+        rc = add_cand(sc, path, idx);
     }
-    free(path);
     return rc;
 }
 
@@ -144,20 +198,103 @@ static const char *rank_words(enum rank r)
     }
 }
 
-/* A malformed profile that would have been chosen is reported on the one
- * that was, never skipped silently. */
-static int note_skipped(scan *sc)
-{
-    const char *why = sc->bad->errmsg;
-    size_t len = strlen(why) + 128;
+/* Appends a sentence to p's warning ("; " between two). */
+static int warn(atune_profile *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-    if (!fit_better(&sc->bad_fit, &sc->good_fit))
-        return ATUNE_OK;
-    if (!(sc->good->warning = malloc(len)))
+static int warn(atune_profile *p, const char *fmt, ...)
+{
+    size_t old = p->warning ? strlen(p->warning) : 0;
+    va_list ap;
+    char *w;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(w = realloc(p->warning, old + (size_t)n + 3)))
         return ATUNE_ENOMEM;
-    snprintf(sc->good->warning, len, "skipped a malformed profile for %s: %s",
-             rank_words(sc->bad_fit.rank), why);
+    p->warning = w;
+    if (old) {
+        strcpy(w + old, "; ");
+        old += 2;
+    }
+    va_start(ap, fmt);
+    vsnprintf(w + old, (size_t)n + 1, fmt, ap);
+    va_end(ap);
     return ATUNE_OK;
+}
+
+/* What the warning of the chosen file c (number k of the sorted sc) says:
+ * a malformed file that would have been chosen is never skipped silently,
+ * and another file of the same directory that describes the same GPU as
+ * well is named, with the rule that chose between them. */
+static int note_choice(const scan *sc, int k, int first_bad, atune_profile *c)
+{
+    const fit *f = &sc->c[k].f;
+    int rc = ATUNE_OK, others = 0, other = -1;
+
+    if (first_bad >= 0)
+        rc = warn(c, "skipped a malformed profile for %s: %s",
+                  rank_words(sc->c[first_bad].f.rank),
+                  sc->c[first_bad].p->errmsg);
+    for (int j = k + 1; j < sc->n; j++) {
+        const fit *g = &sc->c[j].f;
+        if (g->rank == f->rank && g->sm_diff == f->sm_diff &&
+            g->dir == f->dir && f->rank != RANK_CC) {
+            others++;
+            other = other < 0 ? j : other;
+        }
+    }
+    if (rc == ATUNE_OK && others)
+        rc = warn(c,
+                  "%d other file%s describe%s %s as well (%s%s); chose '%s' "
+                  "as %s",
+                  others, others > 1 ? "s" : "", others > 1 ? "" : "s",
+                  rank_words(f->rank), sc->c[other].path,
+                  others > 1 ? ", ..." : "", c->path,
+                  !f->foreign && sc->c[other].f.foreign
+                      ? "the file autotune writes for it (named for its slug)"
+                      : "the first by file name");
+    return rc;
+}
+
+/* Opens the candidates whole, the best fit first, until one is good. */
+static int choose(scan *sc, atune_profile **chosen)
+{
+    int first_bad = -1;
+
+    *chosen = NULL;
+    if (sc->n > 1) /* qsort of NULL is undefined, even of 0 items */
+        qsort(sc->c, (size_t)sc->n, sizeof(*sc->c), cmp_cand);
+    for (int i = 0; i < sc->n; i++) {
+        cand *c = &sc->c[i];
+        if (!c->p && atune_profile_open(c->path, &c->p) == ATUNE_ENOMEM)
+            return ATUNE_ENOMEM;
+        if (c->p->status != ATUNE_OK) {
+            first_bad = first_bad < 0 ? i : first_bad;
+            continue;
+        }
+        c->p->match = match_of(c->f.rank);
+        *chosen = c->p;
+        c->p = NULL;
+        return note_choice(sc, i, first_bad, *chosen);
+    }
+    /* Nothing good: the error of the malformed file that fits best. */
+    if (sc->n) {
+        *chosen = sc->c[0].p;
+        sc->c[0].p = NULL;
+    }
+    return ATUNE_OK;
+}
+
+static void scan_free(scan *sc)
+{
+    for (int i = 0; i < sc->n; i++) {
+        atune_profile_close(sc->c[i].p);
+        free(sc->c[i].path);
+    }
+    free(sc->c);
 }
 
 /* Joins dirs with ':' for messages. NULL when memory runs out. */
@@ -207,7 +344,7 @@ int atune__profile_open_dirs(char *const *dirs, int n, int skip_missing,
 {
     scan sc = {0};
     char *where = join(dirs, n);
-    atune_profile *p;
+    atune_profile *p, *c = NULL;
 
     *out = p = atune__profile_new(where ? where : "");
     if (!p || !where) {
@@ -221,30 +358,23 @@ int atune__profile_open_dirs(char *const *dirs, int n, int skip_missing,
     p->wanted.uuid[sizeof(p->wanted.uuid) - 1] = '\0';
     sc.want = &p->wanted;
     p->status = scan_dirs(p, dirs, n, skip_missing, &sc);
-    if (p->status == ATUNE_OK && sc.good && sc.bad)
-        p->status = note_skipped(&sc);
+    if (p->status == ATUNE_OK)
+        p->status = choose(&sc, &c);
     if (p->status != ATUNE_OK) {
+        atune_profile_close(c);
         if (p->status == ATUNE_ENOMEM)
             atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
-    } else if (sc.good || sc.bad) {
-        atune_profile *c = sc.good ? sc.good : sc.bad;
-        if (sc.good)
-            c->match = match_of(sc.good_fit.rank);
+    } else if (c) {
         c->wanted = p->wanted;
         atune_profile_close(p);
         p = c;
-        if (sc.good)
-            sc.good = NULL;
-        else
-            sc.bad = NULL;
     } else {
         p->status = atune__profile_fail(
             p, ATUNE_ENOTFOUND, "no profile in '%s' fits '%s' (cc %d, %d SMs)",
             where, p->wanted.name, dev->cc, dev->sm_count);
     }
     free(where);
-    atune_profile_close(sc.good);
-    atune_profile_close(sc.bad);
+    scan_free(&sc);
     *out = p;
     return p->status;
 }
