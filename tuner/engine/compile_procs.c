@@ -62,6 +62,9 @@ static void stats_delta(const atune__cache_stats *a,
     d->corrupt = b->corrupt - a->corrupt;
     d->writes = b->writes - a->writes;
     d->write_errors = b->write_errors - a->write_errors;
+    d->rebuilt = b->rebuilt - a->rebuilt;
+    d->unreplaced = b->unreplaced - a->unreplaced;
+    d->evicted = b->evicted - a->evicted;
 }
 
 /* Serves one request; returns -1 when the parent is gone. */

@@ -45,6 +45,9 @@ struct atune__cache {
     atomic_long corrupt;
     atomic_long writes;
     atomic_long write_errors;
+    atomic_long rebuilt;
+    atomic_long unreplaced;
+    atomic_long evicted;
 };
 
 /* What reading one entry file gave. */
@@ -143,6 +146,9 @@ int atune__cache_open(const char *dir, atune__cache **out, atune__err *err)
     atomic_init(&c->corrupt, 0);
     atomic_init(&c->writes, 0);
     atomic_init(&c->write_errors, 0);
+    atomic_init(&c->rebuilt, 0);
+    atomic_init(&c->unreplaced, 0);
+    atomic_init(&c->evicted, 0);
     *out = c;
     return 0;
 }
@@ -178,6 +184,9 @@ void atune__cache_stats_add(atune__cache *c, const atune__cache_stats *s)
     atomic_fetch_add(&c->corrupt, s->corrupt);
     atomic_fetch_add(&c->writes, s->writes);
     atomic_fetch_add(&c->write_errors, s->write_errors);
+    atomic_fetch_add(&c->rebuilt, s->rebuilt);
+    atomic_fetch_add(&c->unreplaced, s->unreplaced);
+    atomic_fetch_add(&c->evicted, s->evicted);
 }
 
 void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s)
@@ -193,6 +202,9 @@ void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s)
     s->corrupt = atomic_load(&w->corrupt);
     s->writes = atomic_load(&w->writes);
     s->write_errors = atomic_load(&w->write_errors);
+    s->rebuilt = atomic_load(&w->rebuilt);
+    s->unreplaced = atomic_load(&w->unreplaced);
+    s->evicted = atomic_load(&w->evicted);
 }
 
 /* --- key ------------------------------------------------------------------ */
@@ -341,12 +353,15 @@ out:
     return e;
 }
 
-int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
+/* atune__cache_get that also says whether the miss was a damaged entry. */
+static int lookup(atune__cache *c, uint64_t key, atune__cubin *out,
+                  int *damaged)
 {
     char path[4200];
     enum entry e;
 
     memset(out, 0, sizeof(*out));
+    *damaged = 0;
     if (!c)
         return ATUNE__CACHE_MISS;
     if (atune__cache_entry_path(c, key, path, sizeof(path)) != 0)
@@ -357,10 +372,19 @@ int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
         atomic_fetch_add(&c->hits, 1);
         return e == ENTRY_CUBIN ? ATUNE__CACHE_HIT : ATUNE__CACHE_HIT_ERROR;
     }
-    if (e == ENTRY_BAD)
+    if (e == ENTRY_BAD) {
         atomic_fetch_add(&c->corrupt, 1);
+        *damaged = 1;
+    }
     atomic_fetch_add(&c->misses, 1);
     return ATUNE__CACHE_MISS;
+}
+
+int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
+{
+    int damaged;
+
+    return lookup(c, key, out, &damaged);
 }
 
 /* Writes the whole entry into a new temporary file and renames it over
@@ -494,7 +518,7 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
     const char *subst[ATUNE__JIT_MAX_NAMES];
     char *rec;
     uint64_t key;
-    int found, rc;
+    int found, rc, damaged, put = -1;
 
     if (hit)
         *hit = 0;
@@ -519,7 +543,7 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
     key = atune__cache_key(m->source, m->source_len, m->headers_hash, o.v,
                            o.nkey, subst, nnames, atune__jit_version());
     atune__jit_options_free(&o);
-    found = atune__cache_get(cache, key, out);
+    found = lookup(cache, key, out, &damaged);
     if (found != ATUNE__CACHE_MISS && hit)
         *hit = 1;
     if (found == ATUNE__CACHE_HIT && out->nsyms == nnames)
@@ -532,10 +556,14 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
     atune__cubin_free(out);
     rc = atune__jit_compile(m, c, arch, names, nnames, out, err);
     if (rc == 0)
-        atune__cache_put(cache, key, out, NULL);
+        put = atune__cache_put(cache, key, out, NULL);
     else if ((rec = config_error_record(m, err)) != NULL) {
-        atune__cache_put_error(cache, key, rec, NULL);
+        put = atune__cache_put_error(cache, key, rec, NULL);
         free(rec);
     }
+    /* "Rebuilt" only when a good entry really took the damaged one's
+     * place: an entry replaced by a directory cannot be renamed over. */
+    if (damaged)
+        atomic_fetch_add(put == 0 ? &cache->rebuilt : &cache->unreplaced, 1);
     return rc;
 }

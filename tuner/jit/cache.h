@@ -27,6 +27,9 @@ typedef struct atune__cache_stats {
     long corrupt;      /* of the misses: entries found damaged */
     long writes;       /* entries written */
     long write_errors; /* entries that could not be written */
+    long rebuilt;      /* of the corrupt: replaced by a good entry */
+    long unreplaced;   /* of the corrupt: still damaged (not rewritten) */
+    long evicted;      /* entries removed to keep the size limit */
 } atune__cache_stats;
 
 /* What atune__cache_get found. */
