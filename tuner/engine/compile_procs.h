@@ -29,6 +29,14 @@ int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
 
 int atune__procs_count(const atune__procs *ps);
 
+/* The compile time limit, in seconds (0: none). atune__procs_start sets it
+ * from ATUNE_COMPILE_TIMEOUT (whole seconds, 0 for none; default 120) and
+ * fails with ATUNE__EUSAGE on a value that is not one. A compilation that
+ * runs longer is killed with its child, which is replaced, and reported as
+ * the configuration's compile error (ATUNE__EDATA). It is not cached: it
+ * may compile on a less loaded machine. */
+void atune__procs_set_time_limit(atune__procs *ps, int seconds);
+
 /* atune__jit_compile_cached in child i (0 <= i < count); blocks. Only one
  * thread may use a given child at a time. names must be m->kernel and/or
  * m->reference. The children's cache counters are added to cache's. */
