@@ -205,12 +205,11 @@ static int time_limit_from_env(int *out, atune__err *err)
     *out = DEFAULT_TIME_LIMIT;
     if (!v || !*v)
         return 0;
-    for (const char *p = v; *p; p++) {
-        if (*p < '0' || *p > '9' || n > MAX_TIME_LIMIT)
-            return atune__fail(err, ATUNE__EUSAGE,
-                               "ATUNE_COMPILE_TIMEOUT: invalid '%s' (whole "
-                               "seconds, 0 to %d; 0: no limit)",
-                               v, MAX_TIME_LIMIT);
+    for (const char *p = v; *p && n <= MAX_TIME_LIMIT; p++) {
+        if (*p < '0' || *p > '9') {
+            n = MAX_TIME_LIMIT + 1;
+            break;
+        }
         n = n * 10 + (*p - '0');
     }
     if (n > MAX_TIME_LIMIT)

@@ -11,7 +11,10 @@
  * other thread, so they are plain copies that only ever call NVRTC and the
  * module cache. They share the parent's memory image: a request names the
  * manifest by its address, valid in the child because it was loaded before
- * the fork. */
+ * the fork. A child killed for the compile time limit is replaced by a
+ * fork made later, when the parent may have threads (and, in a tune
+ * worker, a CUDA context): the new child still only calls NVRTC and the
+ * cache, which the parent never holds locks of. */
 #ifndef ATUNE_COMPILE_PROCS_H
 #define ATUNE_COMPILE_PROCS_H
 
