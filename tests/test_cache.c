@@ -712,10 +712,25 @@ static void test_compile_cached(void **state)
                              (long)strlen(a.sym[0]) + 1);
         assert_int_equal(atune__cache_get(c, key, &again), ATUNE__CACHE_HIT);
         atune__cubin_free(&again);
+        atune__cache_stats_get(c, &s);
+        assert_int_equal(s.rebuilt, 1);
+        assert_int_equal(s.unreplaced, 0);
+
+        /* A directory in the entry's place cannot be renamed over: the
+         * compile still succeeds, but it is not counted as rebuilt. */
+        assert_int_equal(unlink(victim), 0);
+        assert_int_equal(mkdir(victim, 0755), 0);
+        assert_int_equal(atune__jit_compile_cached(c, m, &c1, "sm_90", names, 1,
+                                                   &again, &hit, &err),
+                         0);
+        atune__cubin_free(&again);
+        assert_int_equal(rmdir(victim), 0);
     }
     atune__cache_stats_get(c, &s);
-    assert_int_equal(s.corrupt, 1);
-    assert_int_equal(s.write_errors, 0);
+    assert_int_equal(s.corrupt, 2);
+    assert_int_equal(s.rebuilt, 1);
+    assert_int_equal(s.unreplaced, 1);
+    assert_int_equal(s.write_errors, 1);
 
     /* Without a cache it is a plain compile. */
     assert_int_equal(atune__jit_compile_cached(NULL, m, &c1, "sm_90", names, 1,

@@ -181,6 +181,56 @@ static void test_cache_counts(void **state)
     rm_rf(tmp);
 }
 
+/* A compilation past the time limit is killed with its child and reported
+ * as the configuration's compile error; the replaced child serves the next
+ * request (which times out again: tests/data/compile_slow is a bomb). */
+static void test_time_limit(void **state)
+{
+    const char *src = getenv("ATUNE_SOURCE_DIR");
+    char dir[4096];
+    atune__procs *ps = NULL;
+    atune__cubin out = {0};
+    atune__err err;
+    const char *names[1];
+
+    (void)state;
+    assert_non_null(src);
+    snprintf(dir, sizeof(dir), "%s/tests/data/compile_slow", src);
+    load(dir, NULL);
+    names[0] = t.m[0]->kernel;
+    assert_int_equal(atune__procs_start(&t, NULL, 1, &ps, &err), 0);
+    atune__procs_set_time_limit(ps, 1);
+    for (int round = 0; round < 2; round++) {
+        double t0 = atune__now();
+        assert_int_equal(atune__procs_compile(ps, 0, t.m[0], NULL, "sm_90",
+                                              names, 1, &out, NULL, &err),
+                         ATUNE__EDATA);
+        assert_non_null(strstr(err.msg, "compile time limit exceeded"));
+        assert_non_null(strstr(err.msg, "bomb.cu: BLOCK_SIZE=128,VW=1:"));
+        assert_null(out.data);
+        /* The limit, plus the replaced child's warm-up in round 1. */
+        assert_true(atune__now() - t0 < 15);
+    }
+    atune__procs_stop(ps);
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+}
+
+/* A compile time limit that is not whole seconds is refused. */
+static void test_time_limit_env(void **state)
+{
+    atune__procs *ps = NULL;
+    atune__err err;
+
+    (void)state;
+    load(NULL, "copy");
+    setenv("ATUNE_COMPILE_TIMEOUT", "1.5", 1);
+    assert_int_equal(atune__procs_start(&t, NULL, 1, &ps, &err),
+                     ATUNE__EUSAGE);
+    assert_null(ps);
+    assert_non_null(strstr(err.msg, "ATUNE_COMPILE_TIMEOUT"));
+    unsetenv("ATUNE_COMPILE_TIMEOUT");
+}
+
 /* Stopping reaps every child: none is left to wait for. */
 static void test_children_reaped(void **state)
 {
@@ -201,6 +251,8 @@ int main(void)
         cmocka_unit_test(test_compile_error),
         cmocka_unit_test(test_cache_counts),
         cmocka_unit_test(test_children_reaped),
+        cmocka_unit_test(test_time_limit),
+        cmocka_unit_test(test_time_limit_env),
     };
     int rc = cmocka_run_group_tests_name("compile_procs", tests, NULL, NULL);
 

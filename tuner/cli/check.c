@@ -219,7 +219,8 @@ static int check_memory(const atune__manifest *m, const struct size_report *sr,
  * failure; adds the number of failures (a template that fails validation
  * counts as one) to *failed. Returns 0 or an error that stops the check. */
 static int check_one(const atune__manifest *m, const atune__cli *o,
-                     atune__cache *cache, atune__json *j, int64_t *failed)
+                     atune__cache *cache, atune__procs *procs, atune__json *j,
+                     int64_t *failed)
 {
     const char *names[] = {m->kernel, m->reference};
     atune__valid_set valid = {0};
@@ -244,8 +245,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         return 0;
     }
     if (!rc)
-        rc = atune__pool_start(m, o->arch, names, 2, index, n, 0, cache, NULL,
-                               &pool, &err);
+        rc = atune__pool_start(m, o->arch, names, 2, index, n, 0, cache,
+                               procs, &pool, &err);
     if (!rc && j) {
         atune__json_object(j, NULL);
         atune__json_str(j, "name", m->name);
@@ -359,7 +360,13 @@ static int check_each(const atune__cli *o, atune__cache *cache,
             report_invalid_name(names[i], j, err.msg);
             *failed += 1;
         } else if (!rc) {
-            rc = check_one(t.m[0], o, cache, j, failed);
+            /* Children forked now share this template's memory. */
+            atune__procs *procs = NULL;
+            if ((rc = atune__procs_start(&t, cache, 0, &procs, &err)))
+                atune__cli_error(rc, "%s", err.msg);
+            else
+                rc = check_one(t.m[0], o, cache, procs, j, failed);
+            atune__procs_stop(procs);
         }
         atune__templates_free(&t);
         free(names[i]);
@@ -394,6 +401,7 @@ int atune__cmd_check(const atune__cli *o)
     atune__templates t = {0};
     atune__json json, *j = NULL;
     atune__cache *cache;
+    atune__procs *procs = NULL;
     atune__err err;
     int64_t failed = 0;
     int rc, each;
@@ -408,6 +416,13 @@ int atune__cmd_check(const atune__cli *o)
         return atune__cli_error(rc, "%s", err.msg);
     }
     cache = atune__cli_cache(o);
+    /* NVRTC in child processes, which a compilation past the time limit
+     * can be killed with (a thread cannot). Forked before any thread. */
+    if (!each && (rc = atune__procs_start(&t, cache, 0, &procs, &err))) {
+        atune__cache_close(cache);
+        atune__templates_free(&t);
+        return atune__cli_error(rc, "%s", err.msg);
+    }
     if (o->json) {
         j = &json;
         json_start(j, o);
@@ -415,7 +430,8 @@ int atune__cmd_check(const atune__cli *o)
     if (each)
         rc = check_each(o, cache, j, &failed);
     for (int i = 0; !each && !rc && i < t.n; i++)
-        rc = check_one(t.m[i], o, cache, j, &failed);
+        rc = check_one(t.m[i], o, cache, procs, j, &failed);
+    atune__procs_stop(procs);
     if (j) {
         atune__json_end(j);
         atune__json_int(j, "failed", failed);

@@ -38,10 +38,30 @@ atune__cache *atune__cli_cache(const atune__cli *o)
     return c;
 }
 
+/* What became of damaged entries and of the size limit, for the cache
+ * line: "" when there is nothing to say. */
+static void cache_notes(const atune__cache_stats *s, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    if (s->rebuilt)
+        n += (size_t)snprintf(buf + n, len - n, ", %ld damaged %s rebuilt",
+                              s->rebuilt, s->rebuilt == 1 ? "entry" : "entries");
+    if (s->unreplaced && n < len)
+        n += (size_t)snprintf(buf + n, len - n,
+                              ", %ld damaged %s could not be replaced",
+                              s->unreplaced,
+                              s->unreplaced == 1 ? "entry" : "entries");
+    if (s->evicted && n < len)
+        snprintf(buf + n, len - n, ", %ld evicted (size limit)", s->evicted);
+}
+
 void atune__cli_cache_report(const atune__cli *o, atune__cache *c,
                              atune__json *j)
 {
     atune__cache_stats s = {0};
+    char notes[256];
 
     if (c)
         atune__cache_stats_get(c, &s);
@@ -54,11 +74,14 @@ void atune__cli_cache_report(const atune__cli *o, atune__cache *c,
         atune__json_int(j, "hits", s.hits);
         atune__json_int(j, "misses", s.misses);
         atune__json_int(j, "corrupt", s.corrupt);
+        atune__json_int(j, "rebuilt", s.rebuilt);
+        atune__json_int(j, "not_rebuilt", s.unreplaced);
+        atune__json_int(j, "evicted", s.evicted);
         atune__json_end(j);
     } else if (!o->quiet && c && s.hits + s.misses > 0) {
+        cache_notes(&s, notes, sizeof(notes));
         fprintf(stderr, "module cache %s: %ld hits, %ld misses%s\n",
-                atune__cache_dir(c), s.hits, s.misses,
-                s.corrupt ? " (damaged entries rebuilt)" : "");
+                atune__cache_dir(c), s.hits, s.misses, notes);
     }
 }
 

@@ -8,7 +8,10 @@
  */
 #include "engine/compile_procs.h"
 
+#include "template/space.h"
+
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,8 @@
 #include <unistd.h>
 
 #define MAX_PROCS 64
+#define DEFAULT_TIME_LIMIT 120 /* seconds of one compilation */
+#define MAX_TIME_LIMIT 86400
 
 struct request {
     const atune__manifest *m; /* an address the child shares */
@@ -35,11 +40,13 @@ struct response {
 typedef struct proc {
     pid_t pid;
     int to, from; /* request and response pipe ends */
+    int ready;    /* its warm-up byte was read */
 } proc;
 
 struct atune__procs {
     const atune__templates *t;
     atune__cache *cache;
+    int time_limit; /* seconds; 0: none */
     int n;
     proc p[MAX_PROCS];
 };
@@ -62,6 +69,9 @@ static void stats_delta(const atune__cache_stats *a,
     d->corrupt = b->corrupt - a->corrupt;
     d->writes = b->writes - a->writes;
     d->write_errors = b->write_errors - a->write_errors;
+    d->rebuilt = b->rebuilt - a->rebuilt;
+    d->unreplaced = b->unreplaced - a->unreplaced;
+    d->evicted = b->evicted - a->evicted;
 }
 
 /* Serves one request; returns -1 when the parent is gone. */
@@ -138,6 +148,10 @@ static void child_main(const atune__procs *ps, int in, int out)
     if (atune__jit_compile_source(warm, "warm.cu", "sm_75", &cubin, &err) ==
         0)
         atune__cubin_free(&cubin);
+    /* Ready: the parent's time limit starts with the first request, not
+     * with the warm-up. */
+    if (atune__write_full(out, "r", 1))
+        _exit(0);
     while (serve(ps, in, out) == 0)
         ;
     _exit(0);
@@ -182,6 +196,31 @@ static int fork_one(atune__procs *ps, int i, atune__err *err)
     return 0;
 }
 
+/* ATUNE_COMPILE_TIMEOUT: whole seconds, 0 for no limit. */
+static int time_limit_from_env(int *out, atune__err *err)
+{
+    const char *v = getenv("ATUNE_COMPILE_TIMEOUT");
+    long n = 0;
+
+    *out = DEFAULT_TIME_LIMIT;
+    if (!v || !*v)
+        return 0;
+    for (const char *p = v; *p && n <= MAX_TIME_LIMIT; p++) {
+        if (*p < '0' || *p > '9') {
+            n = MAX_TIME_LIMIT + 1;
+            break;
+        }
+        n = n * 10 + (*p - '0');
+    }
+    if (n > MAX_TIME_LIMIT)
+        return atune__fail(err, ATUNE__EUSAGE,
+                           "ATUNE_COMPILE_TIMEOUT: invalid '%s' (whole "
+                           "seconds, 0 to %d; 0: no limit)",
+                           v, MAX_TIME_LIMIT);
+    *out = (int)n;
+    return 0;
+}
+
 int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
                        atune__procs **out, atune__err *err)
 {
@@ -199,6 +238,10 @@ int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
         n = MAX_PROCS;
     ps->t = t;
     ps->cache = cache;
+    if ((rc = time_limit_from_env(&ps->time_limit, err))) {
+        free(ps);
+        return rc;
+    }
     /* A child that died must show up as a failed write, not kill us. */
     signal(SIGPIPE, SIG_IGN);
     for (; ps->n < n && !rc; ps->n++)
@@ -215,6 +258,71 @@ int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
 int atune__procs_count(const atune__procs *ps)
 {
     return ps ? ps->n : 0;
+}
+
+void atune__procs_set_time_limit(atune__procs *ps, int seconds)
+{
+    ps->time_limit = seconds > 0 ? seconds : 0;
+}
+
+/* Waits until fd is readable or seconds (0: forever) have passed: 1 when
+ * readable (or at end of file), 0 on time-out, -1 on error. */
+static int wait_readable(int fd, int seconds)
+{
+    double end = atune__now() + seconds;
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+
+    for (;;) {
+        double left = end - atune__now();
+        int ms = seconds ? (left <= 0 ? 0 : (int)(left * 1000) + 1) : -1;
+        int r = poll(&pf, 1, ms);
+        if (r > 0)
+            return 1;
+        if (r == 0)
+            return 0;
+        if (errno != EINTR)
+            return -1;
+    }
+}
+
+/* Kills child i (its compilation ran past the limit) and forks a new one
+ * in its place. The parent may have threads by now (the pool's): the new
+ * child only ever calls NVRTC and the module cache, which the parent does
+ * not hold locks of, and glibc keeps malloc and stdio usable after fork. */
+static int restart(atune__procs *ps, int i, atune__err *err)
+{
+    proc *p = &ps->p[i];
+
+    kill(p->pid, SIGKILL);
+    close(p->to);
+    close(p->from);
+    while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    *p = (proc){.pid = -1, .to = -1, .from = -1};
+    return fork_one(ps, i, err);
+}
+
+/* Sends a request to child i and waits for its response header within
+ * the time limit. 1: the limit passed (the child was replaced). */
+static int ask(atune__procs *ps, int i, const struct request *rq,
+               struct response *rs, atune__err *err)
+{
+    proc *p = &ps->p[i];
+    char r;
+    int w;
+
+    if (!p->ready) {
+        if (atune__read_full(p->from, &r, 1))
+            return -1;
+        p->ready = 1;
+    }
+    if (atune__write_full(p->to, rq, sizeof(*rq)))
+        return -1;
+    if ((w = wait_readable(p->from, ps->time_limit)) == 0)
+        return restart(ps, i, err) ? -2 : 1;
+    if (w < 0 || atune__read_full(p->from, rs, sizeof(*rs)))
+        return -1;
+    return 0;
 }
 
 static int names_mask(const atune__manifest *m, const char *const *names,
@@ -263,6 +371,7 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
     struct response rs;
     char *body = NULL, *log = NULL, *syms = NULL;
     proc *p = &ps->p[i];
+    int rc;
 
     memset(out, 0, sizeof(*out));
     memset(&rq, 0, sizeof(rq));
@@ -275,8 +384,17 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
         names_mask(m, names, nnames, &rq.names))
         return atune__jit_compile_cached(ps->cache, m, c, arch, names,
                                          nnames, out, hit, err);
-    if (atune__write_full(p->to, &rq, sizeof(rq)) ||
-        atune__read_full(p->from, &rs, sizeof(rs)) ||
+    if ((rc = ask(ps, i, &rq, &rs, err)) == 1) {
+        char cfg[512];
+        atune__config_str(m, &rq.c, cfg, sizeof(cfg));
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s: %s: compile time limit exceeded: killed after "
+                           "%d s (ATUNE_COMPILE_TIMEOUT)",
+                           m->cu_path, cfg, ps->time_limit);
+    }
+    if (rc == -2)
+        return err->code;
+    if (rc ||
         !(body = read_body(p->from, rs.len)) ||
         !(log = read_body(p->from, rs.log_len)) ||
         !(syms = read_body(p->from, rs.syms_len))) {
@@ -318,7 +436,8 @@ void atune__procs_stop(atune__procs *ps)
         close(ps->p[i].from);
     }
     for (int i = 0; i < ps->n; i++)
-        while (waitpid(ps->p[i].pid, NULL, 0) < 0 && errno == EINTR)
+        while (ps->p[i].pid > 0 && waitpid(ps->p[i].pid, NULL, 0) < 0 &&
+               errno == EINTR)
             ;
     free(ps);
 }

@@ -11,7 +11,10 @@
  * other thread, so they are plain copies that only ever call NVRTC and the
  * module cache. They share the parent's memory image: a request names the
  * manifest by its address, valid in the child because it was loaded before
- * the fork. */
+ * the fork. A child killed for the compile time limit is replaced by a
+ * fork made later, when the parent may have threads (and, in a tune
+ * worker, a CUDA context): the new child still only calls NVRTC and the
+ * cache, which the parent never holds locks of. */
 #ifndef ATUNE_COMPILE_PROCS_H
 #define ATUNE_COMPILE_PROCS_H
 
@@ -28,6 +31,14 @@ int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
                        atune__procs **out, atune__err *err);
 
 int atune__procs_count(const atune__procs *ps);
+
+/* The compile time limit, in seconds (0: none). atune__procs_start sets it
+ * from ATUNE_COMPILE_TIMEOUT (whole seconds, 0 for none; default 120) and
+ * fails with ATUNE__EUSAGE on a value that is not one. A compilation that
+ * runs longer is killed with its child, which is replaced, and reported as
+ * the configuration's compile error (ATUNE__EDATA). It is not cached: it
+ * may compile on a less loaded machine. */
+void atune__procs_set_time_limit(atune__procs *ps, int seconds);
 
 /* atune__jit_compile_cached in child i (0 <= i < count); blocks. Only one
  * thread may use a given child at a time. names must be m->kernel and/or

@@ -37,14 +37,22 @@
 #define MAX_DATA (256u << 20) /* a CUBIN is KBs; refuse absurd lengths */
 #define MAX_LOG (16u << 20)
 #define MAX_SYMS (64u << 10)
+#define MAX_LIMIT_MB (1ull << 40)
 
 struct atune__cache {
     char *dir;
+    uint64_t max_bytes;       /* the size limit; 0: none */
+    atomic_ullong since_scan; /* bytes written since the last scan */
+    atomic_int scanned;       /* this process scanned once */
+    atomic_flag scanning;     /* one thread scans at a time */
     atomic_long hits;
     atomic_long misses;
     atomic_long corrupt;
     atomic_long writes;
     atomic_long write_errors;
+    atomic_long rebuilt;
+    atomic_long unreplaced;
+    atomic_long evicted;
 };
 
 /* What reading one entry file gave. */
@@ -115,15 +123,42 @@ static int make_dirs(const char *path, atune__err *err)
     return 0;
 }
 
+/* ATUNE_CACHE_MAX_MB: whole MiB, 0 for no limit. */
+static int limit_from_env(uint64_t *bytes, atune__err *err)
+{
+    const char *v = getenv("ATUNE_CACHE_MAX_MB");
+    uint64_t mb = 0;
+
+    *bytes = (uint64_t)ATUNE__CACHE_DEFAULT_MAX_MB << 20;
+    if (!v || !*v)
+        return 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9' || mb > MAX_LIMIT_MB)
+            break;
+        mb = mb * 10 + (uint64_t)(*p - '0');
+        if (p[1] == '\0' && mb <= MAX_LIMIT_MB) {
+            *bytes = mb << 20;
+            return 0;
+        }
+    }
+    return atune__fail(err, ATUNE__EUSAGE,
+                       "ATUNE_CACHE_MAX_MB: invalid '%s' (whole MiB, 0 for "
+                       "no limit)",
+                       v);
+}
+
 int atune__cache_open(const char *dir, atune__cache **out, atune__err *err)
 {
     char buf[4096];
     atune__cache *c;
+    uint64_t max_bytes;
     int rc;
 
     *out = NULL;
     if (atune__cache_disabled_by_env())
         return 0;
+    if ((rc = limit_from_env(&max_bytes, err)) != 0)
+        return rc;
     if (!dir) {
         if ((rc = atune__cache_default_dir(buf, sizeof(buf), err)) != 0)
             return rc;
@@ -143,6 +178,13 @@ int atune__cache_open(const char *dir, atune__cache **out, atune__err *err)
     atomic_init(&c->corrupt, 0);
     atomic_init(&c->writes, 0);
     atomic_init(&c->write_errors, 0);
+    atomic_init(&c->rebuilt, 0);
+    atomic_init(&c->unreplaced, 0);
+    atomic_init(&c->evicted, 0);
+    atomic_init(&c->since_scan, 0);
+    atomic_init(&c->scanned, 0);
+    atomic_flag_clear(&c->scanning);
+    c->max_bytes = max_bytes;
     *out = c;
     return 0;
 }
@@ -158,6 +200,38 @@ void atune__cache_close(atune__cache *c)
 const char *atune__cache_dir(const atune__cache *c)
 {
     return c ? c->dir : "";
+}
+
+void atune__cache_set_limit(atune__cache *c, uint64_t max_bytes)
+{
+    if (c)
+        c->max_bytes = max_bytes;
+}
+
+uint64_t atune__cache_limit(const atune__cache *c)
+{
+    return c ? c->max_bytes : 0;
+}
+
+/* After a write of bytes: scans the directory on this process's first
+ * write and after each tenth of the limit written since (cache.h). */
+static void keep_limit(atune__cache *c, uint64_t bytes)
+{
+    uint64_t written, step = c->max_bytes / 10;
+    long evicted = 0;
+
+    if (!c->max_bytes)
+        return;
+    written = atomic_fetch_add(&c->since_scan, bytes) + bytes;
+    if (atomic_load(&c->scanned) && written < step)
+        return;
+    if (atomic_flag_test_and_set(&c->scanning))
+        return; /* another thread scans now */
+    atomic_store(&c->scanned, 1);
+    atomic_store(&c->since_scan, 0);
+    if (atune__cache_evict_dir(c->dir, c->max_bytes, &evicted) == 0)
+        atomic_fetch_add(&c->evicted, evicted);
+    atomic_flag_clear(&c->scanning);
 }
 
 int atune__cache_entry_path(const atune__cache *c, uint64_t key, char *buf,
@@ -178,6 +252,9 @@ void atune__cache_stats_add(atune__cache *c, const atune__cache_stats *s)
     atomic_fetch_add(&c->corrupt, s->corrupt);
     atomic_fetch_add(&c->writes, s->writes);
     atomic_fetch_add(&c->write_errors, s->write_errors);
+    atomic_fetch_add(&c->rebuilt, s->rebuilt);
+    atomic_fetch_add(&c->unreplaced, s->unreplaced);
+    atomic_fetch_add(&c->evicted, s->evicted);
 }
 
 void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s)
@@ -193,6 +270,9 @@ void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s)
     s->corrupt = atomic_load(&w->corrupt);
     s->writes = atomic_load(&w->writes);
     s->write_errors = atomic_load(&w->write_errors);
+    s->rebuilt = atomic_load(&w->rebuilt);
+    s->unreplaced = atomic_load(&w->unreplaced);
+    s->evicted = atomic_load(&w->evicted);
 }
 
 /* --- key ------------------------------------------------------------------ */
@@ -336,17 +416,26 @@ static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
         !header_ok(hdr, key, st.st_size, &kind, &dlen, &llen, &slen))
         goto out;
     e = read_body(fd, hdr, kind, dlen, llen, slen, out);
+    if (e == ENTRY_CUBIN || e == ENTRY_ERROR) {
+        /* Used now, for the size limit's eviction (cache_evict.c); fails
+         * harmlessly in a shared directory of another user's entries. */
+        const struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+        futimens(fd, now);
+    }
 out:
     close(fd);
     return e;
 }
 
-int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
+/* atune__cache_get that also says whether the miss was a damaged entry. */
+static int lookup(atune__cache *c, uint64_t key, atune__cubin *out,
+                  int *damaged)
 {
     char path[4200];
     enum entry e;
 
     memset(out, 0, sizeof(*out));
+    *damaged = 0;
     if (!c)
         return ATUNE__CACHE_MISS;
     if (atune__cache_entry_path(c, key, path, sizeof(path)) != 0)
@@ -357,10 +446,19 @@ int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
         atomic_fetch_add(&c->hits, 1);
         return e == ENTRY_CUBIN ? ATUNE__CACHE_HIT : ATUNE__CACHE_HIT_ERROR;
     }
-    if (e == ENTRY_BAD)
+    if (e == ENTRY_BAD) {
         atomic_fetch_add(&c->corrupt, 1);
+        *damaged = 1;
+    }
     atomic_fetch_add(&c->misses, 1);
     return ATUNE__CACHE_MISS;
+}
+
+int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
+{
+    int damaged;
+
+    return lookup(c, key, out, &damaged);
 }
 
 /* Writes the whole entry into a new temporary file and renames it over
@@ -420,6 +518,8 @@ static int put_entry(atune__cache *c, uint64_t key, uint32_t kind,
         return 0;
     rc = write_entry(c, key, kind, data, dlen, log, syms, slen, err);
     atomic_fetch_add(rc ? &c->write_errors : &c->writes, 1);
+    if (rc == 0)
+        keep_limit(c, HDR + dlen + (log ? strlen(log) : 0) + slen);
     return rc;
 }
 
@@ -494,7 +594,7 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
     const char *subst[ATUNE__JIT_MAX_NAMES];
     char *rec;
     uint64_t key;
-    int found, rc;
+    int found, rc, damaged, put = -1;
 
     if (hit)
         *hit = 0;
@@ -519,7 +619,7 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
     key = atune__cache_key(m->source, m->source_len, m->headers_hash, o.v,
                            o.nkey, subst, nnames, atune__jit_version());
     atune__jit_options_free(&o);
-    found = atune__cache_get(cache, key, out);
+    found = lookup(cache, key, out, &damaged);
     if (found != ATUNE__CACHE_MISS && hit)
         *hit = 1;
     if (found == ATUNE__CACHE_HIT && out->nsyms == nnames)
@@ -532,10 +632,14 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
     atune__cubin_free(out);
     rc = atune__jit_compile(m, c, arch, names, nnames, out, err);
     if (rc == 0)
-        atune__cache_put(cache, key, out, NULL);
+        put = atune__cache_put(cache, key, out, NULL);
     else if ((rec = config_error_record(m, err)) != NULL) {
-        atune__cache_put_error(cache, key, rec, NULL);
+        put = atune__cache_put_error(cache, key, rec, NULL);
         free(rec);
     }
+    /* "Rebuilt" only when a good entry really took the damaged one's
+     * place: an entry replaced by a directory cannot be renamed over. */
+    if (damaged)
+        atomic_fetch_add(put == 0 ? &cache->rebuilt : &cache->unreplaced, 1);
     return rc;
 }

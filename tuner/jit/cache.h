@@ -27,6 +27,9 @@ typedef struct atune__cache_stats {
     long corrupt;      /* of the misses: entries found damaged */
     long writes;       /* entries written */
     long write_errors; /* entries that could not be written */
+    long rebuilt;      /* of the corrupt: replaced by a good entry */
+    long unreplaced;   /* of the corrupt: still damaged (not rewritten) */
+    long evicted;      /* entries removed to keep the size limit */
 } atune__cache_stats;
 
 /* What atune__cache_get found. */
@@ -96,6 +99,28 @@ int atune__cache_put(atune__cache *c, uint64_t key, const atune__cubin *cubin,
  * so that a second run does not compile it again. */
 int atune__cache_put_error(atune__cache *c, uint64_t key, const char *msg,
                            atune__err *err);
+
+/* The size limit: ATUNE_CACHE_MAX_MB (whole MiB, 0 for none; default
+ * ATUNE__CACHE_DEFAULT_MAX_MB), read by atune__cache_open, which fails
+ * with ATUNE__EUSAGE on a value that is not one. After a process's first
+ * write, and again after each further tenth of the limit it writes, the
+ * directory is scanned once and, when it holds more than the limit, the
+ * least recently used entries are removed down to 90 % of it (counted as
+ * evicted). So a directory exceeds the limit by at most a tenth of it per
+ * writing process, and a scan costs one readdir, not one per write. */
+#define ATUNE__CACHE_DEFAULT_MAX_MB 1024
+
+/* Sets the limit in bytes (0: none); tests use tiny ones. */
+void atune__cache_set_limit(atune__cache *c, uint64_t max_bytes);
+
+uint64_t atune__cache_limit(const atune__cache *c);
+
+/* Removes the least recently used entries of dir (the later of access and
+ * modification time) until it holds at most 90 % of max_bytes, when it
+ * holds more than max_bytes; also removes temporary files an hour old,
+ * left by killed writers. *evicted: how many entries it removed. -1 when
+ * the directory cannot be listed (cache_evict.c). */
+int atune__cache_evict_dir(const char *dir, uint64_t max_bytes, long *evicted);
 
 /* The counters since open (all zero for NULL). */
 void atune__cache_stats_get(const atune__cache *c, atune__cache_stats *s);

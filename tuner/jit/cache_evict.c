@@ -1,0 +1,145 @@
+/* cache_evict.c -- the module cache's size limit: removing the least
+ * recently used entries of a cache directory (see cache.h).
+ *
+ * "Recently used" is the later of an entry's modification time (written)
+ * and access time (cache.c sets it on every hit, so noatime or relatime
+ * mounts do not matter). Several processes may evict one directory at
+ * once, and others may be reading the entries removed: on POSIX an open
+ * file stays readable after unlink, and a lookup of a removed entry is a
+ * miss that compiles and writes it again, so no lock is needed. */
+#include "jit/cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A temporary file this old was left by a writer that was killed (a
+ * compile past its time limit, a crash); a live writer renames its file
+ * within milliseconds. */
+#define STALE_TMP_SECONDS 3600
+
+typedef struct file {
+    char name[32];
+    uint64_t bytes;
+    struct timespec used;
+} file;
+
+typedef struct listing {
+    file *v;
+    size_t n, cap;
+    uint64_t total;
+} listing;
+
+/* "0123456789abcdef.cubin" */
+static int is_entry(const char *name)
+{
+    if (strlen(name) != 22 || strcmp(name + 16, ".cubin") != 0)
+        return 0;
+    for (int i = 0; i < 16; i++)
+        if (!strchr("0123456789abcdef", name[i]))
+            return 0;
+    return 1;
+}
+
+/* ".0123456789abcdef.XXXXXX", write_entry's temporary files. */
+static int is_tmp(const char *name)
+{
+    return strlen(name) == 24 && name[0] == '.' && name[17] == '.';
+}
+
+static int later(struct timespec a, struct timespec b)
+{
+    return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+}
+
+static int by_use(const void *a, const void *b)
+{
+    const file *x = a, *y = b;
+
+    return later(x->used, y->used) - later(y->used, x->used);
+}
+
+static int add(listing *l, const char *name, const struct stat *st)
+{
+    file *f;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        file *v = realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    f = &l->v[l->n++];
+    snprintf(f->name, sizeof(f->name), "%s", name);
+    f->bytes = (uint64_t)st->st_size;
+    f->used = later(st->st_atim, st->st_mtim) ? st->st_atim : st->st_mtim;
+    l->total += f->bytes;
+    return 0;
+}
+
+/* Lists the entries of dir with their sizes and last use; removes stale
+ * temporary files on the way. */
+static int list_dir(const char *dir, listing *l)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    time_t now = time(NULL);
+    int rc = 0;
+
+    if (!d)
+        return -1;
+    while (!rc && (e = readdir(d))) {
+        struct stat st;
+        char path[4200];
+        int entry = is_entry(e->d_name);
+        if (!entry && !is_tmp(e->d_name))
+            continue;
+        if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+                (int)sizeof(path) ||
+            lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (!entry) {
+            if (now - st.st_mtime > STALE_TMP_SECONDS)
+                unlink(path);
+            continue;
+        }
+        rc = add(l, e->d_name, &st);
+    }
+    closedir(d);
+    return rc;
+}
+
+int atune__cache_evict_dir(const char *dir, uint64_t max_bytes, long *evicted)
+{
+    listing l = {0};
+    uint64_t low = max_bytes - max_bytes / 10;
+
+    *evicted = 0;
+    if (list_dir(dir, &l) != 0) {
+        free(l.v);
+        return -1;
+    }
+    if (l.total > max_bytes) {
+        /* Down to 90 % of the limit, so that the next writes do not start
+         * another scan at once. */
+        qsort(l.v, l.n, sizeof(*l.v), by_use);
+        for (size_t i = 0; i < l.n && l.total > low; i++) {
+            char path[4200];
+            snprintf(path, sizeof(path), "%s/%s", dir, l.v[i].name);
+            if (unlink(path) == 0)
+                (*evicted)++;
+            else if (errno != ENOENT) /* ENOENT: another process evicted */
+                continue;
+            l.total -= l.v[i].bytes;
+        }
+    }
+    free(l.v);
+    return 0;
+}
