@@ -172,6 +172,11 @@ int atune__size_memory(const atune__manifest *m, const atune__size *size,
                        const atune__devattr *dev, int64_t *bytes,
                        atune__err *err);
 
+/* What every candidate's results are compared with: "copy_ref", or,
+ * when the kernel is its own reference (m->ref_is_default), "the default
+ * configuration of copy_tuned (BLOCK_SIZE=128,VW=1)". */
+void atune__reference_str(const atune__manifest *m, char *buf, size_t len);
+
 /* Evaluates a dim3 of the manifest. */
 int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
                      const atune__vars *vs, int64_t out[3], atune__err *err);
