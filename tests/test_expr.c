@@ -218,6 +218,15 @@ static void test_literals(void **state)
         {"9223372036854775807", INT64_MAX},
         {"0x7fffffffffffffff", INT64_MAX},
         {"-9223372036854775807 - 1", INT64_MIN},
+        /* Unary minus on 2^63 is INT64_MIN, as in C (issue 20). */
+        {"-9223372036854775808", INT64_MIN},
+        {"- 9223372036854775808", INT64_MIN},
+        {"-0x8000000000000000", INT64_MIN},
+        {"-9223372036854775808 + 1", INT64_MIN + 1},
+        {"1 + -9223372036854775808 + big", 0},
+        {"-9223372036854775808 == small", 1},
+        {"(-9223372036854775808) / 2", INT64_MIN / 2},
+        {"~-9223372036854775808", INT64_MAX},
         {"268435456", 268435456},
     };
     check_values(c, ARRAY_LEN(c));
@@ -309,6 +318,23 @@ static void test_parse_errors(void **state)
         {"99999999999999999999999",
          "column 1: literal '99999999999999999999999' out of range in "
          "'99999999999999999999999'"},
+        /* 2^63 only after unary minus: not after binary minus, '+' or
+         * '!', and not when the minus negates a parenthesised 2^63. */
+        {"1 - 9223372036854775808",
+         "column 5: literal '9223372036854775808' out of range in "
+         "'1 - 9223372036854775808'"},
+        {"+9223372036854775808",
+         "column 2: literal '9223372036854775808' out of range in "
+         "'+9223372036854775808'"},
+        {"-(9223372036854775808)",
+         "column 3: literal '9223372036854775808' out of range in "
+         "'-(9223372036854775808)'"},
+        {"-9223372036854775809",
+         "column 2: literal '9223372036854775809' out of range in "
+         "'-9223372036854775809'"},
+        {"-18446744073709551616",
+         "column 2: literal '18446744073709551616' out of range in "
+         "'-18446744073709551616'"},
     };
     check_parse_errors(c, ARRAY_LEN(c));
 }
@@ -358,6 +384,8 @@ static void test_eval_errors(void **state)
         {"small * 2", "overflow in 'small * 2'"},
         {"(n + 1) * big", "overflow in '(n + 1) * big'"},
         {"-small", "overflow in '-small'"},
+        {"--9223372036854775808", "overflow in '--9223372036854775808'"},
+        {"-9223372036854775808 - 1", "overflow in '-9223372036854775808 - 1'"},
         {"1 - -small", "overflow in '-small'"},
         {"small / -1", "overflow in 'small / -1'"},
         {"small % -1", "overflow in 'small % -1'"},

@@ -18,6 +18,7 @@
 #include "testutil.h"
 
 #include "template/manifest.h"
+#include "template/space.h"
 #include "template/templates.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -209,6 +210,128 @@ static void test_base(void **state)
 
     atune__manifest_free(m);
     free(ini);
+}
+
+/* Parses the base manifest with edits; fails the test on an error. */
+static atune__manifest *parse_edited(const struct edit *edits, int n)
+{
+    char *ini = edited_base(edits, n);
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    free(ini);
+    return m;
+}
+
+static void assert_dim3_text(const atune__dim3 *d, const char *a,
+                             const char *b, int line)
+{
+    assert_int_equal(d->n, 2);
+    assert_string_equal(atune__expr_text(d->e[0]), a);
+    assert_string_equal(atune__expr_text(d->e[1]), b);
+    assert_int_equal(d->line, line);
+}
+
+/* The kernel as its own reference: `reference` omitted or equal to
+ * `kernel` checks every candidate against the default configuration,
+ * launched as [launch] says unless reference_block/grid are given. */
+static void test_reference_default(void **state)
+{
+    static const char dflt[] =
+        "the default configuration of k_tuned (BLOCK=128,VW=1,NEG=-1)";
+    const struct edit omitted[] = {{3, 5, NULL}};
+    const struct edit equal[] = {{3, 5, "reference = k_tuned"}};
+    const struct edit own_launch[] = {{3, 3, NULL}};
+    atune__manifest *m;
+    char text[256];
+
+    (void)state;
+    m = parse_edited(NULL, 0);
+    assert_int_equal(m->ref_is_default, 0);
+    assert_int_equal(m->ref_launch_default, 0);
+    atune__reference_str(m, text, sizeof(text));
+    assert_string_equal(text, "k_ref");
+    atune__manifest_free(m);
+
+    m = parse_edited(omitted, 1);
+    assert_string_equal(m->reference, "k_tuned");
+    assert_int_equal(m->reference_line, 2);
+    assert_int_equal(m->ref_is_default, 1);
+    assert_int_equal(m->ref_launch_default, 1);
+    assert_dim3_text(&m->ref_block, "BLOCK", "1", 23);
+    assert_dim3_text(&m->ref_grid, "cdiv(n, VW * BLOCK)", "m", 24);
+    /* Copies, not the same expressions: each is freed once. */
+    assert_ptr_not_equal(m->ref_block.e[0], m->block.e[0]);
+    atune__reference_str(m, text, sizeof(text));
+    assert_string_equal(text, dflt);
+    atune__manifest_free(m);
+
+    m = parse_edited(equal, 1);
+    assert_string_equal(m->reference, "k_tuned");
+    assert_int_equal(m->reference_line, 3);
+    assert_int_equal(m->ref_is_default, 1);
+    assert_int_equal(m->ref_launch_default, 1);
+    assert_dim3_text(&m->ref_grid, "cdiv(n, VW * BLOCK)", "m", 24);
+    atune__reference_str(m, text, sizeof(text));
+    assert_string_equal(text, dflt);
+    atune__manifest_free(m);
+
+    m = parse_edited(own_launch, 1);
+    assert_int_equal(m->ref_is_default, 1);
+    assert_int_equal(m->ref_launch_default, 0);
+    assert_int_equal(m->ref_grid.n, 1);
+    assert_string_equal(atune__expr_text(m->ref_grid.e[0]), "cdiv(n, 256)");
+    atune__manifest_free(m);
+}
+
+/* What the default reference still refuses. */
+static void test_reference_default_errors(void **state)
+{
+    static const struct {
+        struct edit e[2];
+        const char *msg;
+    } c[] = {
+        {{{3, 4, NULL}, {0, 0, NULL}},
+         "dir/t.ini:1: missing key 'reference_block' in [template]"},
+        {{{3, 3, NULL}, {5, 5, NULL}},
+         "dir/t.ini:1: missing key 'reference_grid' in [template]"},
+        {{{4, 5, NULL}, {0, 0, NULL}},
+         "dir/t.ini:1: missing key 'reference_block' in [template]"},
+        {{{3, 3, NULL}, {4, 4, "reference_block = BLOCK"}},
+         "dir/t.ini:4: reference_block 'BLOCK' uses parameter 'BLOCK': the "
+         "reference runs once for all configurations"},
+    };
+    atune__manifest *m = NULL;
+    atune__devattr dev;
+    atune__err err = {0};
+    const struct edit invalid[] = {{3, 5, NULL},
+                                   {20, 20, "fits = BLOCK * VW >= 512"}};
+    char *ini;
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(c); i++) {
+        ini = edited_base(c[i].e, 2);
+        assert_int_equal(parse_text(ini, &m, &err), ATUNE__EDATA);
+        assert_null(m);
+        if (strcmp(err.msg, c[i].msg) != 0)
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, err.msg,
+                     c[i].msg);
+        free(ini);
+    }
+    /* A default configuration that is not valid is no reference. */
+    m = parse_edited(invalid, 2);
+    atune__devattr_default(&dev);
+    assert_int_equal(atune__space_validate(m, &dev, NULL, NULL, &err),
+                     ATUNE__EDATA);
+    assert_string_equal(
+        err.msg, "dir/t.ini:2: the reference is the default configuration "
+                 "of k_tuned (BLOCK=128,VW=1,NEG=-1), which is not valid: "
+                 "constraint 'fits' is false (name a reference kernel, or "
+                 "make the first values valid) at size 'large' "
+                 "(n=1048576,m=16)");
+    atune__manifest_free(m);
 }
 
 static void test_optional_defaults(void **state)
@@ -1068,6 +1191,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base),
         cmocka_unit_test(test_optional_defaults),
+        cmocka_unit_test(test_reference_default),
+        cmocka_unit_test(test_reference_default_errors),
         cmocka_unit_test(test_defects),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_ladders),

@@ -626,20 +626,85 @@ static void test_limit(void **state)
     assert_int_equal(
         atune__space_build(m, &m->sizes[0], &dev, NULL, &set, &count, &err),
         ATUNE__EDATA);
-    assert_non_null(strstr(err.msg, "more than 349852 valid configurations"));
-    assert_non_null(strstr(err.msg, "ATUNE_MAX_VALID"));
-    assert_non_null(strstr(err.msg, "hotspot.ini"));
-    /* Counting stores nothing: no limit. */
+    assert_non_null(strstr(err.msg, "over the limit of 349852 valid "
+                                    "configurations (ATUNE_MAX_VALID=N"));
+    assert_non_null(strstr(err.msg, "hotspot.ini: too large a space"));
+    assert_non_null(strstr(err.msg, " at size '"));
+    /* Counting has the same limit: list and check refuse what tune would. */
+    count = -1;
+    assert_int_equal(
+        atune__space_build(m, &m->sizes[0], &dev, NULL, NULL, &count, &err),
+        ATUNE__EDATA);
+    assert_int_equal(count, -1);
+    assert_non_null(strstr(err.msg, "over the limit of 349852 valid"));
+    assert_int_equal(setenv("ATUNE_MAX_VALID", "349853", 1), 0);
     assert_int_equal(
         atune__space_build(m, &m->sizes[0], &dev, NULL, NULL, &count, &err),
         0);
     assert_int_equal(count, 349853);
-    assert_int_equal(setenv("ATUNE_MAX_VALID", "349853", 1), 0);
     assert_int_equal(
         atune__space_build(m, &m->sizes[0], &dev, NULL, &set, &count, &err),
         0);
     assert_int_equal(unsetenv("ATUNE_MAX_VALID"), 0);
     assert_int_equal(atune__space_max_valid(), ATUNE__MAX_VALID_DEFAULT);
+    atune__valid_set_free(&set);
+    atune__manifest_free(m);
+}
+
+/* The bound on the partial configurations one build examines: exact, in
+ * both modes, and the environment cannot make it zero or garbage. */
+static void test_visit_limit(void **state)
+{
+    atune__manifest *m = load_dir("tests/data/hotspot", "hotspot");
+    atune__valid_set set = {0};
+    atune__devattr dev;
+    atune__err err = {0};
+    int64_t count = 0, lo = 1, hi = 1000;
+    char text[32];
+
+    (void)state;
+    atune__devattr_default(&dev);
+    assert_int_equal(atune__space_max_visits(), ATUNE__MAX_VISITS_DEFAULT);
+    assert_int_equal(setenv("ATUNE_MAX_VISITS", "1000", 1), 0);
+    assert_int_equal(atune__space_max_visits(), 1000);
+    assert_int_equal(
+        atune__space_build(m, &m->sizes[0], &dev, NULL, &set, &count, &err),
+        ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "hotspot.ini: too large a space to "
+                                    "build: examined more than the limit of "
+                                    "1000 partial configurations "
+                                    "(ATUNE_MAX_VISITS=N raises it"));
+    assert_non_null(strstr(err.msg, " at size '"));
+    assert_int_equal(
+        atune__space_build(m, &m->sizes[0], &dev, NULL, NULL, &count, &err),
+        ATUNE__EDATA);
+    atune__manifest_free(m);
+    /* The smallest limit that lets a small build finish: one less fails. */
+    m = load_dir("tests/data/templates_bad/control", "control");
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        snprintf(text, sizeof(text), "%lld", (long long)mid);
+        assert_int_equal(setenv("ATUNE_MAX_VISITS", text, 1), 0);
+        if (atune__space_build(m, &m->sizes[0], &dev, NULL, NULL, &count,
+                               &err) == 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    assert_true(lo > 1 && lo < 1000);
+    snprintf(text, sizeof(text), "%lld", (long long)lo);
+    assert_int_equal(setenv("ATUNE_MAX_VISITS", text, 1), 0);
+    assert_int_equal(
+        atune__space_build(m, &m->sizes[0], &dev, NULL, &set, &count, &err),
+        0);
+    assert_int_equal(count, 4);
+    assert_int_equal(set.n, 4);
+    for (size_t i = 0; i < 4; i++) {
+        static const char *const bad[] = {"0", "-5", "12x", " 7"};
+        assert_int_equal(setenv("ATUNE_MAX_VISITS", bad[i], 1), 0);
+        assert_int_equal(atune__space_max_visits(), ATUNE__MAX_VISITS_DEFAULT);
+    }
+    assert_int_equal(unsetenv("ATUNE_MAX_VISITS"), 0);
     atune__valid_set_free(&set);
     atune__manifest_free(m);
 }
@@ -742,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_hotspot_small),
         cmocka_unit_test(test_gemm_space),
         cmocka_unit_test(test_limit),
+        cmocka_unit_test(test_visit_limit),
         cmocka_unit_test(test_set_union),
         cmocka_unit_test(test_search_on_set),
     };

@@ -223,6 +223,9 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                      int64_t *failed)
 {
     const char *names[] = {m->kernel, m->reference};
+    /* A kernel that is its own reference is one name to resolve. */
+    int nnames = m->ref_is_default ? 1 : 2;
+    char ref[800];
     atune__valid_set valid = {0};
     int64_t *index;
     struct size_report sr = {{0}, {0}};
@@ -233,6 +236,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     double t0 = atune__now();
     int rc;
 
+    atune__reference_str(m, ref, sizeof(ref));
     rc = validate(m, &valid, &sr, &err);
     index = valid.index;
     n = valid.n;
@@ -245,11 +249,12 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         return 0;
     }
     if (!rc)
-        rc = atune__pool_start(m, o->arch, names, 2, index, n, 0, cache,
+        rc = atune__pool_start(m, o->arch, names, nnames, index, n, 0, cache,
                                procs, &pool, &err);
     if (!rc && j) {
         atune__json_object(j, NULL);
         atune__json_str(j, "name", m->name);
+        atune__json_str(j, "verified_against", ref);
         atune__json_int(j, "configurations", n);
         atune__json_array(j, "failures");
     }
@@ -283,6 +288,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                "%.1f s\n",
                m->name, (long long)n, o->arch, (long long)nfailed,
                atune__now() - t0);
+        printf("  verified against: %s\n", ref);
         report_sizes(m, &sr, NULL);
     }
     if (rc)

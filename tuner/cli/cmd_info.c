@@ -25,8 +25,12 @@ static int count_valid(const atune__manifest *m, const atune__size *s,
 
 static void list_text(const atune__manifest *m, const int64_t *valid)
 {
+    char ref[800];
+
+    atune__reference_str(m, ref, sizeof(ref));
     printf("%s  (%s, reference %s, %s)\n", m->name, m->kernel, m->reference,
            m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
+    printf("  verified against: %s\n", ref);
     for (int i = 0; i < m->nparams; i++) {
         printf("  %-12s", m->params[i].name);
         for (int v = 0; v < m->params[i].nvalues; v++)
@@ -56,12 +60,15 @@ static void list_text(const atune__manifest *m, const int64_t *valid)
 static void list_json(atune__json *j, const atune__manifest *m,
                       const int64_t *valid)
 {
-    char hash[17];
+    char hash[17], ref[800];
 
+    atune__reference_str(m, ref, sizeof(ref));
     atune__json_object(j, NULL);
     atune__json_str(j, "name", m->name);
     atune__json_str(j, "kernel", m->kernel);
     atune__json_str(j, "reference", m->reference);
+    atune__json_bool(j, "reference_is_default", m->ref_is_default);
+    atune__json_str(j, "verified_against", ref);
     atune__json_str(j, "metric", m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
     snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
     atune__json_str(j, "template_hash", hash);

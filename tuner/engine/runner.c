@@ -277,12 +277,15 @@ static int run_reference(atune__problem *p, atune__err *err)
     atune__config dflt;
     union scalar sc[ATUNE__MAX_ARGS];
     void *args[ATUNE__MAX_ARGS];
-    int64_t block[3], grid[3];
+    int64_t block[3], grid[3], shared = 0;
     double t0 = 0;
     int rc;
 
     /* The reference is compiled with the default configuration's macros,
-     * so a .cu that uses them at file scope still compiles. */
+     * so a .cu that uses them at file scope still compiles; a kernel that
+     * is its own reference (ref_is_default) also gets that
+     * configuration's shared memory, and its launch when ref_block and
+     * ref_grid are [launch]'s (they read the parameters in vs). */
     atune__space_config(m, 0, &dflt);
     rc = atune__config_vars(m, &dflt, &vs);
     if (!rc)
@@ -297,6 +300,16 @@ static int run_reference(atune__problem *p, atune__err *err)
         rc = atune__dim3_eval(m, &m->ref_block, &vs, block, err);
     if (!rc)
         rc = atune__dim3_eval(m, &m->ref_grid, &vs, grid, err);
+    if (!rc && m->ref_is_default)
+        rc = atune__manifest_eval(m, m->shared, m->shared_line, &vs, &shared,
+                                  err);
+    /* Above 48 KB of dynamic shared memory a kernel must opt in. */
+    if (!rc && shared > 48 * 1024)
+        rc = atune__cucheck(
+            d->cu->cuFuncSetAttribute(
+                fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                (int)shared),
+            "cuFuncSetAttribute", err);
     if (!rc)
         rc = atune__problem_set_constants(p, mod, err);
     if (!rc)
@@ -311,7 +324,8 @@ static int run_reference(atune__problem *p, atune__err *err)
                                            (unsigned)grid[1], (unsigned)grid[2],
                                            (unsigned)block[0],
                                            (unsigned)block[1],
-                                           (unsigned)block[2], 0, d->stream,
+                                           (unsigned)block[2],
+                                           (unsigned)shared, d->stream,
                                            args, NULL),
                      "launching the reference", err);
     if (!rc)

@@ -55,6 +55,7 @@ struct token {
     int start;
     int len;
     int64_t num; /* TK_NUM */
+    int min_mag; /* TK_NUM: the literal is 2^63, legal only after unary '-' */
 };
 
 struct parser {
@@ -162,7 +163,8 @@ static int lex_number(struct parser *p)
 {
     const char *s = p->src + p->pos;
     int len = 0, base = 10, first = 0;
-    int64_t v = 0;
+    uint64_t v = 0;
+    const uint64_t min_mag = (uint64_t)INT64_MAX + 1;
 
     while (is_alnum(s[len]))
         len++;
@@ -179,13 +181,16 @@ static int lex_number(struct parser *p)
         int d = digit_value(s[i]);
         if (d < 0 || d >= base)
             return syntax(p, p->pos, "bad literal '%.*s'", len, s);
-        if (v > (INT64_MAX - d) / base)
+        if (v > (min_mag - (uint64_t)d) / (uint64_t)base)
             return syntax(p, p->pos, "literal '%.*s' out of range", len, s);
-        v = v * base + d;
+        v = v * (uint64_t)base + (uint64_t)d;
     }
+    /* 2^63 is kept for parse_unary, which makes -2^63 INT64_MIN as C
+     * programmers write it; anywhere else parse_primary refuses it. */
     p->tok.kind = TK_NUM;
     p->tok.len = len;
-    p->tok.num = v;
+    p->tok.min_mag = v == min_mag;
+    p->tok.num = v == min_mag ? INT64_MIN : (int64_t)v;
     return 0;
 }
 
@@ -345,6 +350,9 @@ static int parse_primary(struct parser *p)
     struct token t = p->tok;
     int i;
 
+    if (t.kind == TK_NUM && t.min_mag)
+        return syntax(p, t.start, "literal '%.*s' out of range", t.len,
+                      p->src + t.start);
     if (t.kind == TK_NUM || t.kind == TK_NAME) {
         int end = t.start + t.len;
         if (advance(p))
@@ -386,6 +394,16 @@ static int parse_unary(struct parser *p)
         return parse_primary(p);
     if (enter(p) || advance(p))
         return -1;
+    if (ch == '-' && p->tok.kind == TK_NUM && p->tok.min_mag) {
+        struct token lit = p->tok;
+        p->depth--;
+        if (advance(p))
+            return -1;
+        a = mknode(p, OP_NUM, -1, -1, -1, t.start, lit.start + lit.len);
+        if (a >= 0)
+            p->nodes[a].value = INT64_MIN;
+        return a;
+    }
     a = parse_unary(p);
     p->depth--;
     if (a < 0 || ch == '+')

@@ -330,6 +330,51 @@ static int parse_tolerance(struct loader *ld, const atune__ini_entry *en)
     return 0;
 }
 
+/* reference = NAME, reference_block and reference_grid. Without
+ * `reference` the kernel is its own reference, at the default
+ * configuration; then, without reference_block and reference_grid, it is
+ * launched as [launch] says (parse_launch copies them). */
+static int parse_reference(struct loader *ld, const atune__ini_section *s)
+{
+    const atune__ini_entry *en;
+    atune__manifest *m = ld->m;
+    int rc;
+
+    if (atune__ini_get(s, "reference")) {
+        if ((rc = parse_entry_point(ld, s, "reference", m->reference,
+                                    &m->reference_line)))
+            return rc;
+    } else {
+        strcpy(m->reference, m->kernel);
+        m->reference_line = m->kernel_line;
+    }
+    m->ref_is_default = strcmp(m->reference, m->kernel) == 0;
+    if (m->ref_is_default && !atune__ini_get(s, "reference_block") &&
+        !atune__ini_get(s, "reference_grid")) {
+        m->ref_launch_default = 1;
+        return 0;
+    }
+    if ((rc = need(ld, s, "reference_block", &en)) ||
+        (rc = parse_dim3(ld, en, &m->ref_block)) ||
+        (rc = need(ld, s, "reference_grid", &en)))
+        return rc;
+    return parse_dim3(ld, en, &m->ref_grid);
+}
+
+/* ref_block or ref_grid as a copy of [launch]'s d: each has its own
+ * expressions, freed with the manifest. */
+static int copy_dim3(struct loader *ld, const atune__dim3 *d, atune__dim3 *to)
+{
+    int rc = 0;
+
+    to->line = d->line;
+    for (int i = 0; rc == 0 && i < d->n; i++)
+        rc = atune__mf_parse_expr(ld, d->line, atune__expr_text(d->e[i]),
+                                  &to->e[i]);
+    to->n = rc ? 0 : d->n;
+    return rc;
+}
+
 static int parse_template(struct loader *ld)
 {
     const atune__ini_section *s = atune__ini_find(ld->ini, "template");
@@ -339,13 +384,7 @@ static int parse_template(struct loader *ld)
 
     if ((rc = check_keys(ld, s, template_keys, ARRAY_LEN(template_keys))) ||
         (rc = parse_entry_point(ld, s, "kernel", m->kernel, &m->kernel_line)) ||
-        (rc = parse_entry_point(ld, s, "reference", m->reference,
-                                &m->reference_line)) ||
-        (rc = need(ld, s, "reference_block", &en)) ||
-        (rc = parse_dim3(ld, en, &m->ref_block)) ||
-        (rc = need(ld, s, "reference_grid", &en)) ||
-        (rc = parse_dim3(ld, en, &m->ref_grid)) ||
-        (rc = need(ld, s, "metric", &en)))
+        (rc = parse_reference(ld, s)) || (rc = need(ld, s, "metric", &en)))
         return rc;
     if (strcmp(en->value, "GB/s") == 0)
         m->metric = ATUNE__GBS;
@@ -384,6 +423,10 @@ static int parse_launch(struct loader *ld)
         (rc = need(ld, s, "block", &en)) ||
         (rc = parse_dim3(ld, en, &m->block)) ||
         (rc = need(ld, s, "grid", &en)) || (rc = parse_dim3(ld, en, &m->grid)))
+        return rc;
+    if (m->ref_launch_default &&
+        ((rc = copy_dim3(ld, &m->block, &m->ref_block)) ||
+         (rc = copy_dim3(ld, &m->grid, &m->ref_grid))))
         return rc;
     /* An absent shared is a parsed "0", so that users never see NULL. */
     en = atune__ini_get(s, "shared");

@@ -121,6 +121,15 @@ typedef struct atune__manifest {
     char reference[ATUNE__ENTRY_MAX];
     int kernel_line, reference_line;
     atune__dim3 ref_block, ref_grid;
+    /* 1 when the reference is the kernel itself (`reference` omitted, or
+     * equal to `kernel`): compiled with the default configuration's
+     * macros and launched with its shared memory, it checks every
+     * candidate against the kernel's own default configuration. */
+    int ref_is_default;
+    /* 1 when ref_block and ref_grid are copies of [launch]'s block and
+     * grid (reference_block and reference_grid absent, ref_is_default):
+     * they read parameters, evaluated at the default configuration. */
+    int ref_launch_default;
     atune__metric metric;
     atune__expr *work; /* bytes (GB/s) or flops (GFLOP/s) per launch */
     int work_line;

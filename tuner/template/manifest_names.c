@@ -247,8 +247,12 @@ int atune__mf_check_names(struct loader *ld)
     const atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = check_dim3(ld, &m->ref_block, "reference_block", ref)) ||
-        (rc = check_dim3(ld, &m->ref_grid, "reference_grid", ref)) ||
+    /* Copied from [launch], the reference's launch reads the default
+     * configuration's parameters. */
+    const char *ref_params = m->ref_launch_default ? NULL : ref;
+
+    if ((rc = check_dim3(ld, &m->ref_block, "reference_block", ref_params)) ||
+        (rc = check_dim3(ld, &m->ref_grid, "reference_grid", ref_params)) ||
         (rc = check_expr(ld, m->work, m->work_line, "work",
                          "the runner computes it once per size, and every "
                          "configuration's metric divides the same work")))

@@ -357,18 +357,65 @@ static int at(const atune__manifest *m, const atune__size *size,
     return rc;
 }
 
+void atune__reference_str(const atune__manifest *m, char *buf, size_t len)
+{
+    atune__config c;
+    char cfg[512];
+
+    if (!m->ref_is_default) {
+        snprintf(buf, len, "%s", m->reference);
+        return;
+    }
+    atune__space_config(m, 0, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    snprintf(buf, len, "the default configuration of %s (%s)", m->kernel, cfg);
+}
+
+/* A kernel that is its own reference runs its default configuration, with
+ * that configuration's parameters in *vs and its shared memory: which
+ * must be valid at every size, or the reference's results mean nothing. */
+static int reference_default(const atune__manifest *m, atune__vars *vs,
+                             const atune__devattr *dev, int64_t *shared,
+                             atune__err *err)
+{
+    atune__config c;
+    char why[256], what[600];
+    int rc;
+
+    atune__space_config(m, 0, &c);
+    rc = atune__space_check(m, &c, vs, dev, NULL, why, sizeof(why), err);
+    if (rc == 0) {
+        atune__reference_str(m, what, sizeof(what));
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: the reference is %s, which is not valid: "
+                           "%s (name a reference kernel, or make the first "
+                           "values valid)",
+                           m->ini_path, m->reference_line, what, why);
+    }
+    if (rc != 1)
+        return rc;
+    if ((rc = atune__config_vars(m, &c, vs)) != 0)
+        return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                           m->ini_path);
+    return atune__manifest_eval(m, m->shared, m->shared_line, vs, shared, err);
+}
+
 /* The reference launch: shared by all configurations, so a launch the
  * device refuses is an error of the template, not an invalid point. */
-static int check_reference(const atune__manifest *m, const atune__vars *vs,
+static int check_reference(const atune__manifest *m, const atune__vars *base,
                            const atune__devattr *dev, atune__err *err)
 {
     atune__launch l = {.shared = 0};
+    atune__vars vs = *base;
     enum part part;
     char reason[128];
     int rc;
 
-    if ((rc = atune__dim3_eval(m, &m->ref_block, vs, l.block, err)) ||
-        (rc = atune__dim3_eval(m, &m->ref_grid, vs, l.grid, err)))
+    if (m->ref_is_default &&
+        (rc = reference_default(m, &vs, dev, &l.shared, err)) != 0)
+        return rc;
+    if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
+        (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
         return rc;
     if (check_limits(&l, dev, reason, sizeof(reason), &part))
         return 0;

@@ -101,13 +101,22 @@ int64_t atune__valid_set_find(const atune__valid_set *s, int64_t idx);
 #define ATUNE__MAX_VALID_DEFAULT INT64_C(50000000)
 int64_t atune__space_max_valid(void);
 
+/* The most partial configurations (a value given to one parameter, the
+ * ones before it set) one build may examine, unless ATUNE_MAX_VISITS says
+ * otherwise: a bound on its time (about 100 ns each) where constraints
+ * read late parameters and prune little. */
+#define ATUNE__MAX_VISITS_DEFAULT INT64_C(300000000)
+int64_t atune__space_max_visits(void);
+
 /* The configurations valid at size on dev (the same as atune__space_check
  * and the scalar checks of atune__space_mark_valid say, configuration by
  * configuration), enumerated without visiting the combinations that the
  * constraints rule out: into *set (replacing what it held) or, with set
  * NULL, only counted into *count. Checks the size first as
  * atune__space_mark_valid does, with its errors. More than
- * atune__space_max_valid() configurations into a set: ATUNE__EDATA. With
+ * atune__space_max_valid() valid configurations (counted or into a set),
+ * or more than atune__space_max_visits() examined: ATUNE__EDATA naming
+ * the manifest, the size, the combinations and the limit. With
  * label non-NULL and stderr a terminal, a build that takes more than a
  * second shows its progress there, each line starting with label. */
 int atune__space_build(const atune__manifest *m, const atune__size *size,
@@ -162,6 +171,11 @@ int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
 int atune__size_memory(const atune__manifest *m, const atune__size *size,
                        const atune__devattr *dev, int64_t *bytes,
                        atune__err *err);
+
+/* What every candidate's results are compared with: "copy_ref", or,
+ * when the kernel is its own reference (m->ref_is_default), "the default
+ * configuration of copy_tuned (BLOCK_SIZE=128,VW=1)". */
+void atune__reference_str(const atune__manifest *m, char *buf, size_t len);
 
 /* Evaluates a dim3 of the manifest. */
 int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,

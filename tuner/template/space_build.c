@@ -73,7 +73,7 @@ struct walk {
     int pos[ATUNE__MAX_PARAMS]; /* value position of each parameter */
     /* The result. */
     atune__valid_set *set; /* NULL: count only */
-    int64_t n, max_valid;
+    int64_t n, max_valid, max_visits;
     int rc;
     atune__err *err;
     atune__config *failed; /* the configuration an error is about */
@@ -359,19 +359,23 @@ static int fail_at(struct walk *w, int level, int step)
     return w->rc = ATUNE__EDATA;
 }
 
-/* Adds the valid configurations first..first+n-1. */
+/* Adds the valid configurations first..first+n-1. Counting has the limit
+ * of a set too: a space that tune could not hold is an error of the
+ * manifest in list and check as well, and the count stays bounded. */
 static int emit(struct walk *w, int64_t first, int64_t n)
 {
+    if (n > w->max_valid - w->n)
+        return w->rc = atune__fail(
+                   w->err, ATUNE__EDATA,
+                   "%s: too large a space to build: over the limit of %" PRId64
+                   " valid configurations (ATUNE_MAX_VALID=N raises it; "
+                   "constraints or fewer values make it smaller), more than "
+                   "that many of its %" PRId64 " combinations are valid",
+                   w->m->ini_path, w->max_valid, w->total);
     if (!w->set) {
         w->n += n;
         return 0;
     }
-    if (n > w->max_valid - w->n)
-        return w->rc = atune__fail(
-                   w->err, ATUNE__EDATA,
-                   "%s: more than %" PRId64 " valid configurations (the limit "
-                   "of one space; ATUNE_MAX_VALID raises it)",
-                   w->m->ini_path, w->max_valid);
     if (w->n + n > w->set->cap) {
         int64_t cap = w->set->cap ? w->set->cap : 1024;
         int64_t *index;
@@ -405,6 +409,15 @@ static int visit(struct walk *w, int level, int64_t index)
         }
         if ((++w->nodes & 0xffff) == 0)
             show_progress(w, at, 0);
+        if (w->nodes > w->max_visits)
+            return w->rc = atune__fail(
+                       w->err, ATUNE__EDATA,
+                       "%s: too large a space to build: examined more than "
+                       "the limit of %" PRId64 " partial configurations "
+                       "(ATUNE_MAX_VISITS=N raises it; constraints on the "
+                       "first parameters prune earlier) of its %" PRId64
+                       " combinations",
+                       w->m->ini_path, w->max_visits, w->total);
         switch (judge(w, level + 1, &first)) {
         case V_PRUNE:
             continue;
@@ -448,18 +461,29 @@ static int walk_space(struct walk *w)
     return w->m->nparams > 0 ? visit(w, 0, 0) : 0;
 }
 
-int64_t atune__space_max_valid(void)
+/* A positive decimal from the environment, or def. */
+static int64_t env_limit(const char *name, int64_t def)
 {
-    const char *s = getenv("ATUNE_MAX_VALID");
+    const char *s = getenv(name);
     char *end;
     long long v;
 
-    if (s && *s) {
+    if (s && *s >= '1' && *s <= '9') {
         v = strtoll(s, &end, 10);
-        if (*end == '\0' && v > 0)
+        if (*end == '\0' && v > 0 && v < INT64_MAX)
             return v;
     }
-    return ATUNE__MAX_VALID_DEFAULT;
+    return def;
+}
+
+int64_t atune__space_max_valid(void)
+{
+    return env_limit("ATUNE_MAX_VALID", ATUNE__MAX_VALID_DEFAULT);
+}
+
+int64_t atune__space_max_visits(void)
+{
+    return env_limit("ATUNE_MAX_VISITS", ATUNE__MAX_VISITS_DEFAULT);
 }
 
 int atune__space_enumerate(const atune__manifest *m, const atune__vars *base,
@@ -480,6 +504,7 @@ int atune__space_enumerate(const atune__manifest *m, const atune__vars *base,
     w->failed = failed;
     w->set = set;
     w->max_valid = max_valid > 0 ? max_valid : atune__space_max_valid();
+    w->max_visits = atune__space_max_visits();
     w->label = label && isatty(2) ? label : NULL;
     w->total = atune__space_size(m);
     w->t0 = atune__now();
