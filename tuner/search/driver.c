@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "search/technique.h"
+#include "template/space.h"
 
 /* ---- the table of strategies ---------------------------------------------
  * The default is greedy_ils, chosen by tests/eval_strategies.c (50 seeds,
@@ -163,23 +164,6 @@ static int evaluate(atune__search_state *s, int64_t pos)
  * substitutes a random new configuration. */
 enum { MAX_KNOWN_RUN = 256 };
 
-/* The valid position of space index idx, or -1. */
-static int64_t position(const atune__space_view *sp, int64_t idx)
-{
-    int64_t lo = 0, hi = sp->nvalid;
-
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (sp->index[mid] == idx)
-            return mid;
-        if (sp->index[mid] < idx)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 /* The seeds (the winners of the sizes tuned before): evaluated after the
  * default, and the technique told the best of them as a jump when it
  * beats the default, so that its first climb starts there. Neighbouring
@@ -190,7 +174,8 @@ static void seed(atune__search_state *s, const atune__technique *tq, void *st)
     int64_t from = -1;
 
     for (int i = 0; i < sp->nseeds && more(s); i++) {
-        int64_t pos = position(&s->sp, sp->seeds[i]);
+        int64_t pos =
+            atune__index_find(s->sp.index, s->sp.nvalid, sp->seeds[i]);
         if (pos < 0 || s->done[pos])
             continue;
         if (evaluate(s, pos))

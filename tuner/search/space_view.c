@@ -78,20 +78,11 @@ void atune__space_view_free(atune__space_view *sp)
 
 int64_t atune__lookup(const atune__space_view *sp, const atune__rank *c)
 {
-    int64_t idx = 0, lo = 0, hi = sp->nvalid - 1;
+    int64_t idx = 0;
 
     for (int p = 0; p < sp->np; p++)
         idx += sp->list_pos[p][c[p]] * sp->stride[p];
-    while (lo <= hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (sp->index[mid] == idx)
-            return mid;
-        if (sp->index[mid] < idx)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    return atune__index_find(sp->index, sp->nvalid, idx);
 }
 
 /* The neighbour of pos one step along parameter p in direction dir (+1 or

@@ -582,20 +582,25 @@ int atune__valid_set_union(atune__valid_set *a, const atune__valid_set *b,
     return 0;
 }
 
-int64_t atune__valid_set_find(const atune__valid_set *s, int64_t idx)
+int64_t atune__index_find(const int64_t *index, int64_t n, int64_t idx)
 {
-    int64_t lo = 0, hi = s->n - 1;
+    int64_t lo = 0, hi = n - 1;
 
     while (lo <= hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (s->index[mid] == idx)
+        if (index[mid] == idx)
             return mid;
-        if (s->index[mid] < idx)
+        if (index[mid] < idx)
             lo = mid + 1;
         else
             hi = mid - 1;
     }
     return -1;
+}
+
+int64_t atune__valid_set_find(const atune__valid_set *s, int64_t idx)
+{
+    return atune__index_find(s->index, s->n, idx);
 }
 
 /* Fails because no configuration is valid at size, blaming the line that

@@ -94,6 +94,8 @@ int atune__valid_set_union(atune__valid_set *a, const atune__valid_set *b,
 
 /* Position of space index idx in s, or -1 when it is not there. */
 int64_t atune__valid_set_find(const atune__valid_set *s, int64_t idx);
+/* The same on n ascending space indices (the search's copy of a set). */
+int64_t atune__index_find(const int64_t *index, int64_t n, int64_t idx);
 
 /* The most valid configurations one space may have, unless the
  * environment variable ATUNE_MAX_VALID says otherwise: the valid set
