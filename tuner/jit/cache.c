@@ -590,7 +590,7 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
 {
     atune__jit_opts o;
     atune__config dflt;
-    char text[ATUNE__JIT_MAX_NAMES][ATUNE__ENTRY_MAX * 2];
+    atune__jit_name_buf text[ATUNE__JIT_MAX_NAMES];
     const char *subst[ATUNE__JIT_MAX_NAMES];
     char *rec;
     uint64_t key;
@@ -604,16 +604,8 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    if (nnames > ATUNE__JIT_MAX_NAMES)
-        return atune__fail(err, ATUNE__ESOFTWARE, "too many names");
-    /* The names as NVRTC sees them: with param_macros = no, only they
-     * tell configurations apart. */
-    for (int i = 0; i < nnames; i++) {
-        if (atune__jit_name(m, c, names[i], text[i], sizeof(text[i])) != 0)
-            return atune__fail(err, ATUNE__EDATA, "%s: name '%s' too long",
-                               m->ini_path, names[i]);
-        subst[i] = text[i];
-    }
+    if ((rc = atune__jit_names(m, c, names, nnames, text, subst, err)) != 0)
+        return rc;
     if ((rc = atune__jit_options(m, c, arch, &o, err)) != 0)
         return rc;
     key = atune__cache_key(m->source, m->source_len, m->headers_hash, o.v,

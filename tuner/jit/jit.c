@@ -160,6 +160,22 @@ int atune__jit_name(const atune__manifest *m, const atune__config *c,
     return 0;
 }
 
+int atune__jit_names(const atune__manifest *m, const atune__config *c,
+                     const char *const *names, int nnames,
+                     atune__jit_name_buf *text, const char **subst,
+                     atune__err *err)
+{
+    if (nnames > ATUNE__JIT_MAX_NAMES)
+        return atune__fail(err, ATUNE__ESOFTWARE, "too many names");
+    for (int i = 0; i < nnames; i++) {
+        if (atune__jit_name(m, c, names[i], text[i], sizeof(text[i])) != 0)
+            return atune__fail(err, ATUNE__EDATA, "%s: name '%s' too long",
+                               m->ini_path, names[i]);
+        subst[i] = text[i];
+    }
+    return 0;
+}
+
 static char *program_log(nvrtcProgram prog)
 {
     size_t len = 0;
@@ -336,7 +352,7 @@ void atune__jit_options_free(atune__jit_opts *o)
 /* The source compiled but a name expression did not: which one, with its
  * manifest line, so that the user fixes the manifest, not the .cu. */
 static int name_error(const atune__manifest *m, const char *const *names,
-                      char text[][ATUNE__ENTRY_MAX * 2], int nnames,
+                      atune__jit_name_buf *text, int nnames,
                       const char **opts, int nopts, const char *what,
                       atune__err *err)
 {
@@ -406,25 +422,19 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
     atune__jit_opts o;
     atune__config dflt;
     char what[1024];
-    char text[ATUNE__JIT_MAX_NAMES][ATUNE__ENTRY_MAX * 2];
+    atune__jit_name_buf text[ATUNE__JIT_MAX_NAMES];
     const char *subst[ATUNE__JIT_MAX_NAMES];
     atune__cubin probe;
     atune__err perr;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (nnames > ATUNE__JIT_MAX_NAMES)
-        return atune__fail(err, ATUNE__ESOFTWARE, "too many names");
     if (!c) {
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    for (int i = 0; i < nnames; i++) {
-        if (atune__jit_name(m, c, names[i], text[i], sizeof(text[i])) != 0)
-            return atune__fail(err, ATUNE__EDATA, "%s: name '%s' too long",
-                               m->ini_path, names[i]);
-        subst[i] = text[i];
-    }
+    if ((rc = atune__jit_names(m, c, names, nnames, text, subst, err)) != 0)
+        return rc;
     if ((rc = atune__jit_options(m, c, arch, &o, err)) != 0)
         return rc;
     memcpy(what, "configuration ", 15);

@@ -57,6 +57,19 @@ void atune__jit_options_free(atune__jit_opts *o);
 int atune__jit_name(const atune__manifest *m, const atune__config *c,
                     const char *expr, char *buf, size_t len);
 
+/* Room for one name expression as NVRTC sees it. */
+typedef char atune__jit_name_buf[ATUNE__ENTRY_MAX * 2];
+
+/* The nnames (at most ATUNE__JIT_MAX_NAMES) name expressions of names
+ * with c's values substituted: text[i] holds names[i] as NVRTC sees it,
+ * subst[i] points at it. What both compiling and the module cache's key
+ * need: with param_macros = no, only these names tell configurations
+ * apart. */
+int atune__jit_names(const atune__manifest *m, const atune__config *c,
+                     const char *const *names, int nnames,
+                     atune__jit_name_buf *text, const char **subst,
+                     atune__err *err);
+
 /* The CUDA toolkit's include directory ("/usr/local/cuda/include"), found
  * once: $CUDA_HOME/include, $CUDA_PATH/include, next to the NVRTC library
  * in use, /usr/local/cuda/include; the first holding cuda_runtime.h. Its
