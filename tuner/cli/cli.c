@@ -93,3 +93,14 @@ int atune__cli_size_known(const struct atune__templates *t, const char *name)
                 return 1;
     return 0;
 }
+
+void atune__cli_json_begin(atune__json *j, const char *journal)
+{
+    atune__json_init(j, stdout);
+    atune__json_object(j, NULL);
+    atune__json_int(j, "schema", 1);
+    atune__json_str(j, "tuner", ATUNE_VERSION_STRING);
+    if (journal)
+        atune__json_str(j, "journal", journal);
+    atune__json_array(j, "results");
+}

@@ -55,6 +55,11 @@ struct atune_profile;
 int atune__cli_profile_values(const struct atune_profile *p,
                               const struct atune__templates *t);
 
+/* Opens the JSON document of tune and tune --simulate on stdout: schema,
+ * tuner version, the journal replayed (when not NULL), and the "results"
+ * array the caller fills and closes. */
+void atune__cli_json_begin(struct atune__json *j, const char *journal);
+
 /* "autotune: error: " + message on stderr; returns code. */
 int atune__cli_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

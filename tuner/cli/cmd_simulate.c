@@ -345,12 +345,7 @@ int atune__cmd_simulate(const atune__cli *o)
         goto done;
     if (o->json) {
         j = &json;
-        atune__json_init(j, stdout);
-        atune__json_object(j, NULL);
-        atune__json_int(j, "schema", 1);
-        atune__json_str(j, "tuner", ATUNE_VERSION_STRING);
-        atune__json_str(j, "journal", o->simulate);
-        atune__json_array(j, "results");
+        atune__cli_json_begin(j, o->simulate);
     }
     rc = replay_all(o, &t, recs, n, pairs, np, j);
     if (j) {

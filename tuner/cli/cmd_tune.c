@@ -216,11 +216,7 @@ static int run_worker(const atune__cli *o, const atune__templates *t)
     catch_signals();
     if (o->json) {
         j = &json;
-        atune__json_init(j, stdout);
-        atune__json_object(j, NULL);
-        atune__json_int(j, "schema", 1);
-        atune__json_str(j, "tuner", ATUNE_VERSION_STRING);
-        atune__json_array(j, "results");
+        atune__cli_json_begin(j, NULL);
     }
     cache = atune__cli_cache(o);
     /* Before the device is opened: the children must not inherit a CUDA
