@@ -346,6 +346,17 @@ static int shape_public(atune_jit *j, const atune_config *c,
     return ATUNE_OK;
 }
 
+/* What both public shape calls check first. */
+static int shape_entry(atune_jit *j, const atune_jit_dims *out)
+{
+    if (!j || !out)
+        return ATUNE_EINVAL;
+    j->msg[0] = '\0';
+    if (!j->m)
+        return atune__jit_fail(j, ATUNE_EINVAL, "template did not open");
+    return ATUNE_OK;
+}
+
 int atune_jit_shape(atune_jit *j, const atune_config *c,
                     const atune_jit_attr *attr, const char *size,
                     atune_jit_dims *out)
@@ -353,12 +364,8 @@ int atune_jit_shape(atune_jit *j, const atune_config *c,
     int64_t v[ATUNE__MAX_SIZE_VARS];
     int rc;
 
-    if (!j || !out)
-        return ATUNE_EINVAL;
-    j->msg[0] = '\0';
-    if (!j->m)
-        return atune__jit_fail(j, ATUNE_EINVAL, "template did not open");
-    if ((rc = atune__jit_size_values(j, size, v)) != 0)
+    if ((rc = shape_entry(j, out)) != 0 ||
+        (rc = atune__jit_size_values(j, size, v)) != 0)
         return rc;
     return shape_public(j, c, attr, v, out);
 }
@@ -370,12 +377,8 @@ int atune_jit_shape_args(atune_jit *j, const atune_config *c,
     int64_t v[ATUNE__MAX_SIZE_VARS];
     int rc;
 
-    if (!j || !out)
-        return ATUNE_EINVAL;
-    j->msg[0] = '\0';
-    if (!j->m)
-        return atune__jit_fail(j, ATUNE_EINVAL, "template did not open");
-    if ((rc = size_from_args(j, args, v)) != 0)
+    if ((rc = shape_entry(j, out)) != 0 ||
+        (rc = size_from_args(j, args, v)) != 0)
         return rc;
     return shape_public(j, c, attr, v, out);
 }
