@@ -50,7 +50,7 @@ if [ $shared = 1 ]; then
     [ "$so" = "lib$lib.so.$soversion" ] ||
       fail "lib$lib.so has SONAME '$so', want lib$lib.so.$soversion"
     [ -e "$libdir/$so" ] || fail "$so not installed"
-    if readelf -d "$libdir/lib$lib.so" | grep -q 'NEEDED.*libcuda'; then
+    if readelf -d "$libdir/lib$lib.so" | grep 'NEEDED.*libcuda' >/dev/null; then
       fail "lib$lib.so NEEDs libcuda"
     fi
   done
