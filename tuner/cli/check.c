@@ -2,12 +2,14 @@
  * possible without a GPU (atune__space_validate: every expression at every
  * size and configuration, buffer sizes, scalar values, at least one valid
  * configuration per size), then compile every valid configuration with
- * NVRTC, on all cores. Needs no GPU and no driver. */
+ * NVRTC, on all cores (or as many as --budget, or for as long as
+ * --time-limit, allows). Needs no GPU and no driver. */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/json.h"
 #include "cli/commands.h"
@@ -215,6 +217,70 @@ static int check_memory(const atune__manifest *m, const struct size_report *sr,
     return 0;
 }
 
+/* The configurations to compile: all n, or with --budget B < n, B of them
+ * spread evenly over the space (the first one included), so that a bounded
+ * check still samples every region of it. NULL when out of memory. */
+static int64_t *pick(const int64_t *index, int64_t n, int64_t budget,
+                     int64_t *count)
+{
+    int64_t k = budget > 0 && budget < n ? budget : n;
+    int64_t *out = malloc((size_t)(k ? k : 1) * sizeof(*out));
+
+    for (int64_t i = 0; out && i < k; i++)
+        out[i] = index[(int64_t)((double)i * (double)n / (double)k)];
+    *count = k;
+    return out;
+}
+
+static void format_duration(double s, char *buf, size_t len)
+{
+    long t = s > 0 && s < 1e9 ? (long)s : 0;
+
+    if (t >= 86400)
+        snprintf(buf, len, "%ldd %ldh", t / 86400, t % 86400 / 3600);
+    else if (t >= 3600)
+        snprintf(buf, len, "%ldh %02ldm", t / 3600, t % 3600 / 60);
+    else
+        snprintf(buf, len, "%ldm %02lds", t / 60, t % 60);
+}
+
+/* Progress of a long check on stderr: on a terminal one line redrawn four
+ * times a second from the first second on, elsewhere (a CI log) a line
+ * every ten seconds. */
+struct progress {
+    const char *name;
+    int tty, shown, hinted;
+    double t0, shown_at;
+};
+
+static void show_progress(struct progress *p, int64_t done, int64_t total,
+                          int64_t failed, const atune__cli *o)
+{
+    double now = atune__now(), el = now - p->t0;
+    char eta[32];
+
+    if (o->quiet || el < (p->tty ? 1.0 : 10.0) ||
+        now - p->shown_at < (p->tty ? 0.25 : 10.0))
+        return;
+    format_duration(done ? el / (double)done * (double)(total - done) : 0,
+                    eta, sizeof(eta));
+    fprintf(stderr, "%s%s: %lld/%lld compiled, %lld failed, %.0f s, ETA %s%s",
+            p->tty ? "\r\033[K" : "", p->name, (long long)done,
+            (long long)total, (long long)failed, el, done ? eta : "--",
+            p->tty ? "" : "\n");
+    /* A check that would take hours says once how to bound it. */
+    if (!p->hinted && done && el / (double)done * (double)total > 3600 &&
+        !o->budget && !o->time_limit) {
+        fprintf(stderr, "%sautotune: note: --budget N compiles N "
+                        "configurations spread over the space, --time-limit "
+                        "SEC stops after SEC seconds\n",
+                p->tty ? "\n" : "");
+        p->hinted = 1;
+    }
+    p->shown = 1;
+    p->shown_at = now;
+}
+
 /* Validates and compiles one template on every core; reports each
  * failure; adds the number of failures (a template that fails validation
  * counts as one) to *failed. Returns 0 or an error that stops the check. */
@@ -227,29 +293,36 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     int nnames = m->ref_is_default ? 1 : 2;
     char ref[800];
     atune__valid_set valid = {0};
-    int64_t *index;
+    int64_t *index = NULL;
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0};
-    int64_t n = 0, nfailed = 0;
+    int64_t n = 0, k = 0, done = 0, nfailed = 0;
     atune__pool *pool = NULL;
     atune__err err;
     double t0 = atune__now();
+    struct progress pg = {.name = m->name, .tty = isatty(STDERR_FILENO),
+                          .t0 = t0};
+    const char *bound = NULL;
     int rc;
 
     atune__reference_str(m, ref, sizeof(ref));
     rc = validate(m, &valid, &sr, &err);
-    index = valid.index;
     n = valid.n;
+    if (!rc && !(index = pick(valid.index, n, (int64_t)o->budget, &k)))
+        rc = atune__fail(&err, ATUNE__EOSERR, "out of memory");
+    if (!rc && k < n)
+        bound = "--budget";
     if (!rc && o->memory)
         rc = check_memory(m, &sr, o->memory, &err);
     if (rc == ATUNE__EDATA) {
         report_invalid(m, j, err.msg);
         atune__valid_set_free(&valid);
+        free(index);
         *failed += 1;
         return 0;
     }
     if (!rc)
-        rc = atune__pool_start(m, o->arch, names, nnames, index, n, 0, cache,
+        rc = atune__pool_start(m, o->arch, names, nnames, index, k, 0, cache,
                                procs, &pool, &err);
     if (!rc && j) {
         atune__json_object(j, NULL);
@@ -258,20 +331,29 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         atune__json_int(j, "configurations", n);
         atune__json_array(j, "failures");
     }
-    for (int64_t i = 0; !rc && i < n; i++) {
+    for (; !rc && done < k; done++) {
         const atune__cubin *cubin;
         const char *msg;
         atune__config c;
         char cfg[512];
 
-        rc = atune__pool_get(pool, index[i], &cubin, &msg, &err);
-        if (rc || !msg)
-            continue;
-        nfailed++;
-        atune__space_config(m, index[i], &c);
-        atune__config_str(m, &c, cfg, sizeof(cfg));
-        report_failure(j, &seen, cfg, msg);
+        if (o->time_limit && atune__now() - t0 >= o->time_limit) {
+            bound = "--time-limit";
+            break;
+        }
+        show_progress(&pg, done, k, nfailed, o);
+        rc = atune__pool_get(pool, index[done], &cubin, &msg, &err);
+        if (!rc && msg) {
+            nfailed++;
+            atune__space_config(m, index[done], &c);
+            atune__config_str(m, &c, cfg, sizeof(cfg));
+            report_failure(j, &seen, cfg, msg);
+        }
+        if (!rc)
+            atune__pool_release(pool, index[done]);
     }
+    if (pg.shown && pg.tty)
+        fputs("\r\033[K", stderr);
     if (seen.repeats)
         fprintf(stderr,
                 "autotune: error: %s: %lld more configurations fail to "
@@ -279,15 +361,24 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                 m->cu_path, (long long)seen.repeats);
     if (j && pool) {
         atune__json_end(j);
+        atune__json_int(j, "compiled", done);
+        if (bound)
+            atune__json_str(j, "bounded_by", bound + 2);
         atune__json_int(j, "failed", nfailed);
         atune__json_num(j, "seconds", atune__now() - t0);
         report_sizes(m, &sr, j);
         atune__json_end(j);
     } else if (!rc && !o->quiet) {
-        printf("%-10s %6lld configurations compiled for %s, %lld failed, "
-               "%.1f s\n",
-               m->name, (long long)n, o->arch, (long long)nfailed,
-               atune__now() - t0);
+        if (bound)
+            printf("%-10s %6lld of %lld configurations compiled for %s "
+                   "(%s), %lld failed, %.1f s\n",
+                   m->name, (long long)done, (long long)n, o->arch, bound,
+                   (long long)nfailed, atune__now() - t0);
+        else
+            printf("%-10s %6lld configurations compiled for %s, %lld "
+                   "failed, %.1f s\n",
+                   m->name, (long long)n, o->arch, (long long)nfailed,
+                   atune__now() - t0);
         printf("  verified against: %s\n", ref);
         report_sizes(m, &sr, NULL);
     }
@@ -295,6 +386,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         atune__cli_error(rc, "%s", err.msg);
     atune__pool_free(pool);
     atune__valid_set_free(&valid);
+    free(index);
     *failed += nfailed;
     return rc;
 }

@@ -148,6 +148,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     rc = atune__device_open(ordinal, &d, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
+    atune__device_set_procs(d, procs);
     atune__tune_opts_default(&opts);
     opts.profile_dir = o->profile_dir;
     opts.journal = o->journal;

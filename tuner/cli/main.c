@@ -22,7 +22,8 @@ static const char usage_text[] =
     "                [--strategy S] [--budget EVALS] [--seed N] [--json]\n"
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
     "       autotune check [--templates DIR] [--kernel a,b] [--arch sm_XX]"
-    " [--memory BYTES] [--json]\n"
+    " [--memory BYTES]\n"
+    "                [--budget CONFIGS] [--time-limit SECONDS] [--json]\n"
     "       autotune show [--templates DIR] PROFILE...\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
     "       autotune header --kernel NAME [--templates DIR] [-o FILE]\n"
@@ -53,7 +54,10 @@ static const char help_text[] =
     ".journal)\n"
     "      --strategy S      search strategy (listed at the end)\n"
     "      --budget EVALS    stop after this many evaluations per size\n"
-    "      --time-limit SEC  stop after this many seconds per size\n"
+    "                        (check: compile this many configurations per\n"
+    "                        template, spread over its space)\n"
+    "      --time-limit SEC  stop after this many seconds per size (check:\n"
+    "                        per template)\n"
     "      --launch-timeout SEC  kill a launch that runs longer (default:\n"
     "                        100x the reference kernel, 1 s to 60 s)\n"
     "      --no-resume       measure again what an unfinished run of the\n"
@@ -147,8 +151,6 @@ static const char *option_commands(int opt)
     case OPT_JOURNAL:
     case OPT_SEED:
     case OPT_STRATEGY:
-    case OPT_BUDGET:
-    case OPT_TIME_LIMIT:
     case OPT_SIMULATE:
     case OPT_NO_RESUME:
     case OPT_LAUNCH_TIMEOUT:
@@ -163,6 +165,8 @@ static const char *option_commands(int opt)
     case OPT_MEMORY:
         return "check";
     case OPT_NO_CACHE:
+    case OPT_BUDGET:
+    case OPT_TIME_LIMIT:
         return "tune check";
     case OPT_JSON:
         return "tune list check compare";

@@ -250,6 +250,19 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
     return 0;
 }
 
+void atune__pool_release(atune__pool *p, int64_t idx)
+{
+    job *jb;
+
+    pthread_mutex_lock(&p->lock);
+    if ((jb = find(p, idx)) && jb->state == DONE) {
+        atune__cubin_free(&jb->cubin);
+        free(jb->error);
+        jb->error = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
 double atune__pool_cpu_seconds(const atune__pool *p)
 {
     return p->cpu_s;

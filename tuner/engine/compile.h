@@ -34,6 +34,11 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
 int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
                     const char **error, atune__err *err);
 
+/* Frees what atune__pool_get gave for idx, for a consumer that is done
+ * with it (check, which goes through a space once and may meet millions
+ * of configurations); idx must not be asked for again. */
+void atune__pool_release(atune__pool *p, int64_t idx);
+
 /* Seconds the workers spent compiling, summed over workers. */
 double atune__pool_cpu_seconds(const atune__pool *p);
 

@@ -47,8 +47,9 @@ struct atune__procs {
     const atune__templates *t;
     atune__cache *cache;
     int time_limit; /* seconds; 0: none */
-    int n;
-    proc p[MAX_PROCS];
+    int n;     /* the pool's children, p[0..n) */
+    int total; /* n and the owner's own child, p[n] */
+    proc p[MAX_PROCS + 1];
 };
 
 /* --- the child ---------------------------------------------------------- */
@@ -244,9 +245,10 @@ int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
     }
     /* A child that died must show up as a failed write, not kill us. */
     signal(SIGPIPE, SIG_IGN);
-    for (; ps->n < n && !rc; ps->n++)
-        if ((rc = fork_one(ps, ps->n, err)))
+    for (; ps->total < n + 1; ps->total++)
+        if ((rc = fork_one(ps, ps->total, err)))
             break;
+    ps->n = n;
     if (rc) {
         atune__procs_stop(ps);
         return rc;
@@ -427,15 +429,24 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
     return 0;
 }
 
+int atune__procs_compile_own(atune__procs *ps, const atune__manifest *m,
+                             const atune__config *c, const char *arch,
+                             const char *const *names, int nnames,
+                             atune__cubin *out, int *hit, atune__err *err)
+{
+    return atune__procs_compile(ps, ps->n, m, c, arch, names, nnames, out,
+                                hit, err);
+}
+
 void atune__procs_stop(atune__procs *ps)
 {
     if (!ps)
         return;
-    for (int i = 0; i < ps->n; i++) {
+    for (int i = 0; i < ps->total; i++) {
         close(ps->p[i].to);
         close(ps->p[i].from);
     }
-    for (int i = 0; i < ps->n; i++)
+    for (int i = 0; i < ps->total; i++)
         while (ps->p[i].pid > 0 && waitpid(ps->p[i].pid, NULL, 0) < 0 &&
                errno == EINTR)
             ;

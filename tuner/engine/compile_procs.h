@@ -25,7 +25,8 @@
 typedef struct atune__procs atune__procs;
 
 /* Forks n children (0: one per core) that may compile any template of t,
- * through cache (may be NULL). Call it before creating a CUDA context or
+ * through cache (may be NULL), and one more: the owner's own (see
+ * atune__procs_compile_own). Call it before creating a CUDA context or
  * a thread. t and cache must outlive the children. */
 int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
                        atune__procs **out, atune__err *err);
@@ -47,6 +48,15 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
                          const atune__config *c, const char *arch,
                          const char *const *names, int nnames,
                          atune__cubin *out, int *hit, atune__err *err);
+
+/* atune__procs_compile in the owner's own child, which the pool never
+ * uses: for what the thread that started the children compiles outside the
+ * pool (the reference, --evaluate's configurations), so that it is under
+ * the same time limit. Only that one thread may call it. */
+int atune__procs_compile_own(atune__procs *ps, const atune__manifest *m,
+                             const atune__config *c, const char *arch,
+                             const char *const *names, int nnames,
+                             atune__cubin *out, int *hit, atune__err *err);
 
 /* Ends the children and waits for them. */
 void atune__procs_stop(atune__procs *ps);

@@ -193,6 +193,23 @@ void atune__device_close(atune__device *d)
     free(d);
 }
 
+void atune__device_set_procs(atune__device *d, atune__procs *procs)
+{
+    d->procs = procs;
+}
+
+int atune__device_compile(atune__device *d, atune__cache *cache,
+                          const atune__manifest *m, const atune__config *c,
+                          const char *const *names, int nnames,
+                          atune__cubin *out, atune__err *err)
+{
+    if (d->procs)
+        return atune__procs_compile_own(d->procs, m, c, d->info.arch, names,
+                                        nnames, out, NULL, err);
+    return atune__jit_compile_cached(cache, m, c, d->info.arch, names, nnames,
+                                     out, NULL, err);
+}
+
 const atune__devinfo *atune__device_info(const atune__device *d)
 {
     return &d->info;

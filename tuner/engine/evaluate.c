@@ -66,8 +66,7 @@ static int load(atune__device *d, const atune__manifest *m,
     int rc;
 
     *k = NULL;
-    rc = atune__jit_compile_cached(cache, m, c, atune__device_info(d)->arch,
-                                   names, 1, &cubin, NULL, err);
+    rc = atune__device_compile(d, cache, m, c, names, 1, &cubin, err);
     if (rc == ATUNE__EDATA) {
         res->status = ATUNE__ST_COMPILE_ERROR;
         return 0;
@@ -156,21 +155,34 @@ static int entry_of(const pair *pr, const char *slug, atune__pw_entry *e,
                : 0;
 }
 
+/* A time in ms for the table; "-" for one not measured (the
+ * configuration failed). */
+static const char *ms(double ns, char *buf, size_t len)
+{
+    if (isfinite(ns))
+        snprintf(buf, len, "%.3f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
+
 static void report(const pair *pr, int n, const char *other, atune__json *j)
 {
     if (!j)
         printf("%-10s %-22s %-40s %12s %12s %8s  %s\n", "kernel", "size",
                other, "its time", "own best", "percent", "status");
     for (int i = 0; i < n; i++) {
-        char cfg[512];
+        char cfg[512], t_other[32], t_own[32];
         double pct = isfinite(pr[i].other_ns)
                          ? pr[i].own_ns / pr[i].other_ns * 100
                          : 0;
         atune__config_str(pr[i].m, &pr[i].other, cfg, sizeof(cfg));
         if (!j) {
-            printf("%-10s %-22s %-40s %9.3f ms %9.3f ms %7.1f%%  %s\n",
-                   pr[i].m->name, pr[i].size_key, cfg, pr[i].other_ns / 1e6,
-                   pr[i].own_ns / 1e6, pct, pr[i].status);
+            printf("%-10s %-22s %-40s %12s %12s %7.1f%%  %s\n",
+                   pr[i].m->name, pr[i].size_key, cfg,
+                   ms(pr[i].other_ns, t_other, sizeof(t_other)),
+                   ms(pr[i].own_ns, t_own, sizeof(t_own)), pct,
+                   pr[i].status);
             continue;
         }
         atune__json_object(j, NULL);
@@ -180,7 +192,8 @@ static void report(const pair *pr, int n, const char *other, atune__json *j)
         atune__json_num(j, "time_ns", isfinite(pr[i].other_ns)
                                           ? pr[i].other_ns
                                           : 0);
-        atune__json_num(j, "own_ns", pr[i].own_ns);
+        atune__json_num(j, "own_ns", isfinite(pr[i].own_ns) ? pr[i].own_ns
+                                                            : 0);
         atune__json_num(j, "percent", pct);
         atune__json_str(j, "status", pr[i].status);
         atune__json_end(j);

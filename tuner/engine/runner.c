@@ -289,7 +289,7 @@ static int run_reference(atune__problem *p, atune__err *err)
     atune__space_config(m, 0, &dflt);
     rc = atune__config_vars(m, &dflt, &vs);
     if (!rc)
-        rc = atune__jit_compile(m, &dflt, d->info.arch, names, 1, &cubin, err);
+        rc = atune__device_compile(d, NULL, m, &dflt, names, 1, &cubin, err);
     if (!rc)
         rc = atune__cucheck(d->cu->cuModuleLoadData(&mod, cubin.data),
                      "loading the reference", err);

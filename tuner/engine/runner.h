@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "engine/compile_procs.h"
+#include "jit/cache.h"
 #include "jit/jit.h"
 #include "template/manifest.h"
 #include "template/space.h"
@@ -54,6 +56,22 @@ typedef struct atune__devinfo {
 } atune__devinfo;
 
 const atune__devinfo *atune__device_info(const atune__device *d);
+
+/* The compile children (compile_procs.h) that compile what the device's
+ * owner needs outside the compile pool: the reference and --evaluate's
+ * configurations, so that the compile time limit holds for them too.
+ * Without them (NULL, the default) those compile in this process, with no
+ * limit. */
+void atune__device_set_procs(atune__device *d, atune__procs *procs);
+
+/* Compiles configuration c (NULL: the default) of m for d's architecture,
+ * through cache (may be NULL) and d's compile children when it has them.
+ * ATUNE__EDATA: the configuration does not compile (or ran past the
+ * compile time limit). */
+int atune__device_compile(atune__device *d, atune__cache *cache,
+                          const atune__manifest *m, const atune__config *c,
+                          const char *const *names, int nnames,
+                          atune__cubin *out, atune__err *err);
 
 /* Timing knobs. */
 typedef struct atune__timing {

@@ -36,6 +36,7 @@ struct atune__device {
     CUdeviceptr flush;
     size_t flush_bytes;
     atune__devinfo info;
+    atune__procs *procs; /* NULL: compile in this process */
 };
 
 struct buffer {

@@ -1,0 +1,1 @@
+../compile_slow/bomb.cu
