@@ -125,12 +125,39 @@ run=$(key p9/$slug.ini run)
 grep -q "run=$run\$" p9/$slug.journal && ok || ko "merge: the section's run '$run' is not a run of the journal"
 [ "$(key p9/$slug.ini time_ns)" -le $((t_best + t_best / 50)) ] && ok || ko "merge: time_ns $(key p9/$slug.ini time_ns) vs $t_best"
 
+# Another tuner of this GPU model writes the section after this run read it
+# and before it writes (two jobs, --device all): the write finds the section
+# changed, measures the other's best beside its own and keeps the faster,
+# never just the last written.
+cp p9/$slug.ini best.ini
+ATUNE_TEST_WRITE_DELAY_MS=4000 "$bin" tune --kernel copy --size small --strategy random --budget 2 --seed 1 -p p10 >/dev/null 2>err10 &
+b=$!
+for ((i = 0; i < 1200; i++)); do
+    awk -F'\t' '$10 == "final"' p10/$slug.journal 2>/dev/null | grep . >/dev/null && break
+    sleep 0.05
+done
+sleep 0.5
+cp best.ini p10/new.tmp && mv p10/new.tmp p10/$slug.ini
+wait $b
+[ $? -eq 0 ] && ok || { ko "write race: exit"; cat err10; }
+grep -q "section changed (another tuner" err10 && ok || { ko "write race: the changed section went unnoticed"; cat err10; }
+[ "$(cfg p10/$slug.ini)" = "$best" ] && ok || ko "write race: the last writer won: $(cfg p10/$slug.ini), the other's $best"
+[ "$(key p10/$slug.ini previous)" = kept ] && ok || ko "write race: previous = $(key p10/$slug.ini previous), want kept"
+
 # --- --device all and device numbers ---------------------------------------
 ATUNE_STUB_GPUS=2 ATUNE_STUB_LOG=$tmp/log tune --device all --budget 6 -p p6 2>err >/dev/null
 [ $? -eq 0 ] && ok || { ko "--device all: exit"; cat err; }
 grep -qx "cuDeviceGet 0" log && grep -qx "cuDeviceGet 1" log && ok || ko "--device all did not open GPUs 0 and 1"
 [ -s p6/$slug.gpu0.journal ] && [ -s p6/$slug.gpu1.journal ] && ok || ko "--device all: one journal per GPU"
 grep -q '^\[copy n=1048576\]' p6/$slug.ini && ok || ko "--device all: no profile section"
+# Both GPUs read the section before either writes it (the window widened):
+# the second write finds it changed, measures the first's best beside its
+# own, and writes again.
+ATUNE_STUB_GPUS=2 ATUNE_TEST_WRITE_DELAY_MS=3000 tune --device all --budget 6 -p p11 2>err11 >/dev/null
+[ $? -eq 0 ] && ok || { ko "--device all, one section: exit"; cat err11; }
+[ "$(grep -c 'section changed (another tuner' err11)" -eq 1 ] && ok ||
+    { ko "--device all, one section: not exactly one write found it changed"; cat err11; }
+[ "$(grep -c '^\[copy n=1048576\]' p11/$slug.ini)" -eq 1 ] && ok || ko "--device all, one section: not one section"
 rm -f log
 ATUNE_STUB_GPUS=2 ATUNE_STUB_LOG=$tmp/log tune --device 1 --budget 2 -p p7 >/dev/null 2>&1
 [ "$(sort -u log)" = "cuDeviceGet 1" ] && ok || ko "--device 1 opened: $(cat log)"

@@ -663,10 +663,31 @@ static int replace(const char *path, const text *t, atune__err *err)
     return rc ? rc : sync_dir(path, err);
 }
 
-/* See documentation in header file. */
-int atune__profile_update(const char *path, const atune__pw_device *dev,
-                          const atune__pw_entry *entries, int n,
-                          atune__err *err)
+/* Whether the section of e in doc is as seen. */
+static int still_seen(const atune__ini *doc, const char *canon,
+                      const atune__pw_seen *seen)
+{
+    char c[ATUNE__INI_MAX_NAME + 1];
+
+    for (int i = 0; doc && i < doc->nsections; i++) {
+        const atune__ini_section *s = &doc->sections[i];
+        const atune__ini_entry *run;
+        if (strcmp(s->name, "device") == 0 ||
+            atune__section_canon(s->name, c, sizeof(c), NULL, 0) != 0 ||
+            strcmp(c, canon) != 0)
+            continue;
+        run = atune__ini_get(s, "run");
+        return seen->present &&
+               strcmp(run ? run->value : "", seen->run) == 0;
+    }
+    return !seen->present;
+}
+
+/* atune__profile_update, and with seen (one entry) only if its section is
+ * still as seen. */
+static int update(const char *path, const atune__pw_device *dev,
+                  const atune__pw_entry *entries, int n,
+                  const atune__pw_seen *seen, int *changed, atune__err *err)
 {
     char(*canon)[ATUNE__INI_MAX_NAME + 1] = NULL;
     atune_profile *old = NULL;
@@ -674,7 +695,7 @@ int atune__profile_update(const char *path, const atune__pw_device *dev,
     int lock = -1;
     int rc;
 
-    if (!path || !dev || n < 0 || (n > 0 && !entries))
+    if (!path || !dev || n < 0 || (n > 0 && !entries) || (seen && n != 1))
         return atune__fail(err, ATUNE__ESOFTWARE,
                            "atune__profile_update: bad arguments");
     canon = calloc((size_t)n + 1, sizeof(*canon));
@@ -689,6 +710,10 @@ int atune__profile_update(const char *path, const atune__pw_device *dev,
         goto out;
     if ((rc = read_old(path, dev, &old, err)) != ATUNE__OK)
         goto out;
+    if (seen && !still_seen(atune__profile_doc(old), canon[0], seen)) {
+        *changed = 1;
+        goto out;
+    }
     rc = build(&t, dev, atune__profile_doc(old), entries, n, canon, err);
     if (rc != ATUNE__OK)
         goto out;
@@ -702,6 +727,23 @@ out:
     if (lock >= 0)
         close(lock);
     return rc;
+}
+
+/* See documentation in header file. */
+int atune__profile_update(const char *path, const atune__pw_device *dev,
+                          const atune__pw_entry *entries, int n,
+                          atune__err *err)
+{
+    return update(path, dev, entries, n, NULL, NULL, err);
+}
+
+int atune__profile_update_if(const char *path, const atune__pw_device *dev,
+                             const atune__pw_entry *entry,
+                             const atune__pw_seen *seen, int *changed,
+                             atune__err *err)
+{
+    *changed = 0;
+    return update(path, dev, entry, 1, seen, changed, err);
 }
 
 int atune__profile_check(const char *path, const atune__pw_device *dev,

@@ -79,6 +79,23 @@ int atune__profile_update(const char *path, const atune__pw_device *dev,
                           const atune__pw_entry *entries, int n,
                           atune__err *err);
 
+/* What a writer saw of one section when it decided what to write: whether
+ * the section was there and its run key ("" when it has none). */
+typedef struct atune__pw_seen {
+    int present;
+    char run[64];
+} atune__pw_seen;
+
+/* atune__profile_update of one entry, made only if its section is still
+ * as seen (compare and swap, under the profile's lock): a tuner of another
+ * GPU of the same model (--device all, a second job) may have written it
+ * after this one read it. Then *changed is set, nothing is written and 0
+ * is returned: read the section again, decide again, retry. */
+int atune__profile_update_if(const char *path, const atune__pw_device *dev,
+                             const atune__pw_entry *entry,
+                             const atune__pw_seen *seen, int *changed,
+                             atune__err *err);
+
 /* What atune__profile_update would find wrong before tuning starts: the
  * lock file, the existing profile (parse, device name) and a temp file
  * beside it. Same codes; nothing is changed (but the lock file). */

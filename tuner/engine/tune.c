@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "atune/atune.h"
@@ -18,6 +19,9 @@
 #include "engine/profile_write.h"
 #include "engine/resume.h"
 #include "engine/supervise.h"
+
+/* Writes of one section that find it changed before this run gives up. */
+#define MAX_WRITE_TRIES 8
 
 static volatile sig_atomic_t interrupted;
 
@@ -57,33 +61,6 @@ static void compile_failed(const char *msg, atune__result *res)
     nl = strchr(res->detail, '\n');
     if (nl)
         *nl = '\0';
-}
-
-static void format_eta(double s, char *buf, size_t len)
-{
-    if (s < 0 || s > 360000)
-        snprintf(buf, len, "--:--");
-    else
-        snprintf(buf, len, "%d:%02d", (int)s / 60, (int)s % 60);
-}
-
-static void draw_progress(const atune__tune_opts *o, const atune__outcome *out,
-                          int64_t done, int64_t total, double t0)
-{
-    char eta[32];
-    double el = atune__now() - t0;
-
-    if (!o->progress)
-        return;
-    format_eta(done ? el / (double)done * (double)(total - done) : -1, eta,
-               sizeof(eta));
-    fprintf(stderr, "\r\033[K%s %s: %lld/%lld", out->m->name,
-            out->size->name, (long long)done, (long long)total);
-    if (out->have_best)
-        fprintf(stderr, "  best %.1f %s", out->best_res.metric,
-                out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
-    fprintf(stderr, "  ETA %s", eta);
-    fflush(stderr);
 }
 
 /* What every (kernel, size) of one run shares. */
@@ -254,50 +231,6 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
     return rc;
 }
 
-static void summary(const atune__tune_opts *o, const atune__outcome *out)
-{
-    const char *unit = out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s";
-    char cfg[512];
-
-    if (o->progress)
-        fputs("\r\033[K", stderr);
-    if (o->quiet)
-        return;
-    if (out->skipped)
-        return;
-    if (!out->have_best && out->evaluations == 0 && out->stop &&
-        strcmp(out->stop, "time") == 0) {
-        fprintf(stderr, "%s %s (%s): the time limit stopped the search "
-                        "before its first evaluation\n",
-                out->m->name, out->size->name, out->size_key);
-        return;
-    }
-    if (!out->have_best) {
-        fprintf(stderr, "%s %s (%s): no valid configuration in %lld\n",
-                out->m->name, out->size->name, out->size_key,
-                (long long)out->evaluations);
-        return;
-    }
-    atune__config_str(out->m, &out->best, cfg, sizeof(cfg));
-    fprintf(stderr, "%s %s (%s): %.1f %s with %s", out->m->name,
-            out->size->name, out->size_key, out->best_res.metric, unit, cfg);
-    if (out->have_default)
-        fprintf(stderr, ", %.2fx the default",
-                out->default_res.time_ns / out->best_res.time_ns);
-    fprintf(stderr, "; %lld configurations in %.1f s\n",
-            (long long)out->evaluations, out->wall_s);
-    if (out->previous == ATUNE__PREV_KEPT)
-        fprintf(stderr, "  kept the profile's previous best: faster when "
-                        "measured again beside this run's best\n");
-    else if (out->previous == ATUNE__PREV_REPLACED)
-        fprintf(stderr, "  replaces the profile's previous best (%.0f ns "
-                        "measured again)\n",
-                out->previous_ns);
-    else if (out->previous == ATUNE__PREV_FORCED)
-        fprintf(stderr, "  replaces the profile's previous best without "
-                        "measuring it (--replace)\n");
-}
-
 static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
                    atune__err *err)
 {
@@ -311,7 +244,7 @@ static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
     *time_ns = sc->out->count[ATUNE__ST_OK] > ok_before ? sc->out->last_ns
                                                         : INFINITY;
     *spread_ns = isfinite(*time_ns) ? sc->out->last_spread_ns : 0;
-    draw_progress(sc->o, sc->out, ++sc->done, sc->out->space, sc->t0);
+    atune__tune_progress(sc->o, sc->out, ++sc->done, sc->out->space, sc->t0);
     return rc;
 }
 
@@ -455,11 +388,12 @@ static int ladder_seeds(const atune__tune_run *run, const atune__outcome *out,
 /* The profile's best of this kernel, size and template version as a
  * configuration of the space valid here; 0 when there is none. The
  * profile is read now, after the search: a GPU of the same model that
- * finished meanwhile (--device all, Slurm) is seen. */
+ * finished meanwhile (--device all, Slurm) is seen. *seen is what the
+ * section was, usable or not, for the write that follows. */
 static int previous_best(const run_state *rs, const atune__manifest *m,
                          const char *size_key, const atune__valid_set *valid,
                          atune__config *c, int64_t *idx, char *run,
-                         size_t runlen)
+                         size_t runlen, atune__pw_seen *seen)
 {
     atune_profile *p = NULL;
     const atune_config *pc;
@@ -467,11 +401,16 @@ static int previous_best(const run_state *rs, const atune__manifest *m,
     const char *prev_run;
     int found = 0;
 
+    memset(seen, 0, sizeof(*seen));
     snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
     if (atune_profile_open(rs->profile, &p) != ATUNE_OK ||
         atune_profile_lookup(p, m->name, size_key, &pc) != ATUNE_OK ||
-        atune_config_size_match(pc) != ATUNE_SIZE_EXACT ||
-        strcmp(atune_config_template_hash(pc), hash) != 0)
+        atune_config_size_match(pc) != ATUNE_SIZE_EXACT)
+        goto out;
+    seen->present = 1;
+    prev_run = atune_config_meta(pc, "run");
+    atune__strlcpy(seen->run, prev_run ? prev_run : "", sizeof(seen->run));
+    if (strcmp(atune_config_template_hash(pc), hash) != 0)
         goto out;
     memset(c, 0, sizeof(*c));
     for (int i = 0; i < m->nparams; i++) {
@@ -482,7 +421,6 @@ static int previous_best(const run_state *rs, const atune__manifest *m,
     *idx = atune__space_index(m, c);
     if (*idx < 0 || atune__valid_set_find(valid, *idx) < 0)
         goto out;
-    prev_run = atune_config_meta(pc, "run");
     snprintf(run, runlen, "%s", prev_run ? prev_run : "earlier");
     found = 1;
 out:
@@ -494,7 +432,8 @@ out:
  * previous best is timed again beside the new best, in interleaved
  * rounds (as the final pick), and the faster one is kept. */
 static int merge_previous(search_ctx *sc, const run_state *rs,
-                          const atune__valid_set *valid, atune__err *err)
+                          const atune__valid_set *valid,
+                          atune__pw_seen *seen, atune__err *err)
 {
     atune__outcome *out = sc->out;
     const atune__manifest *m = out->m;
@@ -507,7 +446,7 @@ static int merge_previous(search_ctx *sc, const run_state *rs,
     atune__strlcpy(out->run, rs->run, sizeof(out->run));
     if (!out->have_best || !previous_best(rs, m, out->size_key, valid, &prev,
                                           &ids[1], prev_run,
-                                          sizeof(prev_run)))
+                                          sizeof(prev_run), seen))
         return 0;
     if (sc->o->replace) {
         out->previous = ATUNE__PREV_FORCED;
@@ -530,6 +469,74 @@ static int merge_previous(search_ctx *sc, const run_state *rs,
         out->previous = ATUNE__PREV_REPLACED;
     }
     return 0;
+}
+
+/* Tests widen the window between reading a section and writing it, where
+ * another tuner of the same GPU model may write it (tests/cli_stub_tune.sh):
+ * ATUNE_TEST_WRITE_DELAY_MS. */
+static void test_write_delay(void)
+{
+    const char *v = getenv("ATUNE_TEST_WRITE_DELAY_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+
+    if (ms > 0 && ms < 60000) {
+        struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A size's section, merged by evidence with the profile's, is written
+ * only if the section is still what was merged with: else another tuner of
+ * this GPU model wrote it meanwhile, and its best is measured beside this
+ * one in turn. So tuners of one model that finish together end with the
+ * best of them, never the last. */
+static int merge_and_write(atune__device *d, search_ctx *sc,
+                           const run_state *rs, const atune__valid_set *valid,
+                           atune__err *err)
+{
+    atune__outcome *out = sc->out;
+    int rc = 0, changed = 1;
+
+    for (int tries = 0; !rc && changed && tries < MAX_WRITE_TRIES; tries++) {
+        atune__pw_seen seen;
+        if (tries && !sc->o->quiet)
+            fprintf(stderr, "%s %s: the profile's section changed (another "
+                            "tuner of this GPU model): measuring its best "
+                            "beside this one\n",
+                    out->m->name, out->size_key);
+        if ((rc = merge_previous(sc, rs, valid, &seen, err)) ||
+            !out->have_best)
+            return rc;
+        test_write_delay();
+        rc = atune__tune_write_outcome(d, out, rs->profile,
+                                       sc->o->replace ? NULL : &seen,
+                                       &changed, err);
+    }
+    if (!rc && changed)
+        return atune__fail(err, ATUNE__EIO,
+                           "%s: section [%s %s] changed %d times while this "
+                           "run wrote it",
+                           rs->profile, out->m->name, out->size_key,
+                           MAX_WRITE_TRIES);
+    out->written = !rc;
+    return rc;
+}
+
+/* A size that ended in an error (interrupted, a sticky CUDA error) cannot
+ * be merged by measuring: its best is written only where the profile has
+ * no section for it, which it cannot make worse. */
+static void write_if_absent(atune__device *d, const run_state *rs,
+                            atune__outcome *out)
+{
+    atune__pw_seen none = {0};
+    atune__err err;
+    int changed = 0;
+
+    atune__strlcpy(out->run, rs->run, sizeof(out->run));
+    out->written = out->have_best &&
+                   atune__tune_write_outcome(d, out, rs->profile, &none,
+                                             &changed, &err) == 0 &&
+                   !changed;
 }
 
 /* Searches one template at one size. */
@@ -583,7 +590,9 @@ static int tune_size(atune__device *d, const atune__manifest *m,
         out->have_best = 1;
     }
     if (!rc)
-        rc = merge_previous(&sc, rs, &valid, err);
+        rc = merge_and_write(d, &sc, rs, &valid, err);
+    else if (out->have_best)
+        write_if_absent(d, rs, out);
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
     atune__valid_set_free(&valid);
@@ -708,7 +717,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
 {
     run_state rs = {0};
     char slug[128], profile[4096];
-    int rc, wrc;
+    int rc;
 
     memset(run, 0, sizeof(*run));
     run->o = atune__calloc((size_t)t->n * ATUNE__MAX_SIZES, sizeof(*run->o));
@@ -756,22 +765,13 @@ int atune__tune(atune__device *d, const atune__templates *t,
             atune__size_key(out->size, out->size_key, sizeof(out->size_key));
             rc = tune_size(d, m, out->size, pool, &rs, o, seeds,
                            ladder_seeds(run, out, o, seeds), out, err);
-            summary(o, out);
+            atune__tune_summary(o, out, rc != 0);
         }
         atune__pool_free(pool);
     }
-    /* Whatever happened, what was measured goes into the profile. */
-    if (run->n) {
-        atune__err werr;
-        int written = 0;
-        wrc = atune__tune_write_profile(d, run, profile, &written, &werr);
-        if (wrc && !rc) {
-            *err = werr;
-            rc = wrc;
-        }
-        if (!wrc && written)
+    for (int i = 0; i < run->n; i++)
+        if (run->o[i].written)
             snprintf(run->profile, sizeof(run->profile), "%s", profile);
-    }
     /* Only a run that finished, its profile written, is not resumed by the
      * next one. */
     if (!rc && rs.j) {

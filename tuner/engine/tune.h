@@ -84,6 +84,7 @@ typedef struct atune__outcome {
     double previous_ns; /* its re-measured time; 0 when not measured */
     char run[40];       /* journal run id of the configuration kept */
     int skipped;        /* too large for the GPU's free memory */
+    int written;        /* its section is in the profile */
 } atune__outcome;
 
 typedef struct atune__tune_run {
@@ -94,25 +95,38 @@ typedef struct atune__tune_run {
 } atune__tune_run;
 
 /* Tunes every template of t on d. Returns 0, ATUNE__EINTR when
- * atune__tune_interrupt() stopped it (what was measured is in the journal
- * and the profile), or an error code (a sticky CUDA error: the profile
- * keeps what was measured before it). run is filled in every case. */
+ * atune__tune_interrupt() stopped it (what was measured is in the journal;
+ * the profile has every size that finished, and the interrupted size's
+ * best where it had no section), or an error code (a sticky CUDA error:
+ * the same). Each size's section is written when it finishes. run is
+ * filled in every case. */
 int atune__tune(atune__device *d, const atune__templates *t,
                 const atune__tune_opts *o, atune__tune_run *run,
                 atune__err *err);
 
 void atune__tune_run_free(atune__tune_run *run);
 
-/* Writes the sections of run's outcomes that found a best into the
- * profile at path (atune__profile_update); *written says whether any was
- * written. */
-int atune__tune_write_profile(atune__device *d, const atune__tune_run *run,
-                              const char *path, int *written,
+/* Writes out's section (it found a best) into the profile at path: with
+ * seen, only if the section is still as seen (atune__profile_update_if,
+ * which sets *changed when it is not), else whatever is there. */
+struct atune__pw_seen;
+int atune__tune_write_outcome(atune__device *d, const atune__outcome *out,
+                              const char *path,
+                              const struct atune__pw_seen *seen, int *changed,
                               atune__err *err);
 
 /* The [device] section of d's profile, dated today. */
 struct atune__pw_device;
 void atune__tune_device_entry(atune__device *d, struct atune__pw_device *pd);
+
+/* tune_progress.c: redraws the progress line of out's size (when
+ * o->progress): done of total configurations since t0, the best so far
+ * and the ETA; and the line that ends a size (clearing the progress line;
+ * failed: the size ended in an error, which says what happened). */
+void atune__tune_progress(const atune__tune_opts *o, const atune__outcome *out,
+                          int64_t done, int64_t total, double t0);
+void atune__tune_summary(const atune__tune_opts *o, const atune__outcome *out,
+                         int failed);
 
 /* Async-signal-safe: asks a running atune__tune to stop after the current
  * configuration. */

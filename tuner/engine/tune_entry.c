@@ -71,23 +71,22 @@ void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
     atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
 }
 
-int atune__tune_write_profile(atune__device *d, const atune__tune_run *run,
-                              const char *path, int *written,
+int atune__tune_write_outcome(atune__device *d, const atune__outcome *out,
+                              const char *path,
+                              const struct atune__pw_seen *seen, int *changed,
                               atune__err *err)
 {
     atune__pw_device pd;
-    atune__pw_entry *e = atune__calloc((size_t)run->n, sizeof(*e));
-    int n = 0, rc;
+    atune__pw_entry *e = atune__calloc(1, sizeof(*e));
+    int rc;
 
+    *changed = 0;
     if (!e)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     atune__tune_device_entry(d, &pd);
-    for (int i = 0; i < run->n; i++)
-        if (run->o[i].have_best)
-            fill_entry(&run->o[i], &e[n++]);
-    rc = n ? atune__profile_update(path, &pd, e, n, err) : 0;
-    *written = n > 0 && rc == 0;
+    fill_entry(out, e);
+    rc = seen ? atune__profile_update_if(path, &pd, e, seen, changed, err)
+              : atune__profile_update(path, &pd, e, 1, err);
     free(e);
     return rc;
 }
-

@@ -1,0 +1,79 @@
+/* tune_progress.c -- what a tuning run tells the person watching it on
+ * stderr: the progress line of the size being tuned and each size's
+ * summary (see tune.h). */
+#include "engine/tune.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void format_eta(double s, char *buf, size_t len)
+{
+    if (s < 0 || s > 360000)
+        snprintf(buf, len, "--:--");
+    else
+        snprintf(buf, len, "%d:%02d", (int)s / 60, (int)s % 60);
+}
+
+void atune__tune_progress(const atune__tune_opts *o, const atune__outcome *out,
+                          int64_t done, int64_t total, double t0)
+{
+    char eta[32];
+    double el = atune__now() - t0;
+
+    if (!o->progress)
+        return;
+    format_eta(done ? el / (double)done * (double)(total - done) : -1, eta,
+               sizeof(eta));
+    fprintf(stderr, "\r\033[K%s %s: %lld/%lld", out->m->name,
+            out->size->name, (long long)done, (long long)total);
+    if (out->have_best)
+        fprintf(stderr, "  best %.1f %s", out->best_res.metric,
+                out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
+    fprintf(stderr, "  ETA %s", eta);
+    fflush(stderr);
+}
+
+void atune__tune_summary(const atune__tune_opts *o, const atune__outcome *out,
+                         int failed)
+{
+    const char *unit = out->m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s";
+    char cfg[512];
+
+    if (o->progress)
+        fputs("\r\033[K", stderr);
+    if (o->quiet)
+        return;
+    if (out->skipped || (failed && !out->have_best))
+        return;
+    if (!out->have_best && out->evaluations == 0 && out->stop &&
+        strcmp(out->stop, "time") == 0) {
+        fprintf(stderr, "%s %s (%s): the time limit stopped the search "
+                        "before its first evaluation\n",
+                out->m->name, out->size->name, out->size_key);
+        return;
+    }
+    if (!out->have_best) {
+        fprintf(stderr, "%s %s (%s): no valid configuration in %lld\n",
+                out->m->name, out->size->name, out->size_key,
+                (long long)out->evaluations);
+        return;
+    }
+    atune__config_str(out->m, &out->best, cfg, sizeof(cfg));
+    fprintf(stderr, "%s %s (%s): %.1f %s with %s", out->m->name,
+            out->size->name, out->size_key, out->best_res.metric, unit, cfg);
+    if (out->have_default)
+        fprintf(stderr, ", %.2fx the default",
+                out->default_res.time_ns / out->best_res.time_ns);
+    fprintf(stderr, "; %lld configurations in %.1f s\n",
+            (long long)out->evaluations, out->wall_s);
+    if (out->previous == ATUNE__PREV_KEPT)
+        fprintf(stderr, "  kept the profile's previous best: faster when "
+                        "measured again beside this run's best\n");
+    else if (out->previous == ATUNE__PREV_REPLACED)
+        fprintf(stderr, "  replaces the profile's previous best (%.0f ns "
+                        "measured again)\n",
+                out->previous_ns);
+    else if (out->previous == ATUNE__PREV_FORCED)
+        fprintf(stderr, "  replaces the profile's previous best without "
+                        "measuring it (--replace)\n");
+}
