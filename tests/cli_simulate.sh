@@ -72,6 +72,15 @@ for j in "$kt"/heldout/*.journal; do
 done
 accept "held-out set" "$tmp/held.json" 3 && ok ||
   ko "default settings on the held-out set: under 99% of the optimum, over 20% evaluated or not converged"
+# A second held-out set, recorded after the rule was chosen: brute force of
+# copy and saxpy at 20 sizes each drawn between 2^12 and 2^29 (tests/bench/
+# regret.sh, seed 12, H100, 2026-11-23), with their manifests as recorded.
+h=$src/tests/data/heldout_h100
+for j in "$h"/*.journal; do
+  defaults "$tmp/h100.json" "$j" --templates "$h/templates"
+done
+accept "H100 untuned sizes" "$tmp/h100.json" 40 && ok ||
+  ko "default settings on the H100 untuned sizes: under 99% of the optimum, over 20% evaluated or not converged"
 "$bin" tune --simulate "$journal" --kernel copy --size large \
   --strategy greedy_ils --json >"$tmp/d.json" 2>/dev/null
 grep -q '"stop": "exhausted"' "$tmp/d.json" && grep -q '"evaluations": 315' "$tmp/d.json" &&
