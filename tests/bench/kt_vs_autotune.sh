@@ -4,7 +4,9 @@
 # configurations of the copy template at n = 2^28 without output checks
 # (tests/bench/kt_copy.py), then autotune brute-forces the same space with
 # every output verified, twice with one fresh module cache: a cold run
-# (compiles everything) and a warm run (should compile nothing).
+# (compiles everything) and a warm run (should compile nothing); then
+# autotune's default run (no --strategy, no --budget: it stops by itself,
+# issue 13) of the same space with a module cache of its own, cold.
 # Prints a summary table; with OUT set, also writes OUT/kt_vs_autotune.json
 # and the raw outputs and logs beside it.
 #
@@ -103,6 +105,24 @@ else
   done
 fi
 
+# 3b. The default settings, cold module cache of their own.
+if [ -x "$bin" ]; then
+  note "autotune default settings, cold module cache"
+  t0=$(now)
+  # shellcheck disable=SC2086
+  ATUNE_CACHE_DIR="$tmp/cache-default" "$bin" --device "$dev" --kernel copy --size large \
+    --templates "$root/templates" --json --profile-dir "$tmp/p-default" ${ATUNE_ARGS:-} \
+    >"$tmp/autotune-default.json" 2>"$tmp/autotune-default.log"
+  rc=$?
+  t1=$(now)
+  echo "$t0 $t1" >"$tmp/autotune-default.wall"
+  keep "$tmp/autotune-default.json" "$tmp/autotune-default.log"
+  if [ $rc -ne 0 ]; then
+    tail -20 "$tmp/autotune-default.log" >&2
+    fail "autotune (default settings) exit $rc"
+  fi
+fi
+
 # 4. Summary table (stdout) and JSON.
 "$py" - "$tmp" "${out:+$out/kt_vs_autotune.json}" <<'EOF' || fail "summary failed"
 import datetime, json, os, sys
@@ -143,7 +163,7 @@ if kt:
         "configs": kt.get("configs"), "valid": kt.get("valid"),
         "verify": kt.get("verify"), "time_split_s": kt.get("time_split_s"),
         "best": best or None, "best_gbs": best.get("gbs")}
-for run in ("cold", "warm"):
+for run in ("cold", "warm", "default"):
     a = load("autotune-" + run)
     if not a or not a.get("results"):
         doc["autotune"][run] = None
@@ -156,7 +176,7 @@ for run in ("cold", "warm"):
         "tune_wall_s": r.get("wall_s"), "compile_s": r.get("compile_s"),
         "verify_s": r.get("verify_s"), "measure_s": r.get("measure_s"),
         "framework_s": r.get("framework_s"), "evaluations": r.get("evaluations"),
-        "space": r.get("space"), "verified_ok": st.get("ok"),
+        "space": r.get("space"), "verified_ok": st.get("ok"), "stop": r.get("stop"),
         "statuses": {k: v for k, v in st.items() if v},
         "cache_hits": a.get("cache", {}).get("hits"),
         "cache_misses": a.get("cache", {}).get("misses"),
@@ -167,13 +187,17 @@ for run in ("cold", "warm"):
 k = doc["kernel_tuner"] or {}
 c = doc["autotune"].get("cold") or {}
 w = doc["autotune"].get("warm") or {}
+d = doc["autotune"].get("default") or {}
 kw, cw, ww = k.get("process_wall_s"), c.get("process_wall_s"), w.get("process_wall_s")
 kg, cg = k.get("best_gbs"), c.get("best_gbs")
 doc["ratios"] = {
     "kt_over_ours_cold_wall": ratio(kw, cw, 1),
     "kt_over_ours_warm_wall": ratio(kw, ww, 1),
     "kt_tune_over_ours_cold_tune": ratio(k.get("tune_kernel_s"), c.get("tune_wall_s"), 1),
-    "ours_over_kt_best_gbs": ratio(cg, kg, 4)}
+    "ours_over_kt_best_gbs": ratio(cg, kg, 4),
+    "kt_tune_over_default_tune": ratio(k.get("tune_kernel_s"), d.get("tune_wall_s"), 1),
+    "kt_over_default_wall": ratio(kw, d.get("process_wall_s"), 1),
+    "default_over_kt_best_gbs": ratio(d.get("best_gbs"), kg, 4)}
 doc["targets"] = {
     "ten_times_faster": (kw / cw >= 10) if kw and cw else None,
     "best_within_1pct": (cg >= 0.99 * kg) if kg and cg else None,
@@ -181,7 +205,12 @@ doc["targets"] = {
                              if w else None,
     "warm_faster_than_cold": (ww < cw) if ww and cw else None,
     "every_output_verified": (c.get("verified_ok") == c.get("evaluations"))
-                             if c.get("evaluations") else None}
+                             if c.get("evaluations") else None,
+    # issue 13: the default run 30x faster in tool time than KT's brute
+    # force, its best within 1% of KT's.
+    "default_thirty_times_faster": (k["tune_kernel_s"] / d["tune_wall_s"] >= 30)
+                                   if k.get("tune_kernel_s") and d.get("tune_wall_s") else None,
+    "default_best_within_1pct": (d["best_gbs"] >= 0.99 * kg) if kg and d.get("best_gbs") else None}
 
 
 def f(v, fmt="{:.2f}"):
@@ -203,23 +232,28 @@ kname = ("Kernel Tuner " + str(k.get("version")) + (" (answer=)" if k.get("verif
          if k else "Kernel Tuner (did not run)")
 print(f"{kname:<34}"
       f" {f(kw):>8} {f(k.get('tune_kernel_s')):>8} {f(kg, '{:.1f}'):>10}  {cfg(k.get('best'))}")
-for name, r in (("autotune cold cache (verified)", c), ("autotune warm cache (verified)", w)):
+for name, r in (("autotune cold cache (verified)", c), ("autotune warm cache (verified)", w),
+                ("autotune default, cold (verified)", d)):
     print(f"{name:<34} {f(r.get('process_wall_s')):>8} {f(r.get('tune_wall_s')):>8}"
           f" {f(r.get('best_gbs'), '{:.1f}'):>10}  {cfg(r.get('best'))}")
 print("wall s: the process, timed by this script; tool s: tune_kernel() / autotune's own wall_s")
 if k.get("time_split_s"):
     print("Kernel Tuner split (s): " + ", ".join(f"{a} {b}" for a, b in k["time_split_s"].items()))
-for name, r in (("cold", c), ("warm", w)):
+for name, r in (("cold", c), ("warm", w), ("default", d)):
     if r:
         print(f"autotune {name} split (s): compile {f(r.get('compile_s'))}, verify {f(r.get('verify_s'))},"
               f" measure {f(r.get('measure_s'))}, framework {f(r.get('framework_s'))};"
               f" {r.get('evaluations')}/{r.get('space')} evaluated, {r.get('verified_ok')} verified ok;"
-              f" module cache {r.get('cache_hits')} hits, {r.get('cache_misses')} misses")
+              f" module cache {r.get('cache_hits')} hits, {r.get('cache_misses')} misses"
+              + (f"; stop: {r.get('stop')}" if r.get("stop") else ""))
 rt = doc["ratios"]
 print(f"KT / ours wall: cold {f(rt['kt_over_ours_cold_wall'], '{:.1f}x')},"
       f" warm {f(rt['kt_over_ours_warm_wall'], '{:.1f}x')}"
       f" (tool time: {f(rt['kt_tune_over_ours_cold_tune'], '{:.1f}x')});"
       f" ours / KT best GB/s: {f(rt['ours_over_kt_best_gbs'], '{:.4f}')}")
+print(f"KT brute force / autotune default: tool time {f(rt['kt_tune_over_default_tune'], '{:.1f}x')},"
+      f" wall {f(rt['kt_over_default_wall'], '{:.1f}x')};"
+      f" default / KT best GB/s: {f(rt['default_over_kt_best_gbs'], '{:.4f}')}")
 print("targets: " + ", ".join(f"{a} {'-' if b is None else ('met' if b else 'MISSED')}"
                               for a, b in doc["targets"].items()))
 if dest:
