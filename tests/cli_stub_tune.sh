@@ -144,6 +144,41 @@ grep -q "section changed (another tuner" err10 && ok || { ko "write race: the ch
 [ "$(cfg p10/$slug.ini)" = "$best" ] && ok || ko "write race: the last writer won: $(cfg p10/$slug.ini), the other's $best"
 [ "$(key p10/$slug.ini previous)" = kept ] && ok || ko "write race: previous = $(key p10/$slug.ini previous), want kept"
 
+# --- lazy verification: the default run checks what could matter -------------
+# Every BLOCK_SIZE=128 configuration writes a wrong element. The default
+# run (no --strategy, no --budget) times first and verifies only what did
+# not lose its race; none of the 128s is ever ok-and-verified or best.
+ATUNE_STUB_WRONG_BLOCK=128 tune -p p12 --json >p12.json 2>err12
+[ $? -eq 0 ] && ok || { ko "lazy verification: exit"; cat err12; }
+lazy=$(awk -F'\t' '/^copy/ && $10 == "unverified"' p12/$slug.journal | wc -l)
+[ "$lazy" -gt 0 ] && ok || ko "lazy verification: no configuration left unverified"
+grep -q "\"unverified\": $lazy," p12.json && ok || ko "lazy verification: JSON does not count the $lazy unverified"
+awk -F'\t' '/^copy/ && $3 ~ /^BLOCK_SIZE=128,/ && $4 == "ok" && $10 != "unverified"' p12/$slug.journal | grep . >/dev/null &&
+    ko "lazy verification: a wrong configuration passed as verified" || ok
+awk -F'\t' '/^copy/ && $4 == "wrong_output"' p12/$slug.journal | grep . >/dev/null && ok ||
+    ko "lazy verification: no wrong output caught"
+case "$(cfg p12/$slug.ini)" in BLOCK_SIZE=128,*) ko "lazy verification: a wrong configuration is the best";; *) ok;; esac
+t12=$(key p12/$slug.ini time_ns)
+awk -F'\t' -v t="$t12" '/^copy/ && $10 == "unverified" && $5 <= t' p12/$slug.journal | grep . >/dev/null &&
+    ko "lazy verification: an unverified record is as fast as the best" || ok
+# A named strategy (or a budget) verifies every configuration.
+ATUNE_STUB_WRONG_BLOCK=128 tune -p p12b --strategy brute_force >/dev/null 2>&1
+awk -F'\t' '/^copy/ && $10 == "unverified"' p12b/$slug.journal | grep . >/dev/null &&
+    ko "brute force left a configuration unverified" || ok
+[ "$(awk -F'\t' '/^copy/ && $4 == "wrong_output"' p12b/$slug.journal | wc -l)" -eq 63 ] && ok ||
+    ko "brute force: not every BLOCK_SIZE=128 configuration found wrong"
+# Killed and resumed, the default run measures nothing twice (unverified
+# records are taken as they are where they still lose).
+ATUNE_STUB_DELAY_US=20000 "$bin" tune --kernel copy --size small -p p13 >/dev/null 2>&1 &
+a=$!
+wait_records p13/$slug.journal 25
+kill -KILL $a
+wait $a 2>/dev/null
+tune -p p13 >/dev/null 2>err13
+[ $? -eq 0 ] && ok || { ko "lazy verification, resumed: exit"; cat err13; }
+[ "$(remeasured p13/$slug.journal)" -eq 0 ] && ok ||
+    ko "lazy verification, resumed: $(remeasured p13/$slug.journal) configurations measured twice"
+
 # --- --device all and device numbers ---------------------------------------
 ATUNE_STUB_GPUS=2 ATUNE_STUB_LOG=$tmp/log tune --device all --budget 6 -p p6 2>err >/dev/null
 [ $? -eq 0 ] && ok || { ko "--device all: exit"; cat err; }

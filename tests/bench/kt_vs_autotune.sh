@@ -176,7 +176,7 @@ for run in ("cold", "warm", "default"):
         "tune_wall_s": r.get("wall_s"), "compile_s": r.get("compile_s"),
         "verify_s": r.get("verify_s"), "measure_s": r.get("measure_s"),
         "framework_s": r.get("framework_s"), "evaluations": r.get("evaluations"),
-        "space": r.get("space"), "verified_ok": st.get("ok"), "stop": r.get("stop"),
+        "space": r.get("space"), "verified_ok": (st.get("ok") or 0) - (r.get("unverified") or 0), "stop": r.get("stop"),
         "statuses": {k: v for k, v in st.items() if v},
         "cache_hits": a.get("cache", {}).get("hits"),
         "cache_misses": a.get("cache", {}).get("misses"),

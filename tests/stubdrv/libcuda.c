@@ -24,7 +24,8 @@
  *   ATUNE_STUB_ERROR_BLOCK   the launch fails (CUDA_ERROR_INVALID_VALUE)
  *   ATUNE_STUB_FAULT_BLOCK   the launch faults (CUDA_ERROR_ILLEGAL_ADDRESS)
  *   ATUNE_STUB_HANG_BLOCK    the next synchronisation never returns
- *   ATUNE_STUB_WRONG_BLOCK   the next compare reports a mismatch */
+ *   ATUNE_STUB_WRONG_BLOCK   a compare after such a launch (the latest of
+ *                            a tuned kernel) reports a mismatch */
 #include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -357,8 +358,8 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
             return CUDA_ERROR_ILLEGAL_ADDRESS;
         if (planted("ATUNE_STUB_HANG_BLOCK", bx, gx))
             st.hang = 1;
-        if (planted("ATUNE_STUB_WRONG_BLOCK", bx, gx))
-            st.wrong = 1;
+        /* The output is that of the latest launch of a tuned kernel. */
+        st.wrong = planted("ATUNE_STUB_WRONG_BLOCK", bx, gx);
     }
     if (strncmp(f->name, "cmp_", 4) == 0 && st.wrong) {
         /* cmp_*(out, ref, n, res): one mismatch at index 0 */

@@ -87,6 +87,7 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
         atune__json_int(j, atune__status_name((atune__status)s),
                         out->count[s]);
     atune__json_end(j);
+    atune__json_int(j, "unverified", out->unverified);
     atune__json_num(j, "wall_s", out->wall_s);
     atune__json_num(j, "compile_s", out->compile_s);
     atune__json_num(j, "verify_s", out->verify_s);
@@ -164,6 +165,9 @@ static int tune_device(int ordinal, const atune__cli *o,
     opts.watch_fd = atune__worker_fd();
     opts.launch_limit_s = o->launch_timeout;
     opts.resume = !o->no_resume;
+    /* The default run (it stops by itself) verifies what could matter;
+     * a named strategy or a budget verifies every configuration. */
+    opts.verify_lazily = !o->strategy && !o->budget;
     opts.replace = o->replace;
     if (shared_gpus())
         opts.journal_gpu = ordinal;

@@ -245,6 +245,7 @@ static const char *parse_line(char *line, atune__record *r)
                    field_copy(r->run, sizeof(r->run), f[10])))
         return "run";
     r->final = strcmp(r->detail, ATUNE__JOURNAL_FINAL) == 0;
+    r->unverified = strcmp(r->detail, ATUNE__JOURNAL_UNVERIFIED) == 0;
     st = atune__status_parse(f[3]);
     if (st < 0)
         return "status";

@@ -53,6 +53,9 @@ void atune__journal_close(atune__journal *j);
 /* The detail text of a final re-measurement record: the winner's time
  * from interleaved rounds, not a search evaluation. */
 #define ATUNE__JOURNAL_FINAL "final"
+/* The detail of an ok record whose output was not checked: it lost the
+ * race against the best so far (lazy verification, runner.h). */
+#define ATUNE__JOURNAL_UNVERIFIED "unverified"
 
 /* One record read back. */
 typedef struct atune__record {
@@ -67,6 +70,7 @@ typedef struct atune__record {
     char run[ATUNE__RUN_ID_MAX]; /* "" in format 1 */
     int line;
     int final; /* a final re-measurement (detail ATUNE__JOURNAL_FINAL) */
+    int unverified; /* ok, output not checked (ATUNE__JOURNAL_UNVERIFIED) */
 } atune__record;
 
 /* The longest time a record may hold: 10^13 ns (2.8 hours). */

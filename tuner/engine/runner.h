@@ -88,6 +88,9 @@ typedef struct atune__timing {
                            whose median is within the margin is a close
                            call and gets twice min_samples */
     double cutoff_margin; /* the incumbent's relative noise, e.g. 0.03 */
+    int verify_lazily;  /* with cutoff_ns: timed first, and verified only
+                           when it did not lose the race (it could matter);
+                           a loser's result says unverified */
     int flush_l2;       /* flush L2 before each timed launch (small sizes) */
     /* Called with the number of launches about to be waited for, then
      * with 0 once they finished: the hook of the hang watchdog (tune.c),
@@ -135,6 +138,8 @@ typedef struct atune__result {
     int regs;         /* registers per thread, 0 when unknown */
     double verify_s;  /* host wall time spent verifying */
     double measure_s; /* host wall time spent timing */
+    int unverified;   /* ok, timed, lost the race, output not checked
+                         (verify_lazily) */
     char detail[512]; /* why it is not ok, or "" */
 } atune__result;
 

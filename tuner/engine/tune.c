@@ -128,6 +128,7 @@ static void result_of_record(const atune__record *r, atune__result *res)
     res->spread_ns = r->spread_ns;
     res->metric = r->metric;
     res->samples = r->samples;
+    res->unverified = r->unverified;
     atune__strlcpy(res->detail, r->detail, sizeof(res->detail));
 }
 
@@ -183,6 +184,11 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
     atune__config_str(m, &c, cfg, sizeof(cfg));
     rec = atune__resume_find(sc->resume, m->name, out->size_key, cfg, m->hash,
                              0);
+    /* An unverified record lost its race in the unfinished run; here it
+     * may not (another best so far): then it is measured and verified. */
+    if (rec && rec->unverified &&
+        (!out->have_best || rec->time_ns <= out->best_res.time_ns))
+        rec = NULL;
     if (rec) {
         result_of_record(rec, &res);
         out->resumed++;
@@ -197,6 +203,7 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
 
             t.cutoff_ns = b->time_ns;
             t.cutoff_margin = noise > o->race_margin ? noise : o->race_margin;
+            t.verify_lazily = o->verify_lazily;
         }
         rc = measure_config(sc, idx, &c, cfg, &t, &res, err);
     }
@@ -205,13 +212,19 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
     if (res.status != ATUNE__ST_INVALID)
         out->evaluations++;
     out->count[res.status]++;
+    if (res.status == ATUNE__ST_OK && res.unverified) {
+        out->unverified++;
+        atune__strlcpy(res.detail, ATUNE__JOURNAL_UNVERIFIED,
+                       sizeof(res.detail));
+    }
     out->last_ns = res.time_ns;
     out->last_spread_ns = res.spread_ns;
-    if (idx == 0 && res.status == ATUNE__ST_OK) {
+    if (idx == 0 && res.status == ATUNE__ST_OK && !res.unverified) {
         out->have_default = 1;
         out->default_res = res;
     }
-    if (res.status == ATUNE__ST_OK &&
+    /* An unverified result lost to the best: never the best itself. */
+    if (res.status == ATUNE__ST_OK && !res.unverified &&
         (!out->have_best || res.time_ns < out->best_res.time_ns)) {
         out->have_best = 1;
         out->best = c;

@@ -30,6 +30,9 @@ typedef struct atune__tune_opts {
                                 cutoff_ns): at least this relative margin,
                                 more when the best's own spread is larger;
                                 < 0: no race */
+    int verify_lazily;       /* a configuration that loses the race is not
+                                verified (runner.h; the journal says
+                                unverified): the default run's */
     int resume;              /* take what an unfinished run of the journal
                                 measured instead of measuring it again */
     int watch_fd;            /* >= 0: tell the supervisor (supervise.h)
@@ -69,6 +72,8 @@ typedef struct atune__outcome {
     int64_t space;       /* configurations valid at this size */
     int64_t evaluations; /* configurations compiled and run */
     int64_t resumed;     /* of those, taken from an unfinished run */
+    int64_t unverified;  /* of the ok ones, timed but lost the race and not
+                            verified (verify_lazily) */
     int64_t count[ATUNE__ST_COUNT];
     /* wall time: waiting for the compiler, verifying, timing; the rest of
      * wall_s is the framework (loading modules, search, journal) */
