@@ -492,6 +492,100 @@ static void test_default_finds_bowl(void **state)
     free_space(&s);
 }
 
+/* What the prefetch hint said last, and how often the next evaluation was
+ * among it. */
+typedef struct hint_ctx {
+    ctx c;
+    int64_t hint[64];
+    int nhint, hints;
+    int64_t hinted, evaluated;
+    int valid_only; /* every hinted index is valid and not evaluated */
+} hint_ctx;
+
+static void hint_cb(void *p, const int64_t *idx, int n)
+{
+    hint_ctx *h = p;
+
+    assert_true(n >= 0 && n <= 64);
+    h->hints++;
+    for (int i = 0; i < n; i++)
+        if (!h->c.s->valid[idx[i]] || h->c.seen[idx[i]])
+            h->valid_only = 0;
+    memcpy(h->hint, idx, (size_t)n * sizeof(*idx));
+    h->nhint = n;
+}
+
+static int hint_eval(void *p, int64_t idx, double *time_ns, double *spread_ns,
+                     atune__err *err)
+{
+    hint_ctx *h = p;
+
+    for (int i = 0; i < h->nhint; i++)
+        if (h->hint[i] == idx) {
+            h->hinted++;
+            break;
+        }
+    h->evaluated++;
+    return eval_cb(&h->c, idx, time_ns, spread_ns, err);
+}
+
+/* The default strategy tells what it proposes next (the compile pool
+ * compiles those first, tune.c): only valid, unevaluated configurations,
+ * and the next evaluation is usually among them. Strategies that do
+ * not know their next steps give no hint; a search without the callback
+ * is the same search. */
+static void test_prefetch_hints(void **state)
+{
+    space s;
+
+    (void)state;
+    make_space(HOLES, &s);
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        atune__search_spec spec = {.m = s.m, .valid = s.valid, .seed = seed,
+                                   .prefetch = hint_cb};
+        atune__search_result out, plain;
+        atune__err err = {0};
+        hint_ctx h;
+        ctx c;
+
+        memset(&h, 0, sizeof(h));
+        ctx_init(&h.c, &s);
+        h.valid_only = 1;
+        assert_int_equal(atune__search(&spec, hint_eval, NULL, &h, &out, &err),
+                         0);
+        assert_true(h.hints > 0);
+        assert_true(h.valid_only);
+        /* Jumps (the start, perturbations, restarts) are not hinted: 75-84%
+         * of the evaluations were, over these seeds. */
+        assert_true(h.hinted >= 0.6 * (double)h.evaluated);
+        spec.prefetch = NULL;
+        ctx_init(&c, &s);
+        assert_int_equal(atune__search(&spec, eval_cb, NULL, &c, &plain, &err),
+                         0);
+        assert_int_equal(plain.best, out.best);
+        assert_int_equal(c.n, h.c.n);
+        assert_memory_equal(c.order, h.c.order, (size_t)c.n * sizeof(*c.order));
+        ctx_free(&c);
+        ctx_free(&h.c);
+    }
+    {
+        atune__search_spec spec = {.m = s.m, .valid = s.valid,
+                                   .strategy = "random", .budget = 20,
+                                   .prefetch = hint_cb};
+        atune__search_result out;
+        atune__err err = {0};
+        hint_ctx h;
+
+        memset(&h, 0, sizeof(h));
+        ctx_init(&h.c, &s);
+        assert_int_equal(atune__search(&spec, hint_eval, NULL, &h, &out, &err),
+                         0);
+        assert_int_equal(h.hints, 0);
+        ctx_free(&h.c);
+    }
+    free_space(&s);
+}
+
 /* No strategy and no budget: the default stops when patience evaluations
  * in a row have not beaten the reference by more than its noise; a named
  * strategy or a budget keeps its meaning. */
@@ -874,6 +968,7 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_default_finds_bowl),
         cmocka_unit_test(test_converge),
+        cmocka_unit_test(test_prefetch_hints),
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_simulated_search),
         cmocka_unit_test(test_seeded_sizes),

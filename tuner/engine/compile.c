@@ -10,6 +10,7 @@
 #include "template/space.h"
 
 #define MAX_THREADS 64
+#define MAX_SOON 64
 
 enum { PENDING, RUNNING, DONE };
 
@@ -43,6 +44,8 @@ struct atune__pool {
     atune__cache *cache;
     atune__procs *procs; /* one child process per thread, or NULL */
     job **urgent;        /* jobs a consumer waits for, newest last */
+    job *soon[MAX_SOON]; /* wanted soon (atune__pool_prefetch), in order */
+    int nsoon, isoon;
     job *extra;          /* configurations asked for but not submitted */
     int64_t nurgent;
     int stop;
@@ -60,12 +63,17 @@ int atune__pool_default_threads(void)
 
 static void compile_job(atune__pool *p, job *jb, int self);
 
-/* The next job: one a consumer waits for, else the next in order. Called
- * with the lock held; NULL when there is none left. */
+/* The next job: one a consumer waits for, else one wanted soon, else the
+ * next in order. Called with the lock held; NULL when there is none left. */
 static job *next_job(atune__pool *p)
 {
     while (p->nurgent > 0) {
         job *jb = p->urgent[--p->nurgent];
+        if (jb->state == PENDING)
+            return jb;
+    }
+    while (p->isoon < p->nsoon) {
+        job *jb = p->soon[p->isoon++];
         if (jb->state == PENDING)
             return jb;
     }
@@ -173,8 +181,9 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
     return 0;
 }
 
-/* Jobs are in submission order, which callers give sorted by index. */
-static job *find(atune__pool *p, int64_t idx)
+/* The submitted job of idx by binary search (jobs are in submission
+ * order, which callers give sorted by index), or NULL. */
+static job *find_submitted(atune__pool *p, int64_t idx)
 {
     int64_t lo = 0, hi = p->n - 1;
 
@@ -187,6 +196,15 @@ static job *find(atune__pool *p, int64_t idx)
         else
             hi = mid - 1;
     }
+    return NULL;
+}
+
+static job *find(atune__pool *p, int64_t idx)
+{
+    job *jb = find_submitted(p, idx);
+
+    if (jb)
+        return jb;
     for (int64_t i = 0; i < p->n; i++) /* unsorted submissions */
         if (p->jobs[i].idx == idx)
             return &p->jobs[i];
@@ -248,6 +266,18 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
     else
         *cubin = &jb->cubin;
     return 0;
+}
+
+void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n)
+{
+    pthread_mutex_lock(&p->lock);
+    p->nsoon = p->isoon = 0;
+    for (int i = 0; i < n && p->nsoon < MAX_SOON; i++) {
+        job *jb = find_submitted(p, idx[i]);
+        if (jb && jb->state == PENDING)
+            p->soon[p->nsoon++] = jb;
+    }
+    pthread_mutex_unlock(&p->lock);
 }
 
 void atune__pool_release(atune__pool *p, int64_t idx)

@@ -34,6 +34,12 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
 int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
                     const char **error, atune__err *err);
 
+/* Configurations (space indices) wanted soon, most likely first: the
+ * workers take those still waiting before the index order (but after any
+ * a consumer waits for). Replaces the previous call's list; at most 64
+ * are kept. */
+void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n);
+
 /* Frees what atune__pool_get gave for idx, for a consumer that is done
  * with it (check, which goes through a space once and may meet millions
  * of configurations); idx must not be asked for again. */

@@ -244,6 +244,14 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
     return rc;
 }
 
+/* The search's hint of what it proposes next: compiled first. */
+static void prefetch_cb(void *ctx, const int64_t *idx, int n)
+{
+    search_ctx *sc = ctx;
+
+    atune__pool_prefetch(sc->pool, idx, n);
+}
+
 static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
                    atune__err *err)
 {
@@ -398,49 +406,6 @@ static int ladder_seeds(const atune__tune_run *run, const atune__outcome *out,
     return n;
 }
 
-/* The profile's best of this kernel, size and template version as a
- * configuration of the space valid here; 0 when there is none. The
- * profile is read now, after the search: a GPU of the same model that
- * finished meanwhile (--device all, Slurm) is seen. *seen is what the
- * section was, usable or not, for the write that follows. */
-static int previous_best(const run_state *rs, const atune__manifest *m,
-                         const char *size_key, const atune__valid_set *valid,
-                         atune__config *c, int64_t *idx, char *run,
-                         size_t runlen, atune__pw_seen *seen)
-{
-    atune_profile *p = NULL;
-    const atune_config *pc;
-    char hash[17];
-    const char *prev_run;
-    int found = 0;
-
-    memset(seen, 0, sizeof(*seen));
-    snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
-    if (atune_profile_open(rs->profile, &p) != ATUNE_OK ||
-        atune_profile_lookup(p, m->name, size_key, &pc) != ATUNE_OK ||
-        atune_config_size_match(pc) != ATUNE_SIZE_EXACT)
-        goto out;
-    seen->present = 1;
-    prev_run = atune_config_meta(pc, "run");
-    atune__strlcpy(seen->run, prev_run ? prev_run : "", sizeof(seen->run));
-    if (strcmp(atune_config_template_hash(pc), hash) != 0)
-        goto out;
-    memset(c, 0, sizeof(*c));
-    for (int i = 0; i < m->nparams; i++) {
-        c->v[i] = atune_config_get(pc, m->params[i].name, INT64_MIN);
-        if (c->v[i] == INT64_MIN)
-            goto out;
-    }
-    *idx = atune__space_index(m, c);
-    if (*idx < 0 || atune__valid_set_find(valid, *idx) < 0)
-        goto out;
-    snprintf(run, runlen, "%s", prev_run ? prev_run : "earlier");
-    found = 1;
-out:
-    atune_profile_close(p);
-    return found;
-}
-
 /* Merge by evidence: a re-tune never makes the profile worse. The
  * previous best is timed again beside the new best, in interleaved
  * rounds (as the final pick), and the faster one is kept. */
@@ -457,9 +422,10 @@ static int merge_previous(search_ctx *sc, const run_state *rs,
     int rc;
 
     atune__strlcpy(out->run, rs->run, sizeof(out->run));
-    if (!out->have_best || !previous_best(rs, m, out->size_key, valid, &prev,
-                                          &ids[1], prev_run,
-                                          sizeof(prev_run), seen))
+    if (!out->have_best ||
+        !atune__tune_previous_best(rs->profile, m, out->size_key, valid,
+                                   &prev, &ids[1], prev_run,
+                                   sizeof(prev_run), seen))
         return 0;
     if (sc->o->replace) {
         out->previous = ATUNE__PREV_FORCED;
@@ -484,20 +450,6 @@ static int merge_previous(search_ctx *sc, const run_state *rs,
     return 0;
 }
 
-/* Tests widen the window between reading a section and writing it, where
- * another tuner of the same GPU model may write it (tests/cli_stub_tune.sh):
- * ATUNE_TEST_WRITE_DELAY_MS. */
-static void test_write_delay(void)
-{
-    const char *v = getenv("ATUNE_TEST_WRITE_DELAY_MS");
-    long ms = v ? strtol(v, NULL, 10) : 0;
-
-    if (ms > 0 && ms < 60000) {
-        struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* A size's section, merged by evidence with the profile's, is written
  * only if the section is still what was merged with: else another tuner of
  * this GPU model wrote it meanwhile, and its best is measured beside this
@@ -520,7 +472,6 @@ static int merge_and_write(atune__device *d, search_ctx *sc,
         if ((rc = merge_previous(sc, rs, valid, &seen, err)) ||
             !out->have_best)
             return rc;
-        test_write_delay();
         rc = atune__tune_write_outcome(d, out, rs->profile,
                                        sc->o->replace ? NULL : &seen,
                                        &changed, err);
@@ -569,7 +520,8 @@ static int tune_size(atune__device *d, const atune__manifest *m,
                                .budget = o->budget,
                                .time_limit = o->time_limit, .seed = o->seed,
                                .final_k = o->final_k,
-                               .seeds = seeds, .nseeds = nseeds};
+                               .seeds = seeds, .nseeds = nseeds,
+                               .prefetch = prefetch_cb};
     atune__search_result found = {.best = -1};
     int rc;
 

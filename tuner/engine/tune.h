@@ -111,10 +111,21 @@ int atune__tune(atune__device *d, const atune__templates *t,
 
 void atune__tune_run_free(atune__tune_run *run);
 
+/* The best of m at size_key in the profile at path, when the section is
+ * of this template version and a configuration valid here: 1 with *c,
+ * its space index *idx and the run that found it (run, "earlier" when the
+ * section names none); else 0. *seen is what the section was, usable or
+ * not, for the write that follows (atune__tune_write_outcome). */
+struct atune__pw_seen;
+int atune__tune_previous_best(const char *profile, const atune__manifest *m,
+                              const char *size_key,
+                              const atune__valid_set *valid, atune__config *c,
+                              int64_t *idx, char *run, size_t runlen,
+                              struct atune__pw_seen *seen);
+
 /* Writes out's section (it found a best) into the profile at path: with
  * seen, only if the section is still as seen (atune__profile_update_if,
  * which sets *changed when it is not), else whatever is there. */
-struct atune__pw_seen;
 int atune__tune_write_outcome(atune__device *d, const atune__outcome *out,
                               const char *path,
                               const struct atune__pw_seen *seen, int *changed,

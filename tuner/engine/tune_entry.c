@@ -1,10 +1,14 @@
 /* tune_entry.c -- a tuning run's outcomes as profile sections (see
- * tune.h): the entries, their [device] and the write. */
+ * tune.h): the previous best a section holds, the entries, their [device]
+ * and the write. */
 #include "engine/tune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <atune/atune.h>
 
 #include "engine/profile_write.h"
 #include "jit/jit.h"
@@ -71,6 +75,64 @@ void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
     atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
 }
 
+/* The profile's best of this kernel, size and template version as a
+ * configuration of the space valid here; 0 when there is none. The
+ * profile is read now, after the search: a GPU of the same model that
+ * finished meanwhile (--device all, Slurm) is seen. *seen is what the
+ * section was, usable or not, for the write that follows. */
+int atune__tune_previous_best(const char *profile, const atune__manifest *m,
+                              const char *size_key,
+                              const atune__valid_set *valid, atune__config *c,
+                              int64_t *idx, char *run, size_t runlen,
+                              atune__pw_seen *seen)
+{
+    atune_profile *p = NULL;
+    const atune_config *pc;
+    char hash[17];
+    const char *prev_run;
+    int found = 0;
+
+    memset(seen, 0, sizeof(*seen));
+    snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
+    if (atune_profile_open(profile, &p) != ATUNE_OK ||
+        atune_profile_lookup(p, m->name, size_key, &pc) != ATUNE_OK ||
+        atune_config_size_match(pc) != ATUNE_SIZE_EXACT)
+        goto out;
+    seen->present = 1;
+    prev_run = atune_config_meta(pc, "run");
+    atune__strlcpy(seen->run, prev_run ? prev_run : "", sizeof(seen->run));
+    if (strcmp(atune_config_template_hash(pc), hash) != 0)
+        goto out;
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < m->nparams; i++) {
+        c->v[i] = atune_config_get(pc, m->params[i].name, INT64_MIN);
+        if (c->v[i] == INT64_MIN)
+            goto out;
+    }
+    *idx = atune__space_index(m, c);
+    if (*idx < 0 || atune__valid_set_find(valid, *idx) < 0)
+        goto out;
+    snprintf(run, runlen, "%s", prev_run ? prev_run : "earlier");
+    found = 1;
+out:
+    atune_profile_close(p);
+    return found;
+}
+
+/* Tests widen the window between reading a section and writing it, where
+ * another tuner of the same GPU model may write it (tests/cli_stub_tune.sh):
+ * ATUNE_TEST_WRITE_DELAY_MS. */
+static void test_write_delay(void)
+{
+    const char *v = getenv("ATUNE_TEST_WRITE_DELAY_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+
+    if (ms > 0 && ms < 60000) {
+        struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int atune__tune_write_outcome(atune__device *d, const atune__outcome *out,
                               const char *path,
                               const struct atune__pw_seen *seen, int *changed,
@@ -83,6 +145,8 @@ int atune__tune_write_outcome(atune__device *d, const atune__outcome *out,
     *changed = 0;
     if (!e)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    if (seen)
+        test_write_delay();
     atune__tune_device_entry(d, &pd);
     fill_entry(out, e);
     rc = seen ? atune__profile_update_if(path, &pd, e, seen, changed, err)

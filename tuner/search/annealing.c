@@ -56,6 +56,8 @@ static void anneal_tell(void *st, atune__search_state *s, int64_t pos, double t,
 }
 
 const atune__technique atune__simulated_annealing = {
-    "simulated_annealing", sizeof(anneal),
-    anneal_init,           anneal_ask,
-    anneal_tell,           NULL};
+    .name = "simulated_annealing",
+    .state_size = sizeof(anneal),
+    .init = anneal_init,
+    .ask = anneal_ask,
+    .tell = anneal_tell};

@@ -115,6 +115,10 @@ static void bandit_fini(void *st)
     }
 }
 
-const atune__technique atune__auc_bandit = {"auc_bandit", sizeof(bandit),
-                                            bandit_init,  bandit_ask,
-                                            bandit_tell,  bandit_fini};
+const atune__technique atune__auc_bandit = {
+    .name = "auc_bandit",
+    .state_size = sizeof(bandit),
+    .init = bandit_init,
+    .ask = bandit_ask,
+    .tell = bandit_tell,
+    .fini = bandit_fini};

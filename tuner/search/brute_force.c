@@ -15,4 +15,7 @@ static int64_t brute_ask(void *st, atune__search_state *s)
 }
 
 const atune__technique atune__brute_force = {
-    "brute_force", sizeof(brute), NULL, brute_ask, atune__told_nothing, NULL};
+    .name = "brute_force",
+    .state_size = sizeof(brute),
+    .ask = brute_ask,
+    .tell = atune__told_nothing};

@@ -73,5 +73,8 @@ static void diffevo_tell(void *st, atune__search_state *s, int64_t pos,
 
 /* The population comes first in diffevo, so the population's init fits. */
 const atune__technique atune__diff_evo = {
-    "diff_evo",  sizeof(diffevo), atune__population_init,
-    diffevo_ask, diffevo_tell,    NULL};
+    .name = "diff_evo",
+    .state_size = sizeof(diffevo),
+    .init = atune__population_init,
+    .ask = diffevo_ask,
+    .tell = diffevo_tell};

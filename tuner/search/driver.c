@@ -159,6 +159,24 @@ static int evaluate(atune__search_state *s, int64_t pos)
     return 0;
 }
 
+enum { PREFETCH_MAX = 64 };
+
+/* Hands what the technique will ask next to the prefetch callback. */
+static void hint(atune__search_state *s, const atune__technique *tq,
+                 void *st)
+{
+    int64_t pos[PREFETCH_MAX], idx[PREFETCH_MAX];
+    int n, k = 0;
+
+    if (!s->spec->prefetch || !tq->upcoming)
+        return;
+    n = tq->upcoming(st, s, pos, PREFETCH_MAX);
+    for (int i = 0; i < n; i++)
+        if (pos[i] >= 0 && pos[i] < s->sp.nvalid && !s->done[pos[i]])
+            idx[k++] = s->sp.index[pos[i]];
+    s->spec->prefetch(s->ctx, idx, k);
+}
+
 /* Proposals of known configurations cost nothing, but a technique stuck
  * among them would never end: after this many in a row, the driver
  * substitutes a random new configuration. */
@@ -183,16 +201,21 @@ static void seed(atune__search_state *s, const atune__technique *tq, void *st)
         if (from < 0 || s->t[pos] < s->t[from])
             from = pos;
     }
-    if (from >= 0 && isfinite(s->t[from]) && s->best == from)
+    if (from >= 0 && isfinite(s->t[from]) && s->best == from) {
         tq->tell(st, s, from, s->t[from], ATUNE__TOLD_JUMP);
+        hint(s, tq, st);
+    }
 }
 
 static void drive(atune__search_state *s, const atune__technique *tq, void *st)
 {
     int known = 0;
 
-    if (s->sp.nvalid > 0 && s->sp.index[0] == 0 && more(s) && !evaluate(s, 0))
+    if (s->sp.nvalid > 0 && s->sp.index[0] == 0 && more(s) &&
+        !evaluate(s, 0)) {
         tq->tell(st, s, 0, s->t[0], ATUNE__TOLD_JUMP);
+        hint(s, tq, st);
+    }
     seed(s, tq, st);
     while (more(s)) {
         int64_t pos = tq->ask(st, s);
@@ -209,6 +232,7 @@ static void drive(atune__search_state *s, const atune__technique *tq, void *st)
         if (evaluate(s, pos))
             break;
         tq->tell(st, s, pos, s->t[pos], how);
+        hint(s, tq, st);
     }
 }
 

@@ -85,5 +85,8 @@ static int64_t genetic_ask(void *st, atune__search_state *s)
 }
 
 const atune__technique atune__genetic_algorithm = {
-    "genetic_algorithm", sizeof(atune__population), atune__population_init,
-    genetic_ask,         atune__population_tell,    NULL};
+    .name = "genetic_algorithm",
+    .state_size = sizeof(atune__population),
+    .init = atune__population_init,
+    .ask = genetic_ask,
+    .tell = atune__population_tell};

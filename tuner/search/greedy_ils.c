@@ -94,5 +94,23 @@ static void ils_tell(void *st, atune__search_state *s, int64_t pos, double t,
     }
 }
 
-const atune__technique atune__greedy_ils = {"greedy_ils", sizeof(ils), ils_init,
-                                            ils_ask,      ils_tell,    NULL};
+/* The rest of the neighbourhood being climbed, in the order it is asked. */
+static int ils_upcoming(void *st, const atune__search_state *s, int64_t *out,
+                        int max)
+{
+    const ils *g = st;
+    int n = 0;
+
+    (void)s;
+    for (int i = g->inb; i < g->nnb && n < max; i++)
+        out[n++] = g->nb[i];
+    return n;
+}
+
+const atune__technique atune__greedy_ils = {
+    .name = "greedy_ils",
+    .state_size = sizeof(ils),
+    .init = ils_init,
+    .ask = ils_ask,
+    .tell = ils_tell,
+    .upcoming = ils_upcoming};

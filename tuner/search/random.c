@@ -9,4 +9,7 @@ static int64_t random_ask(void *st, atune__search_state *s)
 }
 
 const atune__technique atune__random = {
-    "random", 1, NULL, random_ask, atune__told_nothing, NULL};
+    .name = "random",
+    .state_size = 1,
+    .ask = random_ask,
+    .tell = atune__told_nothing};

@@ -34,6 +34,12 @@ typedef struct atune__search_spec {
      * them. NULL/0: none. */
     const int64_t *seeds;
     int nseeds;
+    /* Optional: told, after each evaluation, the space indices the
+     * strategy expects to propose next, most likely first (with the ctx
+     * of atune__search), so that their compilation can start while the
+     * current one is measured. A hint only: nothing depends on it, and
+     * only strategies that know their next steps give one (greedy_ils). */
+    void (*prefetch)(void *ctx, const int64_t *idx, int n);
 } atune__search_spec;
 
 /* Seeds a ladder's size gets: the winners of the latest sizes tuned (its

@@ -95,6 +95,12 @@ typedef struct atune__technique {
     void (*tell)(void *st, atune__search_state *s, int64_t pos, double t,
                  int how);
     void (*fini)(void *st);
+    /* Optional: the positions it will ask next, most likely first, at
+     * most max of them (a hint: it may ask others). The driver passes
+     * them to the search's prefetch callback, so that their compilation
+     * starts while the current configuration is measured. */
+    int (*upcoming)(void *st, const atune__search_state *s, int64_t *out,
+                    int max);
 } atune__technique;
 
 /* The techniques (one file each) and the driver's lookup by name. */
