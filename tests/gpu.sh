@@ -208,6 +208,12 @@ if has regret; then
     bash "$root/tests/bench/regret.sh" "$build" 2>&1 | tee -a "$log" |
     grep -E "^(SUMMARY|==|[a-z]+ ladder:)" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # The journals and profiles in one file: the device tool brings back a
+  # limited number of files, and these are the data for later analysis.
+  if [ -d "$OUT/regret" ]; then
+    tar czf "$OUT/regret-data.tgz" -C "$OUT" regret &&
+      rm -rf "$OUT/regret/ladder" "$OUT/regret/untuned"
+  fi
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
