@@ -139,17 +139,24 @@ if has default; then
   [ $trc -eq 0 ] || status=1
   cp /tmp/atune-default/*.journal "$OUT/default.journal" 2>/dev/null
   if [ -z "${NO_BRUTE:-}" ]; then
+    # Into the default run's profile, with a journal of its own: merge by
+    # evidence then re-times each brute-force best beside the default's
+    # choice, interleaved (default_vs_brute.py --paired).
     say "brute force of the same templates"
     start=$(date +%s.%N)
+    mkdir -p /tmp/atune-brute
     ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --strategy brute_force \
-      --profile-dir /tmp/atune-brute --json >"$OUT/brute.json" 2>>"$log"
+      --profile-dir /tmp/atune-default --journal /tmp/atune-brute/brute.journal \
+      --json >"$OUT/brute.json" 2>>"$log"
     trc=$?
     end=$(date +%s.%N)
     echo "brute force: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
     [ $trc -eq 0 ] || status=1
     cp /tmp/atune-brute/*.journal "$OUT/brute.journal" 2>/dev/null
+    cp /tmp/atune-default/*.ini "$OUT/default-paired.ini" 2>/dev/null
     python3 "$root/tests/bench/default_vs_brute.py" "$OUT/default.json" \
-      "$OUT/brute.journal" --min-mean 0.99 --min-worst 0.97 2>&1 | tee -a "$log"
+      "$OUT/brute.journal" --min-mean 0.99 --min-worst 0.97 \
+      --paired "$OUT/default-paired.ini" 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   fi
 fi
