@@ -1,6 +1,7 @@
 /* test_profile_write.c -- the profile writer: exact output, round trip
  * through the library, merging, refusing what the reader could not read,
- * atomic replacement and the lock between concurrent writers. */
+ * atomic replacement, the lock between concurrent writers and the
+ * compare-and-swap write of one section. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -796,6 +797,53 @@ static void test_extra_keys(void **state)
     }
 }
 
+/* Compare and swap: a section is written only while it is as the writer
+ * saw it (absent, or with the same run key); else nothing changes and the
+ * writer is told. */
+static void test_update_if(void **state)
+{
+    fixture *f = *state;
+    atune__pw_device d = device();
+    atune__pw_entry a = copy_entry(256), b = copy_entry(512);
+    atune__pw_seen absent = {0}, seen_a = {1, "run-a"}, seen_b = {1, "run-b"};
+    atune__err err = {0, ""};
+    int changed = -1;
+    char *text;
+
+    assert_int_equal(atune__pw_extra(&a, "run", "run-a"), 0);
+    assert_int_equal(atune__pw_extra(&b, "run", "run-b"), 0);
+    /* No file: the section is absent as seen. */
+    assert_int_equal(
+        atune__profile_update_if(f->path, &d, &a, &absent, &changed, &err), 0);
+    assert_int_equal(changed, 0);
+    /* Another writer saw it absent too: too late, nothing written. */
+    assert_int_equal(
+        atune__profile_update_if(f->path, &d, &b, &absent, &changed, &err), 0);
+    assert_int_equal(changed, 1);
+    text = slurp(f->path);
+    assert_non_null(strstr(text, "BLOCK_SIZE = 256\n"));
+    assert_null(strstr(text, "BLOCK_SIZE = 512"));
+    free(text);
+    /* It read again and saw run-a: now it may. */
+    assert_int_equal(
+        atune__profile_update_if(f->path, &d, &b, &seen_a, &changed, &err), 0);
+    assert_int_equal(changed, 0);
+    text = slurp(f->path);
+    assert_non_null(strstr(text, "BLOCK_SIZE = 512\n"));
+    assert_non_null(strstr(text, "run = run-b\n"));
+    free(text);
+    /* What a writer saw is stale once the run key changed. */
+    assert_int_equal(
+        atune__profile_update_if(f->path, &d, &a, &seen_a, &changed, &err), 0);
+    assert_int_equal(changed, 1);
+    assert_int_equal(
+        atune__profile_update_if(f->path, &d, &a, &seen_b, &changed, &err), 0);
+    assert_int_equal(changed, 0);
+    text = slurp(f->path);
+    assert_non_null(strstr(text, "BLOCK_SIZE = 256\n"));
+    free(text);
+}
+
 static void test_concurrent_writers(void **state)
 {
     fixture *f = *state;
@@ -862,6 +910,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_only_directory, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_extra_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_update_if, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_writers, setup,
                                         teardown),
     };
