@@ -217,18 +217,15 @@ static int check_memory(const atune__manifest *m, const struct size_report *sr,
     return 0;
 }
 
-/* The configurations to compile: all n, or with --budget B < n, B of them
- * spread evenly over the space (the first one included), so that a bounded
- * check still samples every region of it. NULL when out of memory. */
-static int64_t *pick(const int64_t *index, int64_t n, int64_t budget,
-                     int64_t *count)
+/* With --budget B < n: B of the n configurations spread evenly over the
+ * space (the first one included), so that a bounded check still samples
+ * every region of it. NULL when out of memory. */
+static int64_t *pick(const int64_t *index, int64_t n, int64_t budget)
 {
-    int64_t k = budget > 0 && budget < n ? budget : n;
-    int64_t *out = malloc((size_t)(k ? k : 1) * sizeof(*out));
+    int64_t *out = malloc((size_t)budget * sizeof(*out));
 
-    for (int64_t i = 0; out && i < k; i++)
-        out[i] = index[(int64_t)((double)i * (double)n / (double)k)];
-    *count = k;
+    for (int64_t i = 0; out && i < budget; i++)
+        out[i] = index[(int64_t)((double)i * (double)n / (double)budget)];
     return out;
 }
 
@@ -281,6 +278,9 @@ static void show_progress(struct progress *p, int64_t done, int64_t total,
     p->shown_at = now;
 }
 
+/* Configurations per compile pool: 65536 jobs are a few MB. */
+#define CHECK_CHUNK ((int64_t)1 << 16)
+
 /* Validates and compiles one template on every core; reports each
  * failure; adds the number of failures (a template that fails validation
  * counts as one) to *failed. Returns 0 or an error that stops the check. */
@@ -293,7 +293,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     int nnames = m->ref_is_default ? 1 : 2;
     char ref[800];
     atune__valid_set valid = {0};
-    int64_t *index = NULL;
+    const int64_t *index = NULL;
+    int64_t *picked = NULL; /* --budget's configurations */
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0};
     int64_t n = 0, k = 0, done = 0, nfailed = 0;
@@ -303,28 +304,30 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     struct progress pg = {.name = m->name, .tty = isatty(STDERR_FILENO),
                           .t0 = t0};
     const char *bound = NULL;
-    int rc;
+    int rc, started;
 
     atune__reference_str(m, ref, sizeof(ref));
     rc = validate(m, &valid, &sr, &err);
     n = valid.n;
-    if (!rc && !(index = pick(valid.index, n, (int64_t)o->budget, &k)))
-        rc = atune__fail(&err, ATUNE__EOSERR, "out of memory");
-    if (!rc && k < n)
+    index = valid.index;
+    k = n;
+    if (!rc && o->budget > 0 && (int64_t)o->budget < n) {
+        k = (int64_t)o->budget;
         bound = "--budget";
+        if (!(index = picked = pick(valid.index, n, k)))
+            rc = atune__fail(&err, ATUNE__EOSERR, "out of memory");
+    }
     if (!rc && o->memory)
         rc = check_memory(m, &sr, o->memory, &err);
     if (rc == ATUNE__EDATA) {
         report_invalid(m, j, err.msg);
         atune__valid_set_free(&valid);
-        free(index);
+        free(picked);
         *failed += 1;
         return 0;
     }
-    if (!rc)
-        rc = atune__pool_start(m, o->arch, names, nnames, index, k, 0, cache,
-                               procs, &pool, &err);
-    if (!rc && j) {
+    started = !rc;
+    if (started && j) {
         atune__json_object(j, NULL);
         atune__json_str(j, "name", m->name);
         atune__json_str(j, "verified_against", ref);
@@ -340,6 +343,17 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         if (o->time_limit && atune__now() - t0 >= o->time_limit) {
             bound = "--time-limit";
             break;
+        }
+        /* A pool per chunk: its bookkeeping (a job per configuration)
+         * stays bounded however big the space. */
+        if (done % CHECK_CHUNK == 0) {
+            int64_t len = k - done < CHECK_CHUNK ? k - done : CHECK_CHUNK;
+            atune__pool_free(pool);
+            pool = NULL;
+            if ((rc = atune__pool_start(m, o->arch, names, nnames,
+                                        index + done, len, 0, cache, procs,
+                                        &pool, &err)))
+                break;
         }
         show_progress(&pg, done, k, nfailed, o);
         rc = atune__pool_get(pool, index[done], &cubin, &msg, &err);
@@ -359,7 +373,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                 "autotune: error: %s: %lld more configurations fail to "
                 "compile with a log shown above\n",
                 m->cu_path, (long long)seen.repeats);
-    if (j && pool) {
+    if (j && started) {
         atune__json_end(j);
         atune__json_int(j, "compiled", done);
         if (bound)
@@ -386,7 +400,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         atune__cli_error(rc, "%s", err.msg);
     atune__pool_free(pool);
     atune__valid_set_free(&valid);
-    free(index);
+    free(picked);
     *failed += nfailed;
     return rc;
 }
