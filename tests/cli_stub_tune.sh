@@ -29,6 +29,13 @@ wait_records() {
     done
     return 1
 }
+# The copy records of journal $1 for which the awk condition $2 holds (more
+# arguments go to awk, e.g. -v t=5); 0 when the journal is not there yet.
+matching() {
+    local j=$1 cond=$2
+    shift 2
+    awk -F'\t' "$@" "/^copy/ && ($cond)" "$j" 2>/dev/null | wc -l
+}
 # The configurations measured twice (search records, not final ones).
 remeasured() { awk -F'\t' '/^copy/ && $10 != "final" {n[$3]++} END {for (c in n) if (n[c] > 1) d++; print d + 0}' "$1"; }
 
@@ -133,7 +140,7 @@ cp p9/$slug.ini best.ini
 ATUNE_TEST_WRITE_DELAY_MS=4000 "$bin" tune --kernel copy --size small --strategy random --budget 2 --seed 1 -p p10 >/dev/null 2>err10 &
 b=$!
 for ((i = 0; i < 1200; i++)); do
-    awk -F'\t' '$10 == "final"' p10/$slug.journal 2>/dev/null | grep . >/dev/null && break
+    [ "$(matching p10/$slug.journal '$10 == "final"')" -gt 0 ] && break
     sleep 0.05
 done
 sleep 0.5
@@ -150,22 +157,22 @@ grep -q "section changed (another tuner" err10 && ok || { ko "write race: the ch
 # not lose its race; none of the 128s is ever ok-and-verified or best.
 ATUNE_STUB_WRONG_BLOCK=128 tune -p p12 --json >p12.json 2>err12
 [ $? -eq 0 ] && ok || { ko "lazy verification: exit"; cat err12; }
-lazy=$(awk -F'\t' '/^copy/ && $10 == "unverified"' p12/$slug.journal | wc -l)
+lazy=$(matching p12/$slug.journal '$10 == "unverified"')
 [ "$lazy" -gt 0 ] && ok || ko "lazy verification: no configuration left unverified"
 grep -q "\"unverified\": $lazy," p12.json && ok || ko "lazy verification: JSON does not count the $lazy unverified"
-awk -F'\t' '/^copy/ && $3 ~ /^BLOCK_SIZE=128,/ && $4 == "ok" && $10 != "unverified"' p12/$slug.journal | grep . >/dev/null &&
-    ko "lazy verification: a wrong configuration passed as verified" || ok
-awk -F'\t' '/^copy/ && $4 == "wrong_output"' p12/$slug.journal | grep . >/dev/null && ok ||
+[ "$(matching p12/$slug.journal '$3 ~ /^BLOCK_SIZE=128,/ && $4 == "ok" && $10 != "unverified"')" -eq 0 ] && ok ||
+    ko "lazy verification: a wrong configuration passed as verified"
+[ "$(matching p12/$slug.journal '$4 == "wrong_output"')" -gt 0 ] && ok ||
     ko "lazy verification: no wrong output caught"
 case "$(cfg p12/$slug.ini)" in BLOCK_SIZE=128,*) ko "lazy verification: a wrong configuration is the best";; *) ok;; esac
 t12=$(key p12/$slug.ini time_ns)
-awk -F'\t' -v t="$t12" '/^copy/ && $10 == "unverified" && $5 <= t' p12/$slug.journal | grep . >/dev/null &&
-    ko "lazy verification: an unverified record is as fast as the best" || ok
+[ "$(matching p12/$slug.journal '$10 == "unverified" && $5 <= t' -v t="$t12")" -eq 0 ] && ok ||
+    ko "lazy verification: an unverified record is as fast as the best"
 # A named strategy (or a budget) verifies every configuration.
 ATUNE_STUB_WRONG_BLOCK=128 tune -p p12b --strategy brute_force >/dev/null 2>&1
-awk -F'\t' '/^copy/ && $10 == "unverified"' p12b/$slug.journal | grep . >/dev/null &&
-    ko "brute force left a configuration unverified" || ok
-[ "$(awk -F'\t' '/^copy/ && $4 == "wrong_output"' p12b/$slug.journal | wc -l)" -eq 63 ] && ok ||
+[ "$(matching p12b/$slug.journal '$10 == "unverified"')" -eq 0 ] && ok ||
+    ko "brute force left a configuration unverified"
+[ "$(matching p12b/$slug.journal '$4 == "wrong_output"')" -eq 63 ] && ok ||
     ko "brute force: not every BLOCK_SIZE=128 configuration found wrong"
 # Killed and resumed, the default run measures nothing twice (unverified
 # records are taken as they are where they still lose).
