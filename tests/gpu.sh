@@ -122,6 +122,15 @@ if has all; then
     [ $trc -eq 0 ] || status=1
   done
   "$build/autotune" show /tmp/atune-all-all/*.ini >>"$log" 2>&1
+  # Issue 17: every section at least as fast as each GPU's own best.
+  for ini in /tmp/atune-all-all/*.ini; do
+    [ -e "$ini" ] || continue
+    slug=$(basename "$ini" .ini)
+    cp "$ini" /tmp/atune-all-all/"$slug".gpu*.journal "$OUT"/ 2>/dev/null
+    python3 "$root/tests/bench/all_vs_own.py" "$ini" /tmp/atune-all-all/"$slug".gpu*.journal \
+      2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
 fi
 if has default; then
   # The default run as a new user makes it (cold module cache, no options),
