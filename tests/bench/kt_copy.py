@@ -364,10 +364,31 @@ def dry_run(space, args):
             "grid": space.grid_text, "env": space.env, "sample": sample}
 
 
+def pad_cupy_uuid():
+    """cupy turns cudaDeviceProp.uuid (char[16]) into bytes that end at the
+    first zero byte, and Kernel Tuner's cupy backend then fails in
+    uuid.UUID(bytes=...) ("bytes is not a 16-char string") on a GPU whose
+    UUID holds a zero byte (one of the two-H200 host's, 2026-11-23). Kernel
+    Tuner only records the UUID, so pad it back to 16 bytes."""
+    import cupy as cp
+    get = cp.cuda.runtime.getDeviceProperties
+
+    def padded(device):
+        props = get(device)
+        u = props.get("uuid")
+        if isinstance(u, bytes) and len(u) < 16:
+            props = dict(props, uuid=u.ljust(16, b"\0"))
+        return props
+
+    cp.cuda.runtime.getDeviceProperties = padded
+
+
 def tune(space, args):
     import numpy as np
     import kernel_tuner
     from kernel_tuner import tune_kernel
+
+    pad_cupy_uuid()
 
     n = space.env["n"]
     source = Path(args.templates, "copy.cu").read_text(encoding="utf-8")
