@@ -92,6 +92,40 @@ manifest() { # K SIZESFILE DIR
     !skip' "$root/templates/$1.ini" >"$3/$1.ini"
 }
 
+# The picks as a profile of a GPU of their own ("library pick"): the
+# sections of UNTUNED_INI for the picked sizes, with the pick's values.
+# `--evaluate` of it times each pick beside that size's brute-force best in
+# interleaved rounds. That is the fair figure: a brute-force journal's
+# optimum is the fastest of hundreds of noisy medians, some taken while the
+# GPU ran faster for a moment (saxpy n=919,769 on an H200, 2026-11-23: 7168
+# ns over 7 samples in the search, 8512 ns when the same configuration was
+# timed again with the others at the end).
+picks_profile() { # PICKS UNTUNED_INI
+  awk -v picks="$1" '
+    BEGIN {
+      while ((getline l < picks) > 0) {
+        split(l, f, " "); if (f[3] != "-") want[f[1] " " f[2]] = f[3]
+      }
+    }
+    /^\[/ {
+      sec = substr($0, 2, length($0) - 2)
+      split("", val)
+      if (sec in want) {
+        n = split(want[sec], kv, ",")
+        for (i = 1; i <= n; i++) { split(kv[i], p, "="); val[p[1]] = p[2] }
+      }
+      skip = sec != "device" && !(sec in want)
+    }
+    skip || /^port\./ { next }
+    sec == "device" && /^name *=/ { print "name = library pick"; next }
+    sec == "device" && /^slug *=/ { print "slug = library-pick"; next }
+    {
+      k = $0; sub(/ *=.*/, "", k)
+      if (k in val) { print k " = " val[k]; next }
+      print
+    }' "$2"
+}
+
 # run CMD...: runs it, or prints it in a dry run.
 run() {
   if [ "$DRY_RUN" = 1 ]; then echo "would run: $*"; return 0; fi
@@ -102,8 +136,8 @@ run() {
 # kernel the mean and the worst. PICKS has "KERNEL SIZE CONFIG" lines;
 # the journal the brute-force records (final re-measurements left out: the
 # pick and the optimum come from the same pass).
-analyze() { # PICKS JOURNAL
-  awk -v picks="$1" '
+analyze() { # PICKS JOURNAL [PAIRED_INI]
+  awk -v picks="$1" -v paired="${3:-}" '
     function norm(c,   n, a, i, j, t, s) {
       n = split(c, a, ",")
       for (i = 2; i <= n; i++)
@@ -124,6 +158,12 @@ analyze() { # PICKS JOURNAL
       while ((getline l < picks) > 0) {
         split(l, f, " "); if (f[3] == "-") continue
         want[f[1] SUBSEP f[2]] = norm(f[3]); order[++np] = f[1] SUBSEP f[2]
+      }
+      # port.library-pick.percent of each section: the pick timed beside
+      # the brute-force best in interleaved rounds (picks_profile below).
+      while (paired != "" && (getline l < paired) > 0) {
+        if (l ~ /^\[/) { sec = substr(l, 2, length(l) - 2); sub(/ /, SUBSEP, sec) }
+        else if (l ~ /^port\.library-pick\.percent *=/) { sub(/^[^=]*= */, "", l); pp[sec] = l + 0 }
       }
       FS = "\t"
     }
@@ -146,14 +186,23 @@ analyze() { # PICKS JOURNAL
           if (rel > 2) note = note "  not rankable"
         }
         if (pt == 0) note = note "  pick not measured"
+        # Over 100% side by side is the noise of two equal configurations.
+        if (key in pp) { q = pp[key] > 100 ? 100 : pp[key]; note = sprintf("  paired %.1f%%", q) note }
         printf "%-9s %-24s %6.1f%% of its optimum  (%s)%s\n", ks[1], ks[2], pct, want[key], note
         if (note ~ /not/) { skipped[ks[1]]++; continue }
         sum[ks[1]] += pct; n[ks[1]]++
         if (!(ks[1] in worst) || pct < worst[ks[1]]) { worst[ks[1]] = pct; wsize[ks[1]] = ks[2] }
+        if (key in pp) {
+          psum[ks[1]] += q; pn[ks[1]]++
+          if (!(ks[1] in pworst) || q < pworst[ks[1]]) { pworst[ks[1]] = q; pwsize[ks[1]] = ks[2] }
+        }
       }
       for (k in n)
         printf "SUMMARY %-9s %d sizes: mean %.1f%%, worst %.1f%% (%s)%s\n", k, n[k], sum[k] / n[k],
           worst[k], wsize[k], skipped[k] ? sprintf("; %d not rankable", skipped[k]) : ""
+      for (k in pn)
+        printf "SUMMARY %-9s paired, %d sizes: mean %.1f%%, worst %.1f%% (%s)\n", k, pn[k],
+          psum[k] / pn[k], pworst[k], pwsize[k]
       for (k in skipped) if (!(k in n)) printf "SUMMARY %-9s no rankable size (%d not rankable)\n", k, skipped[k]
     }' "$2"
 }
@@ -212,6 +261,11 @@ if [ "$DRY_RUN" = 1 ]; then
   "$tmp/pick" "$PROFILE" <"$tmp/picks.in" >"$tmp/picks" 2>"$tmp/describe" ||
     die "lookup failed: $(cat "$tmp/describe")"
   analyze "$tmp/picks" "$JOURNAL"
+  # The picks profile the GPU run measures side by side must load.
+  picks_profile "$tmp/picks" "$PROFILE" >"$tmp/picks.ini"
+  "$bin" show "$tmp/picks.ini" >"$tmp/show" 2>&1 || die "picks profile: $(cat "$tmp/show")"
+  grep -q "library pick" "$tmp/show" || die "picks profile: no 'library pick' device"
+  echo "picks profile: $(grep -c '^\[' "$tmp/picks.ini") sections load"
   exit 0
 fi
 
@@ -244,6 +298,16 @@ for k in "${kernels[@]}"; do
 done
 "$tmp/pick" "$PROFILE" <"$tmp/picks.in" >"$OUT/picks.txt" 2>"$OUT/describe.txt" ||
   die "lookup failed: $(cat "$OUT/describe.txt")"
+untuned_ini=$(find "$OUT/untuned" -name "*.ini" | head -1)
+picks_profile "$OUT/picks.txt" "$untuned_ini" >"$OUT/picks.ini"
+for k in "${kernels[@]}"; do
+  [ -e "$OUT/done-paired-$k" ] && continue
+  echo "== $k: each pick beside its size's brute-force best ($(date -u +%H:%M:%S))"
+  "$bin" --device "$DEVICE" --templates "$tmp/untuned" --kernel "$k" \
+    --evaluate "$OUT/picks.ini" --profile-dir "$OUT/untuned" --json \
+    >"$OUT/paired-$k.json" || die "measuring the $k picks side by side failed"
+  touch "$OUT/done-paired-$k"
+done
 echo "== regret of $PROFILE at untuned sizes (seed $SEED)"
-analyze "$OUT/picks.txt" "$(find "$OUT/untuned" -name "*.journal" | head -1)" |
+analyze "$OUT/picks.txt" "$(find "$OUT/untuned" -name "*.journal" | head -1)" "$untuned_ini" |
   tee "$OUT/regret.txt"
