@@ -69,14 +69,20 @@ ladder_points() { # LO HI STEP
     } }'
 }
 
-# COUNT sizes log-uniform in (LO, HI), none a ladder point, sorted.
+# COUNT sizes log-uniform in (LO, HI), none a ladder point, sorted. The
+# generator is Park and Miller's minimal standard, written out: awk's own
+# srand(seed) drew other sizes on the GPU machine than here (mawk versions
+# differ), and a draw must be the same everywhere. Its products stay under
+# 2^53, so a double holds them exactly. Every kernel gets the same sizes.
 draw() { # LO HI COUNT SEED POINTSFILE
   awk -v lo="$1" -v hi="$2" -v n="$3" -v seed="$4" '
+    function uniform() { state = (state * 16807) % 2147483647; return state / 2147483647 }
     { point[$1] = 1 }
     END {
-      srand(seed)
+      state = seed % 2147483646 + 1
+      for (i = 0; i < 10; i++) uniform() # a small seed starts with small values
       while (k < n) {
-        x = int(exp(log(lo) + rand() * (log(hi) - log(lo))))
+        x = int(exp(log(lo) + uniform() * (log(hi) - log(lo))))
         if (x <= lo || x >= hi || (x in point) || (x in seen)) continue
         seen[x] = 1; k++; print x
       } }' "$5" | sort -n
@@ -116,6 +122,7 @@ picks_profile() { # PICKS UNTUNED_INI
       }
       skip = sec != "device" && !(sec in want)
     }
+    /^; end of profile/ { print; next }
     skip || /^port\./ { next }
     sec == "device" && /^name *=/ { print "name = library pick"; next }
     sec == "device" && /^slug *=/ { print "slug = library-pick"; next }
@@ -231,7 +238,13 @@ for k in "${kernels[@]}"; do
   echo "$entry" >"$tmp/$k.ladder"
   manifest "$k" "$tmp/$k.ladder" "$tmp/ladder"
   ladder_points "$lo" "$hi" "$step" >"$tmp/$k.points"
-  draw "$lo" "$hi" "$count" "$SEED" "$tmp/$k.points" >"$tmp/$k.drawn"
+  # A resumed run measures the sizes it drew before.
+  if [ "$DRY_RUN" != 1 ] && [ -s "$OUT/drawn-$k" ]; then
+    cp "$OUT/drawn-$k" "$tmp/$k.drawn"
+  else
+    draw "$lo" "$hi" "$count" "$SEED" "$tmp/$k.points" >"$tmp/$k.drawn"
+    [ "$DRY_RUN" = 1 ] || cp "$tmp/$k.drawn" "$OUT/drawn-$k"
+  fi
   i=0
   while read -r x; do
     i=$((i + 1))
