@@ -19,8 +19,9 @@ run's profile after the brute-force run wrote into it (merge by evidence
 re-times the brute-force best beside the default's choice, interleaved, in
 the same rounds): per section time_ns / previous_time_ns when the brute-
 force best replaced the choice, 100% when the choice was kept or was the
-same configuration. Printed beside the journal figures; the bounds still
-apply to the journal figures. A benchmark tool of
+same configuration. Printed beside the journal figures; when every
+(kernel, size) has one, the bounds apply to the paired figures, else to
+the journal's. A benchmark tool of
 the GPU script (tests/gpu.sh, step 'default'); Python is not needed to
 build or test autotune.
 """
@@ -122,7 +123,17 @@ def main(argv):
         print(f"paired re-timing (merge by evidence): mean "
               f"{100 * sum(pairs) / len(pairs):.2f}%, worst {100 * min(pairs):.2f}%"
               f" over {len(pairs)} (kernel, size)")
-    return 0 if mean >= min_mean and worst >= min_worst else 1
+    # The bounds judge the paired figure where every (kernel, size) has
+    # one: the journal's optimum is biased low (the module's help; on the
+    # H100, 2026-11-23, reduce n=1048576 read 94.2% from the journal while
+    # the default's choice beat the brute-force best side by side).
+    judged, m, w = "journal", mean, worst
+    if pairs and len(pairs) == len(fractions):
+        judged, m, w = "paired", sum(pairs) / len(pairs), min(pairs)
+    ok = m >= min_mean and w >= min_worst
+    print(f"bounds (mean >= {100 * min_mean:.0f}%, worst >= {100 * min_worst:.0f}%) "
+          f"on the {judged} figure: {'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
