@@ -81,6 +81,15 @@ for j in "$h"/*.journal; do
 done
 accept "H100 untuned sizes" "$tmp/h100.json" 40 && ok ||
   ko "default settings on the H100 untuned sizes: under 99% of the optimum, over 20% evaluated or not converged"
+# A third, from another GPU: brute force of copy and saxpy at 20 and
+# constmem at 8 untuned sizes (regret.sh, H200, 2026-11-23, sizes drawn by
+# the GPU machine's awk; tests/data/heldout_h200, manifests as recorded).
+h=$src/tests/data/heldout_h200
+for j in "$h"/*.journal; do
+  defaults "$tmp/h200.json" "$j" --templates "$h/templates"
+done
+accept "H200 untuned sizes" "$tmp/h200.json" 48 && ok ||
+  ko "default settings on the H200 untuned sizes: under 99% of the optimum, over 20% evaluated or not converged"
 "$bin" tune --simulate "$journal" --kernel copy --size large \
   --strategy greedy_ils --json >"$tmp/d.json" 2>/dev/null
 grep -q '"stop": "exhausted"' "$tmp/d.json" && grep -q '"evaluations": 315' "$tmp/d.json" &&
