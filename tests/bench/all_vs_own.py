@@ -18,20 +18,16 @@ the GPU script (tests/gpu.sh, step 'all', issue 17).
 """
 import sys
 
+from journal_records import ok_records
+
 
 def read_journal(path):
     """(kernel, size) -> (best config string, its time) over ok records."""
     best = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            col = line.rstrip("\n").split("\t")
-            if len(col) < 5 or col[3] != "ok":
-                continue
-            key, t = (col[0], col[1]), float(col[4])
-            if key not in best or t < best[key][1]:
-                best[key] = (col[2], t)
+    for kernel, size, config, t, _ in ok_records(path):
+        key = (kernel, size)
+        if key not in best or t < best[key][1]:
+            best[key] = (config, t)
     return best
 
 

@@ -28,23 +28,16 @@ build or test autotune.
 import json
 import sys
 
+from journal_records import ok_records
+
 
 def read_journal(path):
-    """(kernel, size) -> {frozenset of (param, value): time_ns} of ok records."""
+    """(kernel, size) -> {frozenset of (param, value): time_ns} of ok records;
+    the final re-timings of the winners are left out: the search's own
+    records count."""
     times = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            col = line.rstrip("\n").split("\t")
-            if len(col) < 5 or col[3] != "ok":
-                continue
-            detail = col[9] if len(col) > 9 else ""
-            if detail == "final":
-                continue  # re-timings of the winners: the search's own records count
-            cfg = frozenset(kv.split("=", 1)[0] + "=" + kv.split("=", 1)[1]
-                            for kv in col[2].split(","))
-            times.setdefault((col[0], col[1]), {})[cfg] = float(col[4])
+    for kernel, size, config, t, _ in ok_records(path, with_final=False):
+        times.setdefault((kernel, size), {})[frozenset(config.split(","))] = t
     return times
 
 
