@@ -5,7 +5,7 @@
 # under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
 # the journal of each GPU.
 #
-#   STEPS="test tune bench consumer kt evaluate all ncu default regret"  steps
+#   STEPS="test tune bench consumer kt evaluate all ncu default regret wt"
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -230,6 +230,19 @@ if has regret; then
     tar czf "$OUT/regret-data.tgz" -C "$OUT" regret &&
       rm -rf "$OUT/regret/ladder" "$OUT/regret/untuned"
   fi
+fi
+if has wt; then
+  # The warp-tiled SGEMM candidate (tests/data/matmul_wt, issue 15): brute
+  # force at every size into a profile of its own, then against cuBLAS.
+  say "matmul_wt: brute force, then against cuBLAS SGEMM"
+  rm -rf /tmp/atune-wt
+  "$build/autotune" --device 0 --templates "$root/tests/data/matmul_wt" \
+    --strategy brute_force --profile-dir /tmp/atune-wt --json \
+    >"$OUT/wt.json" 2>>"$log" || status=1
+  cp /tmp/atune-wt/*.ini "$OUT"/ 2>/dev/null
+  "$build/tests/bench" --device 0 --templates "$root/tests/data/matmul_wt" \
+    --profile-dir /tmp/atune-wt 2>&1 | tee "$OUT/bench-wt.txt" | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
