@@ -18,7 +18,7 @@ the GPU script (tests/gpu.sh, step 'all', issue 17).
 """
 import sys
 
-from journal_records import ok_records
+from atune_files import ok_records, profile_sections
 
 
 def read_journal(path):
@@ -29,27 +29,6 @@ def read_journal(path):
         if key not in best or t < best[key][1]:
             best[key] = (config, t)
     return best
-
-
-def read_profile(path):
-    """[(kernel, size, {key: value})] for every section but [device]."""
-    secs, cur = [], None
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line or line[0] in ";#":
-                continue
-            if line.startswith("["):
-                name = line[1:-1]
-                cur = None
-                if name != "device":
-                    kernel, _, size = name.partition(" ")
-                    cur = {}
-                    secs.append((kernel, size, cur))
-            elif cur is not None and "=" in line:
-                k, _, v = line.partition("=")
-                cur[k.strip()] = v.strip()
-    return secs
 
 
 def config_of(section, like):
@@ -72,7 +51,7 @@ def main(argv):
     failed = 0
     print("section | " + " | ".join(f"gpu{i} own best (ns)" for i in range(len(own)))
           + " | kept (ns) | merge | verdict")
-    for kernel, size, sec in read_profile(profile):
+    for kernel, size, sec in profile_sections(profile):
         bests = [o.get((kernel, size)) for o in own]
         known = [b for b in bests if b]
         if not known:

@@ -28,7 +28,7 @@ build or test autotune.
 import json
 import sys
 
-from journal_records import ok_records
+from atune_files import ok_records, profile_sections
 
 
 def read_journal(path):
@@ -44,28 +44,14 @@ def read_journal(path):
 def read_paired(path):
     """(kernel, size) -> default's choice time / brute-force best time,
     re-timed side by side (see the module's help)."""
-    ratio, sec = {}, None
-    kv = {}
-
-    def close():
-        if sec and sec != "device":
-            kernel, _, size = sec.partition(" ")
-            prev = kv.get("previous")
-            if prev in ("kept", "same"):
-                ratio[(kernel, size)] = 1.0
-            elif prev == "replaced" and float(kv.get("previous_time_ns", 0)) > 0:
-                ratio[(kernel, size)] = (float(kv["time_ns"]) /
-                                         float(kv["previous_time_ns"]))
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("[") and line.endswith("]"):
-                close()
-                sec, kv = line[1:-1], {}
-            elif "=" in line and not line.startswith(";"):
-                k, _, v = line.partition("=")
-                kv[k.strip()] = v.strip()
-    close()
+    ratio = {}
+    for kernel, size, kv in profile_sections(path):
+        prev = kv.get("previous")
+        if prev in ("kept", "same"):
+            ratio[(kernel, size)] = 1.0
+        elif prev == "replaced" and float(kv.get("previous_time_ns", 0)) > 0:
+            ratio[(kernel, size)] = (float(kv["time_ns"]) /
+                                     float(kv["previous_time_ns"]))
     return ratio
 
 
