@@ -1,62 +1,148 @@
 /* matmul -- C = A * B in FP32, row-major: A is m x k, B is k x n, C is
- * m x n. One kernel covers the progression of Simon Boehm's "How to
- * Optimize a CUDA Matmul Kernel for cuBLAS-like Performance": shared-memory
- * tiling, 1D and 2D register blocking, float4 loads with A transposed in
- * shared memory, and double buffering.
+ * m x n. The tuned kernel is Simon Boehm's "kernel 10: warptiling" (How to
+ * Optimize a CUDA Matmul Kernel for cuBLAS-like Performance) with float4
+ * loads, A transposed in shared memory, a cp.async pipeline of
+ * shared-memory stages (sm_80+) and a block-index swizzle for L2 reuse.
+ * It replaced a register-blocked kernel without warp tiles (Boehm's kernels
+ * 3 to 6 and double buffering; kept in tests/data/journals/templates for
+ * the journals recorded with it), which reached 0.84x cuBLAS at 4096^3.
  *
  * Seed: the classic shared-memory tiled kernel (CUDA C Programming Guide,
- * "Shared Memory"; Boehm's kernel 3). The default configuration (BM=BN=16,
- * BK=16, TM=TN=1, VEC=0, UNROLL=0, DB=0) is that kernel: 16 x 16 threads,
- * one output per thread, 16 x 16 tiles of A and B in shared memory, two
- * barriers per tile.
+ * "Shared Memory"; Boehm's kernel 3). The default configuration (WT=0,
+ * every other parameter at its first value) is that kernel: 16 x 16
+ * threads, one output per thread, 16 x 16 tiles of A and B in shared
+ * memory, two barriers per tile. The manifest pins every other parameter
+ * to its first value when WT=0, so the seed appears once in the space.
  *
- * Parameters:
+ * Parameters (WT=1, the warp-tiled kernel):
  *   BM, BN   block tile: the block computes a BM x BN tile of C
  *   BK       depth of the A and B tiles staged in shared memory per step
- *   TM, TN   thread tile: each thread accumulates TM x TN outputs in
- *            registers; (BM/TM) * (BN/TN) threads per block
- *   VEC      1: float4 loads of A and B (and float4 stores of C); needs k
+ *   WM, WN   warp tile: each warp computes a WM x WN sub-tile of the block
+ *            tile, (BM/WM) * (BN/WN) warps per block. A warp's fragments
+ *            are read from shared memory once per kk and reused by
+ *            WM*WN/32 FMAs per thread: bigger warp tiles, fewer shared
+ *            loads per FMA
+ *   TM, TN   thread tile inside one warp sub-tile: 4 or 8, read as float4s
+ *            (a thread's R = WMITER * TM rows and C = WNITER * TN columns
+ *            decide the kernel; the manifest keeps one spelling of each)
+ *   WNITER   the warp tile is covered by the warp's 32 threads in
+ *            WMITER x WNITER sub-tiles of WSUBM x WSUBN, each thread
+ *            holding TM x TN outputs of each; WMITER follows from the
+ *            others: WM*WN = 32 * TM*TN * WMITER*WNITER. Sub-iterations
+ *            keep the threads of a warp on neighbouring float4s (no bank
+ *            conflicts, coalesced C stores) while each thread holds many
+ *            outputs
+ *   VEC      1: float4 (16-byte) loads of A and B and stores of C; needs k
  *            and n multiples of 4 (rows 16-byte aligned) -- manifest
- *            constraint
- *   UNROLL   #pragma unroll of the loop over the BK slices of a tile:
- *            0 = no pragma, the compiler's choice, as the seed is written
- *            (it unrolls the seed's 16 steps fully, big bodies by 2),
- *            1 = rolled, else that factor
- *   DB       1: two shared-memory buffers; the next tiles are loaded from
- *            global memory into registers before the current tiles are
- *            used, and stored to the other buffer after: one barrier per
- *            tile and the global latency hidden behind the FMAs
+ *            constraint. 0: 4-byte loads, for sizes such as 1037; the
+ *            manifest offers VEC=0 only at such sizes
+ *   STAGES   shared-memory stages of B. 1: one buffer; the next tiles of A
+ *            and B are loaded into registers before the current tile is
+ *            used and stored after it (two barriers per tile). 2, 3: B
+ *            tiles go straight from global to shared memory with cp.async,
+ *            STAGES - 1 tiles ahead of the one used; A is still staged in
+ *            registers one tile ahead (see Layout), into two buffers: one
+ *            barrier per tile
+ *   GROUP_M  block-index swizzle: consecutive blocks walk GROUP_M block
+ *            rows down a column of tiles before moving right, so the
+ *            blocks resident at once share A rows and B columns in L2
+ *            (Triton's "grouped ordering"); 1: the plain row-major order.
+ *            Offered only where the matrices outgrow L2 (m, n >= 2048)
  *
- * Layout. With TM a multiple of 4, A is stored transposed in shared memory
- * (As[kk][row], rows padded to keep the transposing stores free of bank
- * conflicts), so that a thread reads its TM values of A for one kk as
- * float4s, like its TN values of B; with TM = 1 or 2 it keeps the seed's
- * As[row][kk]. When TM (TN) is a multiple of 4, a thread's rows (columns)
- * come in chunks of 4 consecutive ones, the chunks THREADS_M * 4
- * (THREADS_N * 4) apart: a quarter-warp's float4 shared loads hit 32
- * different banks, and the float4 stores of C are coalesced. Otherwise the
- * rows (columns) are THREADS_M (THREADS_N) apart, one at a time.
+ * Layout. A is stored transposed in shared memory, As[kk][row], so that a
+ * thread reads the TM values of A for one kk as float4s, like its TN
+ * values of B. cp.async copies bytes and cannot transpose, so A takes the
+ * register path (a float4 load from global memory before the FMAs of the
+ * current tile, four scalar shared stores after them): its latency is
+ * hidden behind one tile of FMAs, which suffices for the A tile (a
+ * quarter to a half of the bytes of a step). Storing A untransposed with
+ * cp.async would make the A fragments TM scalar shared loads per kk
+ * instead of TM/4 float4s, in the inner loop, which costs more than the
+ * register staging. The stride BM + 4 keeps rows 16-byte aligned and
+ * spreads the transposing stores over the banks (2-way conflicts at most,
+ * once per tile). A thread's rows (columns) in a warp sub-tile come in
+ * chunks of 4 consecutive ones, the chunks 4 * (threads along that axis)
+ * apart: the float4 fragment reads of a quarter-warp hit 32 different
+ * banks, and the float4 stores of C are coalesced.
  *
- * Bounds. Any m, n, k: a tile element outside A or B is loaded as 0, and
- * only outputs inside C are stored. The tests cost a few integer
- * instructions per tile load and per store, next to TM * TN * BK FMAs per
- * thread and tile. */
+ * Pipeline (STAGES >= 2). cp.async group g holds the B tile g; the prologue
+ * commits STAGES - 1 groups, each step one more (possibly empty, so the
+ * count stays uniform), and "wait_group STAGES - 2" before the barrier
+ * guarantees the B tile of the next step. The buffer a step's cp.async
+ * writes, (t + STAGES - 1) % STAGES = (t - 1) % STAGES, was last read by
+ * the previous step, before its closing barrier.
+ *
+ * Bounds. Any m, n, k: a tile element outside A or B is loaded as 0
+ * (cp.async with a source size of 0 fills zeros), and only outputs inside
+ * C are stored. Each output is summed over k in order with fmaf, like
+ * matmul_ref, and the zeros add exactly: results agree bit for bit. */
 
-#define THREADS_M (BM / TM)
-#define THREADS_N (BN / TN)
-#define THREADS (THREADS_M * THREADS_N)
+#if WT == 0
+/* ---- the seed: classic 16 x 16 tiled kernel --------------------------- */
+#if BM != 16 || BN != 16 || BK != 16
+#error "WT=0 is the 16 x 16 tiled kernel: BM = BN = BK = 16"
+#endif
 
-#if BM % TM != 0 || BN % TN != 0
-#error "BM must be a multiple of TM and BN a multiple of TN"
+extern "C" __global__ void __launch_bounds__(256)
+matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
+             float *__restrict__ C, int m, int n, int k)
+{
+    __shared__ float As[16][16], Bs[16][16];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * 16 + ty;
+    const int col = blockIdx.x * 16 + tx;
+    float acc = 0.0f;
+    for (int kt = 0; kt < k; kt += 16) {
+        As[ty][tx] = row < m && kt + tx < k ? A[(long)row * k + kt + tx] : 0.0f;
+        Bs[ty][tx] = kt + ty < k && col < n ? B[(long)(kt + ty) * n + col] : 0.0f;
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < 16; kk++)
+            acc = fmaf(As[ty][kk], Bs[kk][tx], acc);
+        __syncthreads();
+    }
+    if (row < m && col < n)
+        C[(long)row * n + col] = acc;
+}
+
+#elif WT == 1
+/* ---- warp-tiled kernel ------------------------------------------------ */
+#define WARPS_M (BM / WM)
+#define WARPS_N (BN / WN)
+#define THREADS (WARPS_M * WARPS_N * 32)
+#define WMITER ((WM * WN) / (32 * TM * TN * WNITER))
+#define WSUBM (WM / WMITER)
+#define WSUBN (WN / WNITER)
+#define TRM (WSUBM / TM) /* threads along M in a warp sub-tile */
+#define TRN (WSUBN / TN) /* threads along N */
+
+#if BM % WM != 0 || BN % WN != 0
+#error "BM must be a multiple of WM and BN a multiple of WN"
 #endif
-#if THREADS < 32 || THREADS > 1024
-#error "(BM / TM) * (BN / TN) threads must be 32..1024"
+#if THREADS < 64 || THREADS > 1024
+#error "(BM / WM) * (BN / WN) warps must be 2..32"
 #endif
-#if DB != 0 && DB != 1
-#error "DB must be 0 or 1"
+#if (TM != 4 && TM != 8) || (TN != 4 && TN != 8)
+#error "WT=1 needs TM and TN of 4 or 8 (float4 fragments)"
 #endif
-#if UNROLL < 0
-#error "UNROLL must be >= 0"
+#if WNITER < 1 || WN % (WNITER * TN) != 0
+#error "WN must be a multiple of WNITER * TN"
+#endif
+#if WMITER < 1 || (WM * WN) % (32 * TM * TN * WNITER) != 0 || \
+    WM % (WMITER * TM) != 0
+#error "the warp tile must split into WMITER x WNITER sub-tiles of 32 thread tiles"
+#endif
+#if TRM * TRN != 32
+#error "a warp sub-tile must hold 32 thread tiles"
+#endif
+#if STAGES < 1 || STAGES > 3
+#error "STAGES must be 1, 2 or 3"
+#endif
+#if GROUP_M < 1
+#error "GROUP_M must be >= 1"
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800 && STAGES > 1
+#error "STAGES > 1 needs cp.async (sm_80+)"
 #endif
 
 #if VEC == 1
@@ -74,26 +160,11 @@ typedef float ld_t;
 #error "VEC must be 0 or 1"
 #endif
 
-/* A thread's rows (columns) come in chunks of CM (CN) consecutive ones. */
-#define CM (TM % 4 == 0 ? 4 : 1)
-#define CN (TN % 4 == 0 ? 4 : 1)
-#if TM % 4 == 0
-/* A transposed, As[kk][row]: a thread's 4 consecutive rows are one float4.
- * The stride BM + 4 keeps float4 alignment and puts the 4 scalar stores
- * of a transposed float4 into different banks. */
-#define A_TRANS 1
-#define AS (BM + 4)
+#define AS (BM + 4)                 /* row stride of the transposed A tile */
 #define A_TILE (BK * AS)
-#else
-/* A as in global memory, As[row][kk], like the seed: with the kk loop
- * unrolled, the compiler reads 4 consecutive kk of a row as one float4.
- * Rows 128 bytes apart (BK = 32) would all fall into the same banks: +4. */
-#define A_TRANS 0
-#define AS (BK + (BK % 32 == 0 ? 4 : 0))
-#define A_TILE (BM * AS)
-#endif
 #define B_TILE (BK * BN)
-#define NBUF (DB + 1)
+#define A_BUFS (STAGES == 1 ? 1 : 2) /* A is staged one tile ahead */
+#define B_BUFS STAGES
 
 /* Global -> shared copies: VW-wide chunks, chunk c of a tile by thread
  * c % THREADS, so consecutive threads read consecutive addresses. */
@@ -102,17 +173,39 @@ typedef float ld_t;
 #define A_LOADS ((A_CHUNKS + THREADS - 1) / THREADS)
 #define B_LOADS ((B_CHUNKS + THREADS - 1) / THREADS)
 
-/* Two levels, so that UNROLL is replaced by its value before _Pragma
- * stringifies it. */
-#define MATMUL_PRAGMA(x) _Pragma(#x)
-#define MATMUL_UNROLL(n) MATMUL_PRAGMA(unroll n)
-#if UNROLL == 0
-#define UNROLL_BK
+#if STAGES > 1
+/* cp.async of VW floats; src_bytes = 0 writes zeros and reads nothing
+ * (the source address must still be a valid one: the caller passes B).
+ * 16-byte copies may bypass L1 (.cg); 4-byte ones must use .ca. */
+__device__ __forceinline__ void cp_async(float *dst, const float *src, bool in)
+{
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    const int bytes = in ? 4 * VW : 0;
+#if VW == 4
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                 "l"(src), "r"(bytes)
+                 : "memory");
 #else
-#define UNROLL_BK MATMUL_UNROLL(UNROLL)
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d),
+                 "l"(src), "r"(bytes)
+                 : "memory");
+#endif
+}
+__device__ __forceinline__ void cp_async_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/* Wait until at most N of this thread's groups are pending. */
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
 #endif
 
-extern "C" __global__ void __launch_bounds__(THREADS)
+/* Minimum 1 block per SM: with __launch_bounds__(THREADS) alone, ptxas
+ * (CUDA 13.0) capped some 256-thread kernels at 80 registers and spilled;
+ * the ", 1" lets them take the ~90 they need. */
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
 matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C, int m, int n, int k)
 {
@@ -120,20 +213,44 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
      * is a multiple of 4 floats, so the A tiles stay aligned too. */
     extern __shared__ float4 smem4[];
     float *const bs = reinterpret_cast<float *>(smem4);
-    float *const as = bs + NBUF * B_TILE;
+    float *const as = bs + B_BUFS * B_TILE;
 
     const int tid = threadIdx.x;
-    const int tx = tid % THREADS_N; /* thread column in the block tile */
-    const int ty = tid / THREADS_N; /* thread row */
+    const int lane = tid % 32;
+    const int warp = tid / 32;
+    const int wr = warp / WARPS_N; /* warp row in the block tile */
+    const int wc = warp % WARPS_N; /* warp column */
+    const int tr = lane / TRN;     /* thread row in a warp sub-tile */
+    const int tc = lane % TRN;     /* thread column */
+
+#if GROUP_M == 1
     const int bm0 = blockIdx.y * BM;
     const int bn0 = blockIdx.x * BN;
+#else
+    /* Blocks are issued in order of pid; GROUP_M block rows at a time,
+     * down each column of tiles. The last group may be shorter. */
+    int pm, pn;
+    {
+        const int grid_n = gridDim.x, grid_m = gridDim.y;
+        const int pid = blockIdx.y * grid_n + blockIdx.x;
+        const int in_group = GROUP_M * grid_n;
+        const int first_m = (pid / in_group) * GROUP_M;
+        const int size_m = min(grid_m - first_m, GROUP_M);
+        pm = first_m + (pid % in_group) % size_m;
+        pn = (pid % in_group) / size_m;
+    }
+    const int bm0 = pm * BM;
+    const int bn0 = pn * BN;
+#endif
 
-    ld_t ra[A_LOADS], rb[B_LOADS];
+    ld_t ra[A_LOADS];
+#if STAGES == 1
+    ld_t rb[B_LOADS];
+#endif
 
-    /* Tiles at depth kt into registers; zeros outside A and B. With VEC,
-     * a float4 is either wholly inside or wholly outside, as k and n are
-     * multiples of 4. */
-    auto load = [&](int kt) {
+    /* A tile at depth kt into registers; zeros outside A. With VEC, a
+     * float4 is wholly inside or wholly outside, as k % 4 == 0. */
+    auto load_a = [&](int kt) {
 #pragma unroll
         for (int l = 0; l < A_LOADS; l++) {
             const int c = tid + l * THREADS;
@@ -143,6 +260,29 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             if ((A_CHUNKS % THREADS == 0 || c < A_CHUNKS) && gr < m && gk < k)
                 ra[l] = *reinterpret_cast<const ld_t *>(A + (long)gr * k + gk);
         }
+    };
+    /* Registers into the transposed A buffer buf. */
+    auto store_a = [&](int buf) {
+        float *const a = as + buf * A_TILE;
+#pragma unroll
+        for (int l = 0; l < A_LOADS; l++) {
+            const int c = tid + l * THREADS;
+            const int row = c / (BK / VW), kc = (c % (BK / VW)) * VW;
+            if (A_CHUNKS % THREADS == 0 || c < A_CHUNKS) {
+#if VEC
+                a[(kc + 0) * AS + row] = ra[l].x;
+                a[(kc + 1) * AS + row] = ra[l].y;
+                a[(kc + 2) * AS + row] = ra[l].z;
+                a[(kc + 3) * AS + row] = ra[l].w;
+#else
+                a[kc * AS + row] = ra[l];
+#endif
+            }
+        }
+    };
+
+#if STAGES == 1
+    auto load_b = [&](int kt) {
 #pragma unroll
         for (int l = 0; l < B_LOADS; l++) {
             const int c = tid + l * THREADS;
@@ -153,137 +293,172 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
                 rb[l] = *reinterpret_cast<const ld_t *>(B + (long)gk * n + gn);
         }
     };
-
-    /* Registers into shared buffer buf. */
-    auto store = [&](int buf) {
-        float *const a = as + buf * A_TILE;
-        float *const b = bs + buf * B_TILE;
-#pragma unroll
-        for (int l = 0; l < A_LOADS; l++) {
-            const int c = tid + l * THREADS;
-            const int row = c / (BK / VW), kc = (c % (BK / VW)) * VW;
-            if (A_CHUNKS % THREADS == 0 || c < A_CHUNKS) {
-#if A_TRANS && VEC
-                a[(kc + 0) * AS + row] = ra[l].x;
-                a[(kc + 1) * AS + row] = ra[l].y;
-                a[(kc + 2) * AS + row] = ra[l].z;
-                a[(kc + 3) * AS + row] = ra[l].w;
-#elif A_TRANS
-                a[kc * AS + row] = ra[l];
-#else
-                *reinterpret_cast<ld_t *>(a + row * AS + kc) = ra[l];
-#endif
-            }
-        }
+    auto store_b = [&]() {
 #pragma unroll
         for (int l = 0; l < B_LOADS; l++) {
             const int c = tid + l * THREADS;
             const int row = c / (BN / VW), nc = (c % (BN / VW)) * VW;
             if (B_CHUNKS % THREADS == 0 || c < B_CHUNKS)
-                *reinterpret_cast<ld_t *>(b + row * BN + nc) = rb[l];
+                *reinterpret_cast<ld_t *>(bs + row * BN + nc) = rb[l];
         }
     };
+#else
+    /* B tile at depth kt straight into B buffer buf; zeros outside B. */
+    auto copy_b = [&](int buf, int kt) {
+        float *const b = bs + buf * B_TILE;
+#pragma unroll
+        for (int l = 0; l < B_LOADS; l++) {
+            const int c = tid + l * THREADS;
+            const int row = c / (BN / VW), nc = (c % (BN / VW)) * VW;
+            const int gk = kt + row, gn = bn0 + nc;
+            if (B_CHUNKS % THREADS == 0 || c < B_CHUNKS) {
+                const bool in = gk < k && gn < n;
+                cp_async(b + row * BN + nc, in ? B + (long)gk * n + gn : B, in);
+            }
+        }
+    };
+#endif
 
-    float acc[TM][TN];
+    float acc[WMITER * TM][WNITER * TN];
 #pragma unroll
-    for (int i = 0; i < TM; i++)
+    for (int i = 0; i < WMITER * TM; i++)
 #pragma unroll
-        for (int j = 0; j < TN; j++)
+        for (int j = 0; j < WNITER * TN; j++)
             acc[i][j] = 0.0f;
 
-    /* Outer products of the BK slices of the tiles in buffer buf. */
-    auto compute = [&](int buf) {
-        const float *const a = as + buf * A_TILE;
-        const float *const b = bs + buf * B_TILE;
-        UNROLL_BK
+    /* Offsets of this thread's first float4 of A (B) in a row of the
+     * tile; sub-tile wm (wn), chunk i4 (j4) adds wm * WSUBM + i4 * TRM * 4
+     * (wn * WSUBN + j4 * TRN * 4). */
+    const int a_off = wr * WM + tr * 4;
+    const int b_off = wc * WN + tc * 4;
+
+    /* Outer products of the BK slices of the A buffer abuf and B buffer
+     * bbuf. */
+    auto compute = [&](int abuf, int bbuf) {
+        const float *const a = as + abuf * A_TILE + a_off;
+        const float *const b = bs + bbuf * B_TILE + b_off;
+#pragma unroll
         for (int kk = 0; kk < BK; kk++) {
-            float fa[TM], fb[TN]; /* fragments of A and B for this kk */
+            float fa[WMITER * TM], fb[WNITER * TN];
 #pragma unroll
-            for (int i = 0; i < TM; i += CM) {
-#if CM == 4
-                const float4 v = *reinterpret_cast<const float4 *>(
-                    a + kk * AS + (i / 4) * (THREADS_M * 4) + ty * 4);
-                fa[i] = v.x;
-                fa[i + 1] = v.y;
-                fa[i + 2] = v.z;
-                fa[i + 3] = v.w;
-#else
-                fa[i] = a[(i * THREADS_M + ty) * AS + kk];
-#endif
-            }
+            for (int wm = 0; wm < WMITER; wm++)
 #pragma unroll
-            for (int j = 0; j < TN; j += CN) {
-#if CN == 4
-                const float4 v = *reinterpret_cast<const float4 *>(
-                    b + kk * BN + (j / 4) * (THREADS_N * 4) + tx * 4);
-                fb[j] = v.x;
-                fb[j + 1] = v.y;
-                fb[j + 2] = v.z;
-                fb[j + 3] = v.w;
-#else
-                fb[j] = b[kk * BN + j * THREADS_N + tx];
-#endif
-            }
+                for (int i4 = 0; i4 < TM / 4; i4++) {
+                    const float4 v = *reinterpret_cast<const float4 *>(
+                        a + kk * AS + wm * WSUBM + i4 * (TRM * 4));
+                    fa[wm * TM + i4 * 4 + 0] = v.x;
+                    fa[wm * TM + i4 * 4 + 1] = v.y;
+                    fa[wm * TM + i4 * 4 + 2] = v.z;
+                    fa[wm * TM + i4 * 4 + 3] = v.w;
+                }
 #pragma unroll
-            for (int i = 0; i < TM; i++)
+            for (int wn = 0; wn < WNITER; wn++)
 #pragma unroll
-                for (int j = 0; j < TN; j++)
+                for (int j4 = 0; j4 < TN / 4; j4++) {
+                    const float4 v = *reinterpret_cast<const float4 *>(
+                        b + kk * BN + wn * WSUBN + j4 * (TRN * 4));
+                    fb[wn * TN + j4 * 4 + 0] = v.x;
+                    fb[wn * TN + j4 * 4 + 1] = v.y;
+                    fb[wn * TN + j4 * 4 + 2] = v.z;
+                    fb[wn * TN + j4 * 4 + 3] = v.w;
+                }
+#pragma unroll
+            for (int i = 0; i < WMITER * TM; i++)
+#pragma unroll
+                for (int j = 0; j < WNITER * TN; j++)
                     acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
         }
     };
 
-    load(0);
-    store(0);
+    const int tiles = (k + BK - 1) / BK;
+
+#if STAGES == 1
+    load_a(0);
+    load_b(0);
+    store_a(0);
+    store_b();
     __syncthreads();
-#if DB
-    int buf = 0;
-    for (int kt = 0; kt < k; kt += BK) {
-        const bool more = kt + BK < k; /* uniform over the block */
-        if (more)
-            load(kt + BK); /* in flight during compute */
-        compute(buf);
+    for (int t = 0; t < tiles; t++) {
+        const bool more = t + 1 < tiles; /* uniform over the block */
+        if (more) { /* in flight during compute */
+            load_a((t + 1) * BK);
+            load_b((t + 1) * BK);
+        }
+        compute(0, 0);
         if (more) {
-            /* The other buffer was last read before the previous barrier. */
-            store(buf ^ 1);
+            __syncthreads(); /* everyone is done reading the tiles */
+            store_a(0);
+            store_b();
             __syncthreads();
-            buf ^= 1;
         }
     }
 #else
-    for (int kt = 0; kt < k; kt += BK) {
-        compute(0);
-        if (kt + BK < k) {
-            __syncthreads(); /* everyone is done reading the tiles */
-            load(kt + BK);
-            store(0);
+    /* Prologue: B tiles 0 .. STAGES - 2 in flight (group g = tile g), A
+     * tile 0 stored; then B tile 0 waited for. */
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles)
+            copy_b(s, s * BK);
+        cp_async_commit();
+    }
+    load_a(0);
+    store_a(0);
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    for (int t = 0; t < tiles; t++) {
+        const bool more = t + 1 < tiles; /* uniform over the block */
+        /* B tile t + STAGES - 1 into the buffer read by step t - 1. */
+        if (t + STAGES - 1 < tiles)
+            copy_b((t + STAGES - 1) % STAGES, (t + STAGES - 1) * BK);
+        cp_async_commit();
+        if (more)
+            load_a((t + 1) * BK); /* in flight during compute */
+        compute(t & 1, t % STAGES);
+        if (more) {
+            /* A buffer (t + 1) & 1 was last read by step t - 1. */
+            store_a((t + 1) & 1);
+            cp_async_wait<STAGES - 2>(); /* groups 0 .. t + 1 done */
             __syncthreads();
         }
     }
+    cp_async_wait<0>(); /* no copies left in flight at exit (all empty) */
 #endif
 
-    /* Row i of the thread tile is C row bm0 + rowof(i); likewise columns. */
+    /* Row i of the thread tile, in sub-tile wm, is C row
+     * bm0 + a_off + wm * WSUBM + (i / 4) * TRM * 4 + i % 4; likewise
+     * columns. */
 #pragma unroll
-    for (int i = 0; i < TM; i++) {
-        const int row = bm0 + (i / CM) * (THREADS_M * CM) + ty * CM + i % CM;
-        if (row >= m)
-            continue;
-        float *const crow = C + (long)row * n;
+    for (int wm = 0; wm < WMITER; wm++)
 #pragma unroll
-        for (int j = 0; j < TN; j += CN) {
-            const int col = bn0 + (j / CN) * (THREADS_N * CN) + tx * CN;
-#if VEC && CN == 4
-            if (col < n) /* n % 4 == 0: all four or none */
-                *reinterpret_cast<float4 *>(crow + col) = make_float4(
-                    acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+        for (int i = 0; i < TM; i++) {
+            const int row = bm0 + a_off + wm * WSUBM + (i / 4) * (TRM * 4) + i % 4;
+            if (row >= m)
+                continue;
+            float *const crow = C + (long)row * n;
+#pragma unroll
+            for (int wn = 0; wn < WNITER; wn++)
+#pragma unroll
+                for (int j = 0; j < TN; j += 4) {
+                    const int col = bn0 + b_off + wn * WSUBN + (j / 4) * (TRN * 4);
+                    const int ai = wm * TM + i, aj = wn * TN + j;
+#if VEC
+                    if (col < n) /* n % 4 == 0: all four or none */
+                        *reinterpret_cast<float4 *>(crow + col) =
+                            make_float4(acc[ai][aj], acc[ai][aj + 1],
+                                        acc[ai][aj + 2], acc[ai][aj + 3]);
 #else
 #pragma unroll
-            for (int q = 0; q < CN; q++)
-                if (col + q < n)
-                    crow[col + q] = acc[i][j + q];
+                    for (int q = 0; q < 4; q++)
+                        if (col + q < n)
+                            crow[col + q] = acc[ai][aj + q];
 #endif
+                }
         }
-    }
 }
+
+#else
+#error "WT must be 0 or 1"
+#endif
 
 /* Obviously correct: one thread per element of C, launched with 16 x 16
  * threads. Like the tuned kernel it sums over k in order with fmaf. */

@@ -61,7 +61,13 @@ END {
   exit !(n >= want && f / n >= 0.99 && ev / n <= 0.20 && bad == 0)
 }' "$2"
 }
-for j in "$src"/tests/data/journals/*.journal; do defaults "$tmp/def.json" "$j"; done
+# Templates changed since (matmul) replay with their recorded version;
+# the current built-in ones skip those records with a note.
+for j in "$src"/tests/data/journals/*.journal; do
+  defaults "$tmp/def.json" "$j"
+  grep -q "^matmul	" "$j" && defaults "$tmp/def.json" "$j" --kernel matmul \
+    --templates "$src/tests/data/journals/templates"
+done
 for j in "$kt"/train/*.journal; do
   defaults "$tmp/def.json" "$j" --templates "$kt"
 done

@@ -33,7 +33,7 @@
  * Templates are looked up in the --templates directories in order, then
  * in the built-in set. Without paths it reads $ATUNE_SOURCE_DIR/
  * tests/data/journals and tests/data/kerneltuner/train, with the templates
- * of tests/data/kerneltuner. The held-out set (tests/data/kerneltuner/
+ * of tests/data/journals/templates and tests/data/kerneltuner. The held-out set (tests/data/kerneltuner/
  * heldout) is not read unless named; tests/cli_simulate.sh checks it. */
 #include <dirent.h>
 #include <math.h>
@@ -661,7 +661,7 @@ static int finish_opts(opts *o)
          * part); no journal recorded yet is a skip, not an error. */
         static const char *const sets[] = {"tests/data/journals",
                                            "tests/data/kerneltuner/train"};
-        static char tdir[4096];
+        static char tdir[4096], jdir[4096];
         const char *src = getenv("ATUNE_SOURCE_DIR");
         for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
             char dir[4096];
@@ -676,8 +676,14 @@ static int finish_opts(opts *o)
         }
         snprintf(tdir, sizeof(tdir), "%s/tests/data/kerneltuner",
                  src && *src ? src : ".");
-        if (!o->ndirs)
+        /* Templates changed since their journals were recorded, as
+         * recorded (the journal's hash must match). */
+        snprintf(jdir, sizeof(jdir), "%s/tests/data/journals/templates",
+                 src && *src ? src : ".");
+        if (!o->ndirs) {
+            o->dir[o->ndirs++] = jdir;
             o->dir[o->ndirs++] = tdir;
+        }
     }
     return 0;
 }

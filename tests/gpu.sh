@@ -2,15 +2,17 @@
 # Everything that needs a GPU, in one call (made for the lent GPU machine):
 # install the carried .deb dependencies, build (with the benchmark), run
 # the GPU tests, tune, benchmark against the vendor libraries. Results go
-# under $OUT (default ./out): log.txt, tune.json, bench.txt, the profile and
-# the journal of each GPU.
+# under $OUT (default ./out): log.txt, tune-N.json, bench.txt, and the
+# profiles and journals in profiles.tgz.
 #
-#   STEPS="test tune bench consumer kt evaluate all ncu default regret wt"
+#   STEPS="test tune bench consumer kt evaluate all ncu default regret merge cand"
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
 #                             that profile instead of tuning the ladders;
 #                             SIZES_1D, SIZES_2D, SEED: tests/bench/regret.sh
+#   CAND="tests/data/x"       cand: candidate template folders to brute-force
+#                             and benchmark (tests/bench/bench --templates)
 #   ALL_ARGS="--kernel copy"  all: the work run on GPU 0 and on --device all
 #   KERNELS=copy,saxpy        templates to benchmark (default all)
 #   TUNE_PLAN="copy,saxpy|;matmul|--size large"
@@ -81,7 +83,8 @@ if has tune; then
     [ $trc -eq 0 ] || status=1
   done
   "$build/autotune" show "$root"/profiles/*.ini 2>&1 | tee -a "$log"
-  cp "$root"/profiles/*.ini "$root"/profiles/*.journal "$OUT"/ 2>/dev/null
+  # One file: the device tool brings back a limited number of files.
+  tar czf "$OUT/profiles.tgz" -C "$root" profiles
 fi
 
 if has bench; then
@@ -198,7 +201,7 @@ if has ncu; then
   # Systems' summary (a D2D copy may not be a kernel at all).
   say "Nsight: copy at the small size, tuned kernel and cudaMemcpy D2D"
   ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+  nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
   bench_copy=("$build/tests/bench" --device 0 --profile-dir "$root/profiles" --kernel copy --size small)
   if [ -n "$nsys_bin" ]; then
     "$nsys_bin" profile -o /tmp/atune-nsys --force-overwrite true --stats=true \
@@ -213,6 +216,13 @@ if has ncu; then
       "${bench_copy[@]}" >"$OUT/ncu.txt" 2>&1
     grep -E '^  [a-zA-Z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|L2 Hit|Grid Size|Block Size|Registers|Achieved Occupancy|Waves' \
       "$OUT/ncu.txt" | head -120 | tee -a "$log"
+    # Whatever else runs on the SMs: the driver's D2D copy, if it is a
+    # kernel (none listed: it is not one ncu can see).
+    "$ncu_bin" -k 'regex:^(?!copy_tuned|copy_ref|fill_|cmp_|near_|diff_).*' -c 4 --section SpeedOfLight \
+      --section LaunchStats --section Occupancy \
+      "${bench_copy[@]}" >"$OUT/ncu-driver.txt" 2>&1
+    grep -E '^  [a-zA-Z_]+.*\(|==PROF==|==WARNING==|Duration|Memory Throughput|Grid Size|Block Size|Registers|Achieved Occupancy' \
+      "$OUT/ncu-driver.txt" | head -60 | tee -a "$log"
   else
     echo "ncu not found" | tee -a "$log"
   fi
@@ -231,18 +241,20 @@ if has regret; then
       rm -rf "$OUT/regret/ladder" "$OUT/regret/untuned"
   fi
 fi
-if has wt; then
-  # The warp-tiled SGEMM candidate (tests/data/matmul_wt, issue 15): brute
-  # force at every size into a profile of its own, then against cuBLAS.
-  say "matmul_wt: brute force, then against cuBLAS SGEMM"
-  rm -rf /tmp/atune-wt
-  "$build/autotune" --device 0 --templates "$root/tests/data/matmul_wt" \
-    --strategy brute_force --profile-dir /tmp/atune-wt --json \
-    >"$OUT/wt.json" 2>>"$log" || status=1
-  cp /tmp/atune-wt/*.ini "$OUT"/ 2>/dev/null
-  "$build/tests/bench" --device 0 --templates "$root/tests/data/matmul_wt" \
-    --profile-dir /tmp/atune-wt 2>&1 | tee "$OUT/bench-wt.txt" | tee -a "$log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+if has cand; then
+  # Candidate templates (CAND="tests/data/copy_bulk ..."): brute force at
+  # every size into a profile of their own, then against the vendor.
+  for dir in ${CAND:-}; do
+    name=$(basename "$dir")
+    say "candidate $name: brute force, then against the vendor library"
+    rm -rf "/tmp/atune-cand-$name"
+    "$build/autotune" --device 0 --templates "$root/$dir" --strategy brute_force \
+      --profile-dir "/tmp/atune-cand-$name" --json >"$OUT/cand-$name.json" 2>>"$log" || status=1
+    for f in /tmp/atune-cand-"$name"/*.ini; do cp "$f" "$OUT/cand-$name-$(basename "$f")"; done
+    "$build/tests/bench" --device 0 --templates "$root/$dir" \
+      --profile-dir "/tmp/atune-cand-$name" 2>&1 | tee "$OUT/bench-$name.txt" | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"

@@ -553,7 +553,8 @@ static void test_shape_from_args(void **state)
                      ATUNE_OK);
     assert_int_equal(a.grid[0], (2000 + 15) / 16);
     assert_int_equal(a.grid[1], (1000 + 15) / 16);
-    assert_int_equal(a.block[0], 256);
+    assert_int_equal(a.block[0], 16);
+    assert_int_equal(a.block[1], 16);
     atune_jit_close(mm);
     atune_jit_close(j);
 }
@@ -564,11 +565,13 @@ static void test_config_for_falls_back(void **state)
     static const char dev[] =
         "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n";
     static const char big[] =
-        "[matmul m=4096,n=4096,k=4096]\nBM = 64\nBN = 64\nBK = 16\nTM = 4\n"
-        "TN = 4\nVEC = 1\nUNROLL = 0\nDB = 0\n";
+        "[matmul m=4096,n=4096,k=4096]\nWT = 1\nBM = 128\nBN = 64\nBK = 16\n"
+        "WM = 32\nWN = 32\nTM = 8\nTN = 4\nWNITER = 1\nVEC = 1\nSTAGES = 3\n"
+        "GROUP_M = 1\n";
     static const char mid[] =
-        "[matmul m=1024,n=1024,k=1024]\nBM = 64\nBN = 64\nBK = 16\nTM = 4\n"
-        "TN = 4\nVEC = 0\nUNROLL = 2\nDB = 0\n";
+        "[matmul m=1024,n=1024,k=1024]\nWT = 0\nBM = 16\nBN = 16\nBK = 16\n"
+        "WM = 16\nWN = 16\nTM = 1\nTN = 1\nWNITER = 1\nVEC = 0\nSTAGES = 1\n"
+        "GROUP_M = 1\n";
     atune_jit *j = open_ok(NULL, "matmul");
     char file[4200], text[1024], msg[512];
     atune_profile *p = NULL;
@@ -593,7 +596,7 @@ static void test_config_for_falls_back(void **state)
                      ATUNE_OK);
     assert_non_null(c);
     assert_string_equal(atune_config_size(c), "m=1024,n=1024,k=1024");
-    assert_int_equal(atune_config_get(c, "UNROLL", -1), 2);
+    assert_int_equal(atune_config_get(c, "WT", -1), 0);
     assert_non_null(strstr(msg, "constraint 'vec_aligned' is false"));
     assert_non_null(strstr(msg, "using the tuned entry of m=1024,n=1024"));
     assert_int_equal(atune_jit_shape(j, c, NULL, "m=4096,n=4096,k=4094", &d),

@@ -766,7 +766,7 @@ static void test_search_on_set(void **state)
     if (atune__templates_load(NULL, "matmul", &t, &err) != ATUNE__OK)
         fail_msg("%s", err.msg);
     m = t.m[0];
-    assert_int_equal(atune__space_build(m, &m->sizes[3], &dev, NULL, &set,
+    assert_int_equal(atune__space_build(m, &m->sizes[0], &dev, NULL, &set,
                                         NULL, &err),
                      0);
     mark = calloc((size_t)atune__space_size(m), 1);

@@ -835,6 +835,18 @@ typedef struct ladder_sum {
     int runs;
 } ladder_sum;
 
+/* The template called name: as recorded (tests/data/journals/templates,
+ * for those changed since), else the built-in one. */
+static const atune__manifest *journal_template(const atune__templates *t,
+                                               int nt, const char *name)
+{
+    for (int s = 0; s < nt; s++)
+        for (int k = 0; k < t[s].n; k++)
+            if (strcmp(t[s].m[k]->name, name) == 0)
+                return t[s].m[k];
+    return NULL;
+}
+
 static void replay_sizes(const atune__templates *t, const atune__record *recs,
                          int n, const atune__sim_pair *p, int np,
                          const char *path, int seeded, uint64_t rng_seed,
@@ -845,15 +857,12 @@ static void replay_sizes(const atune__templates *t, const atune__record *recs,
     int nwin = 0;
 
     for (int i = 0; i < np; i++) {
-        const atune__manifest *m = NULL;
+        const atune__manifest *m = journal_template(t, 2, p[i].kernel);
         atune__search_spec spec = {.seed = rng_seed, .final_k = 3};
         atune__search_result out;
         int64_t seeds[32];
         atune__err err = {0};
         atune__sim sim;
-        for (int k = 0; k < t->n; k++)
-            if (strcmp(t->m[k]->name, p[i].kernel) == 0)
-                m = t->m[k];
         assert_non_null(m);
         if (atune__sim_open(&sim, m, p[i].size_key, recs, n, path, &err))
             fail_msg("%s", err.msg);
@@ -885,12 +894,15 @@ static void test_seeded_sizes(void **state)
 {
     static const char *const journals[] = {"h100", "h200"};
     const char *src = getenv("ATUNE_SOURCE_DIR");
-    atune__templates t = {0};
+    atune__templates t[2] = {{0}};
     atune__err err = {0};
+    char dir[1024];
 
     (void)state;
     assert_non_null(src);
-    if (atune__templates_load(NULL, NULL, &t, &err))
+    snprintf(dir, sizeof(dir), "%s/tests/data/journals/templates", src);
+    if (atune__templates_load(dir, NULL, &t[0], &err) ||
+        atune__templates_load(NULL, NULL, &t[1], &err))
         fail_msg("%s", err.msg);
     for (size_t j = 0; j < sizeof(journals) / sizeof(journals[0]); j++) {
         char path[1024];
@@ -904,8 +916,8 @@ static void test_seeded_sizes(void **state)
             atune__sim_pairs(recs, n, &p, &np, &err))
             fail_msg("%s", err.msg);
         for (uint64_t seed = 1; seed <= 20; seed++) {
-            replay_sizes(&t, recs, n, p, np, path, 0, seed, &plain);
-            replay_sizes(&t, recs, n, p, np, path, 1, seed, &seeded);
+            replay_sizes(t, recs, n, p, np, path, 0, seed, &plain);
+            replay_sizes(t, recs, n, p, np, path, 1, seed, &seeded);
         }
         print_message("%s: unseeded %.1f evaluations per size, %.2f%% of the "
                       "optimum; seeded %.1f, %.2f%%\n",
@@ -919,7 +931,8 @@ static void test_seeded_sizes(void **state)
         free(p);
         free(recs);
     }
-    atune__templates_free(&t);
+    atune__templates_free(&t[0]);
+    atune__templates_free(&t[1]);
 }
 
 /* Seeds are evaluated right after the default, in their order; invalid

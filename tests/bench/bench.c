@@ -3,11 +3,13 @@
  * profile, the article's default configuration, the block size the CUDA
  * occupancy API suggests, and the vendor baseline (cudaMemcpy D2D, cuBLAS
  * SAXPY, CUB DeviceReduce::Sum, cuBLAS SGEMM FP32). Every configuration is
- * verified before it is timed; all are timed the same way.
+ * verified before it is timed; all are timed the same way, the tuned one
+ * and the vendor's in alternating rounds.
  *
  *   bench [--device N] [--profile-dir DIR] [--kernel a,b] [--size NAME]
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +22,11 @@
 #include "vendor.h"
 
 #define REPS 50
+#define ROUNDS 5 /* tuned and vendor, alternating */
 
 typedef struct row {
     double tuned, dflt, occ, vendor; /* metric; 0 when not measured */
+    double lo, hi; /* range of tuned / vendor over the rounds */
     char occ_cfg[64];
     const char *vendor_name;
 } row;
@@ -198,6 +202,48 @@ static double vendor(atune__problem *p, const atune__manifest *m,
     return rc == 0 ? atune__problem_work(p) / t.median_ns : 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The tuned configuration and the vendor library timed in ROUNDS
+ * alternating rounds, so that a drift of the GPU's clock during the
+ * benchmark weighs on both (at 2^20 elements a kernel takes ~7 us and
+ * two measurements taken a second apart differ by several percent):
+ * the medians over the rounds, and the range of the rounds' ratios. */
+static void tuned_vs_vendor(atune__device *d, atune__problem *p,
+                            const atune__manifest *m, const atune__config *c,
+                            const atune__size *size, row *r)
+{
+    double tv[ROUNDS], vv[ROUNDS];
+    int n = 0;
+
+    r->lo = INFINITY;
+    r->hi = 0;
+    for (int i = 0; i < ROUNDS; i++) {
+        double t = measure(d, p, m, c), v = vendor(p, m, size, r);
+        if (!(t > 0))
+            return;
+        if (v > 0) {
+            r->lo = fmin(r->lo, t / v);
+            r->hi = fmax(r->hi, t / v);
+        }
+        tv[n] = t;
+        vv[n++] = v;
+    }
+    r->tuned = median(tv, n);
+    r->vendor = median(vv, n);
+}
+
 static void ratio(double a, double b)
 {
     if (a > 0 && b > 0)
@@ -233,14 +279,17 @@ static int bench_template(atune__device *d, const atune__manifest *m,
             atune_config_size_match(pc) == ATUNE_SIZE_EXACT) {
             for (int i = 0; i < m->nparams; i++)
                 c.v[i] = atune_config_get(pc, m->params[i].name, c.v[i]);
-            r.tuned = measure(d, p, m, &c);
+            tuned_vs_vendor(d, p, m, &c, size, &r);
+        } else {
+            r.vendor = vendor(p, m, size, &r);
         }
-        r.vendor = vendor(p, m, size, &r);
         printf("%-9s %-24s %10.1f %10.1f %10.1f %10.1f %-22s", m->name, key,
                r.tuned, r.dflt, r.occ, r.vendor, r.vendor_name);
         ratio(r.tuned, r.vendor);
         ratio(r.tuned, r.dflt);
         ratio(r.tuned, r.occ);
+        if (r.hi > 0)
+            printf("  %.3f-%.3f", r.lo, r.hi);
         printf("\n");
         fflush(stdout);
         atune__problem_close(p);
@@ -301,9 +350,11 @@ int main(int argc, char **argv)
            (long long)atune__device_info(d)->mem_bandwidth_gbs);
     printf("metric: GB/s or GFLOP/s (the template's); ratios are tuned over "
            "the column named\n");
-    printf("%-9s %-24s %10s %10s %10s %10s %-22s %8s %8s %8s\n", "kernel",
+    printf("tuned and vendor: medians of %d alternating rounds; last "
+           "column: range of their ratio over the rounds\n", ROUNDS);
+    printf("%-9s %-24s %10s %10s %10s %10s %-22s %8s %8s %8s  %s\n", "kernel",
            "size", "tuned", "default", "occupancy", "vendor", "vendor is",
-           "/vendor", "/default", "/occup.");
+           "/vendor", "/default", "/occup.", "/vendor range");
     for (int i = 0; i < t.n && !rc; i++)
         rc = bench_template(d, t.m[i], prof, size);
     atune_profile_close(prof);
