@@ -586,6 +586,46 @@ static void test_prefetch_hints(void **state)
     free_space(&s);
 }
 
+/* A space of at most 128 valid configurations is measured whole by the
+ * default, even when nothing in it beats the default by more than the
+ * noise (which would stop a larger space after the patience). */
+static void test_small_space_whole(void **state)
+{
+    space s;
+
+    (void)state;
+    assert_int_equal(atune__search_patience(99), 99);
+    assert_int_equal(atune__search_patience(128), 128);
+    assert_true(atune__search_patience(129) < 129 / 2);
+    memset(&s, 0, sizeof(s));
+    s.m = manifest("A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
+                   "B = 16, 1, 2, 4, 8, 32, 64, 128\n");
+    s.total = atune__space_size(s.m);
+    s.valid = calloc((size_t)s.total, 1);
+    s.t = calloc((size_t)s.total, sizeof(*s.t));
+    assert_non_null(s.valid);
+    assert_non_null(s.t);
+    for (int64_t i = 0; i < s.total; i++) {
+        s.valid[i] = 1;
+        s.t[i] = 1000 + (double)(mix((uint64_t)i) % 100);
+        s.nvalid++;
+    }
+    s.name = "small";
+    assert_int_equal(s.nvalid, 80);
+    {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        c.spread = 1e6;
+        assert_int_equal(run(&s, NULL, 0, 1, 0, &c, &out, &err), 0);
+        assert_string_equal(out.stop, "exhausted");
+        assert_int_equal(out.evaluations, 80);
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
 /* No strategy and no budget: the default stops when patience evaluations
  * in a row have not beaten the reference by more than its noise; a named
  * strategy or a budget keeps its meaning. */
@@ -981,6 +1021,7 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_default_finds_bowl),
         cmocka_unit_test(test_converge),
+        cmocka_unit_test(test_small_space_whole),
         cmocka_unit_test(test_prefetch_hints),
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_simulated_search),
