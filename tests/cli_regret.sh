@@ -41,8 +41,9 @@ for k in copy saxpy reduce constmem matmul; do
   grep -q "^SUMMARY $k " "$tmp/log" && ok || ko "no summary of $k"
 done
 # Each analysed size's percent is a number in (0, 100.5]: the pick was
-# found among the journal's records.
-awk '/% of its optimum/ { p = $3 + 0; if (p <= 0 || p > 100.5) bad = 1; n++ }
+# found among the journal's records (not matmul's: the committed profile
+# holds the warp-tiled template's, the journal the one before).
+awk '/% of its optimum/ && !/pick not measured/ { p = $3 + 0; if (p <= 0 || p > 100.5) bad = 1; n++ }
      END { exit bad || n < 10 }' "$tmp/log" && ok || { ko "analysis"; cat "$tmp/log"; }
 
 # The analysis on a made-up journal: the pick's share of the optimum,

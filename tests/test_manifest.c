@@ -477,6 +477,8 @@ static const struct defect defects[] = {
      "dir/t.ini:12: ", "size 'small_2' defined twice"},
     {{{12, 12, "small = m=n=4, n=1"}}, "dir/t.ini:12: ",
      "size variable 'n' given twice"},
+    {{{12, 12, "small = m=16, n=1<<20"}}, "dir/t.ini:12: ",
+     "sizes 'large' and 'small' are the same size"},
     {{{12, 12, "small = m=4, n=1..4 step *1.5"}}, "dir/t.ini:12: ",
      "size variable 'n': '1.5' is not an integer expression"},
     {{{14, 18, "[params]"}}, "dir/t.ini:14: ", "[params] has no entries"},
@@ -665,6 +667,19 @@ static void test_ladders(void **state)
          4,
          {"odd_1000", "odd_1414", "odd_2000", "odd_2828"},
          {"n=1000,m=1", "n=1414,m=1", "n=2000,m=1", "n=2828,m=1"}},
+        /* A point that is also a size of its own is that size; a point of
+         * two ladders stays in the first. */
+        {"lad = n=1<<12..1<<14 step *sqrt2, m=16",
+         "one = n=8192, m=16",
+         5,
+         {"lad_4096", "lad_5793", "lad_11585", "lad_16384", "one"},
+         {"n=4096,m=16", "n=5793,m=16", "n=11585,m=16", "n=16384,m=16",
+          "n=8192,m=16"}},
+        {"a = n=1..4, m=1",
+         "b = n=3..6, m=1",
+         6,
+         {"a_1", "a_2", "a_3", "a_4", "b_5", "b_6"},
+         {"n=1,m=1", "n=2,m=1", "n=3,m=1", "n=4,m=1", "n=5,m=1", "n=6,m=1"}},
     };
     char key[64];
 
@@ -681,7 +696,9 @@ static void test_ladders(void **state)
         assert_int_equal(m->nsizes, cases[i].nsizes);
         for (int s = 0; s < m->nsizes; s++) {
             assert_string_equal(m->sizes[s].name, cases[i].name[s]);
-            assert_int_equal(m->sizes[s].line, i == 1 && s == 3 ? 12 : 11);
+            int second = strcmp(m->sizes[s].name, "one") == 0 ||
+                         m->sizes[s].name[0] == 'b';
+            assert_int_equal(m->sizes[s].line, second ? 12 : 11);
             atune__size_key(&m->sizes[s], key, sizeof(key));
             assert_string_equal(key, cases[i].key[s]);
         }

@@ -7,6 +7,7 @@
  * and the vendor's in alternating rounds.
  *
  *   bench [--device N] [--profile-dir DIR] [--kernel a,b] [--size NAME]
+ *   BENCH_ROUNDS=N  alternating rounds of tuned and vendor (default 5)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -22,7 +23,7 @@
 #include "vendor.h"
 
 #define REPS 50
-#define ROUNDS 5 /* tuned and vendor, alternating */
+#define MAX_ROUNDS 64 /* tuned and vendor, alternating */
 
 typedef struct row {
     double tuned, dflt, occ, vendor; /* metric; 0 when not measured */
@@ -215,21 +216,30 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The tuned configuration and the vendor library timed in ROUNDS
- * alternating rounds, so that a drift of the GPU's clock during the
- * benchmark weighs on both (at 2^20 elements a kernel takes ~7 us and
- * two measurements taken a second apart differ by several percent):
- * the medians over the rounds, and the range of the rounds' ratios. */
+/* Rounds of tuned_vs_vendor: BENCH_ROUNDS, default 5. */
+static int rounds(void)
+{
+    const char *e = getenv("BENCH_ROUNDS");
+    int n = e ? atoi(e) : 5;
+
+    return n < 1 ? 1 : n > MAX_ROUNDS ? MAX_ROUNDS : n;
+}
+
+/* The tuned configuration and the vendor library timed in alternating
+ * rounds, so that a drift of the GPU's clock during the benchmark weighs
+ * on both (at 2^20 elements a kernel takes ~7 us and two measurements
+ * taken a second apart differ by several percent): the medians over the
+ * rounds, and the range of the rounds' ratios. */
 static void tuned_vs_vendor(atune__device *d, atune__problem *p,
                             const atune__manifest *m, const atune__config *c,
                             const atune__size *size, row *r)
 {
-    double tv[ROUNDS], vv[ROUNDS];
+    double tv[MAX_ROUNDS], vv[MAX_ROUNDS];
     int n = 0;
 
     r->lo = INFINITY;
     r->hi = 0;
-    for (int i = 0; i < ROUNDS; i++) {
+    for (int i = 0; i < rounds(); i++) {
         double t = measure(d, p, m, c), v = vendor(p, m, size, r);
         if (!(t > 0))
             return;
@@ -351,7 +361,7 @@ int main(int argc, char **argv)
     printf("metric: GB/s or GFLOP/s (the template's); ratios are tuned over "
            "the column named\n");
     printf("tuned and vendor: medians of %d alternating rounds; last "
-           "column: range of their ratio over the rounds\n", ROUNDS);
+           "column: range of their ratio over the rounds\n", rounds());
     printf("%-9s %-24s %10s %10s %10s %10s %-22s %8s %8s %8s  %s\n", "kernel",
            "size", "tuned", "default", "occupancy", "vendor", "vendor is",
            "/vendor", "/default", "/occup.", "/vendor range");

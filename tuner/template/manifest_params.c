@@ -501,10 +501,51 @@ static int parse_size_entry(struct loader *ld, const atune__ini_entry *en)
     return rc;
 }
 
+/* Whether a and b (same variables) have the same values. */
+static int same_size(const atune__size *a, const atune__size *b)
+{
+    for (int i = 0; i < a->nvars; i++)
+        for (int j = 0; j < b->nvars; j++)
+            if (strcmp(a->var[i], b->var[j]) == 0 && a->value[i] != b->value[j])
+                return 0;
+    return 1;
+}
+
+/* One size per problem: a ladder's point that is also a size of its own
+ * ("large = n=1<<28" beside a ladder through 2^28) is left to that size,
+ * which keeps its name and place; a point of two ladders stays in the
+ * first. Two sizes of their own alike are an error. */
+static int drop_repeats(struct loader *ld, const unsigned char *laddered)
+{
+    atune__manifest *m = ld->m;
+    unsigned char keep[ATUNE__MAX_SIZES];
+    int n = 0;
+
+    for (int j = 0; j < m->nsizes; j++) {
+        keep[j] = 1;
+        for (int i = 0; i < m->nsizes && keep[j]; i++) {
+            if (i == j || !same_size(&m->sizes[i], &m->sizes[j]))
+                continue;
+            if (!laddered[j] && !laddered[i] && i < j)
+                return atune__mf_bad(ld, m->sizes[j].line,
+                                     "sizes '%s' and '%s' are the same size",
+                                     m->sizes[i].name, m->sizes[j].name);
+            if (laddered[j] && (!laddered[i] || i < j))
+                keep[j] = 0;
+        }
+    }
+    for (int j = 0; j < m->nsizes; j++)
+        if (keep[j])
+            m->sizes[n++] = m->sizes[j];
+    m->nsizes = n;
+    return 0;
+}
+
 int atune__mf_parse_sizes(struct loader *ld)
 {
     const atune__ini_section *s = atune__ini_find(ld->ini, "sizes");
     atune__manifest *m = ld->m;
+    unsigned char laddered[ATUNE__MAX_SIZES] = {0};
     int rc;
 
     if (s->nentries == 0)
@@ -518,12 +559,16 @@ int atune__mf_parse_sizes(struct loader *ld)
             return rc;
         if ((rc = parse_size_entry(ld, en)) != 0)
             return rc;
-        for (int j = before; j < m->nsizes; j++)
+        for (int j = before; j < m->nsizes; j++) {
             if (!same_vars(&m->sizes[0], &m->sizes[j]))
                 return atune__mf_bad(
                     ld, en->line,
                     "size '%s' does not have the same variables as '%s'",
                     m->sizes[j].name, m->sizes[0].name);
+            /* A ladder's sizes are named NAME_VALUE, a size of its own
+             * NAME. */
+            laddered[j] = strcmp(m->sizes[j].name, name) != 0;
+        }
     }
-    return 0;
+    return drop_repeats(ld, laddered);
 }
