@@ -855,9 +855,15 @@ static void test_copy(void **state)
         assert_string_equal(m->params[i].name, names[i]);
     assert_int_equal(m->params[0].values[0], 128);
     assert_int_equal(m->params[3].nvalues, 7);
-    assert_int_equal(m->nsizes, 2);
+    /* large, small and the ladder 2^12..2^29 step sqrt 2 without them */
+    assert_int_equal(m->nsizes, 35);
     assert_string_equal(m->sizes[0].name, "large");
     assert_int_equal(m->sizes[0].value[0], 268435456);
+    assert_string_equal(m->sizes[2].name, "ladder_4096");
+    assert_string_equal(m->sizes[34].name, "ladder_536870912");
+    for (int s = 2; s < m->nsizes; s++)
+        assert_true(m->sizes[s].value[0] != 268435456 &&
+                    m->sizes[s].value[0] != 1048576);
     assert_int_equal(m->nargs, 3);
     assert_int_equal(m->args[1].role, ATUNE__OUTPUT);
     assert_int_equal(m->metric, ATUNE__GBS);

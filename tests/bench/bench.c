@@ -8,6 +8,7 @@
  *
  *   bench [--device N] [--profile-dir DIR] [--kernel a,b] [--size NAME]
  *   BENCH_ROUNDS=N  alternating rounds of tuned and vendor (default 5)
+ *   BENCH_LADDER=1  every point of a ladder too (default: named sizes)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -274,7 +275,10 @@ static int bench_template(atune__device *d, const atune__manifest *m,
         char key[96];
         row r;
 
-        if (only_size && strcmp(only_size, size->name) != 0)
+        /* A ladder's points (35 per 1-D template) are for the library
+         * between sizes, not a table: tests/bench/regret.sh measures them. */
+        if (only_size ? strcmp(only_size, size->name) != 0
+                      : size->ladder && !getenv("BENCH_LADDER"))
             continue;
         memset(&r, 0, sizeof(r));
         atune__size_key(size, key, sizeof(key));

@@ -62,6 +62,7 @@ typedef struct atune__size {
     char var[ATUNE__MAX_SIZE_VARS][ATUNE__NAME_MAX]; /* "m", "n", "k" */
     int64_t value[ATUNE__MAX_SIZE_VARS];
     int line;
+    int ladder; /* 1: a point of a ladder ("ladder_4096"), 0: named */
 } atune__size;
 
 typedef struct atune__named_expr {

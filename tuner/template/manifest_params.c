@@ -515,7 +515,7 @@ static int same_size(const atune__size *a, const atune__size *b)
  * ("large = n=1<<28" beside a ladder through 2^28) is left to that size,
  * which keeps its name and place; a point of two ladders stays in the
  * first. Two sizes of their own alike are an error. */
-static int drop_repeats(struct loader *ld, const unsigned char *laddered)
+static int drop_repeats(struct loader *ld)
 {
     atune__manifest *m = ld->m;
     unsigned char keep[ATUNE__MAX_SIZES];
@@ -526,11 +526,12 @@ static int drop_repeats(struct loader *ld, const unsigned char *laddered)
         for (int i = 0; i < m->nsizes && keep[j]; i++) {
             if (i == j || !same_size(&m->sizes[i], &m->sizes[j]))
                 continue;
-            if (!laddered[j] && !laddered[i] && i < j)
+            const int li = m->sizes[i].ladder, lj = m->sizes[j].ladder;
+            if (!lj && !li && i < j)
                 return atune__mf_bad(ld, m->sizes[j].line,
                                      "sizes '%s' and '%s' are the same size",
                                      m->sizes[i].name, m->sizes[j].name);
-            if (laddered[j] && (!laddered[i] || i < j))
+            if (lj && (!li || i < j))
                 keep[j] = 0;
         }
     }
@@ -545,7 +546,6 @@ int atune__mf_parse_sizes(struct loader *ld)
 {
     const atune__ini_section *s = atune__ini_find(ld->ini, "sizes");
     atune__manifest *m = ld->m;
-    unsigned char laddered[ATUNE__MAX_SIZES] = {0};
     int rc;
 
     if (s->nentries == 0)
@@ -567,8 +567,8 @@ int atune__mf_parse_sizes(struct loader *ld)
                     m->sizes[j].name, m->sizes[0].name);
             /* A ladder's sizes are named NAME_VALUE, a size of its own
              * NAME. */
-            laddered[j] = strcmp(m->sizes[j].name, name) != 0;
+            m->sizes[j].ladder = strcmp(m->sizes[j].name, name) != 0;
         }
     }
-    return drop_repeats(ld, laddered);
+    return drop_repeats(ld);
 }
