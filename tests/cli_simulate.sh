@@ -99,6 +99,18 @@ for j in "$h"/*.journal; do
 done
 accept "H200 untuned sizes" "$tmp/h200.json" 48 && ok ||
   ko "default settings on the H200 untuned sizes: under 99% of the optimum, over 20% evaluated or not converged"
+# A fourth and fifth: the regret runs of the committed ladder profiles
+# (regret.sh, seed 12, 2026-11-23): brute force of copy, saxpy and reduce
+# at the same 20 untuned sizes each, on an H100 and on an H200
+# (tests/data/heldout_ladder; the .cu files are links to templates/).
+for g in h100 h200; do
+  h=$src/tests/data/heldout_ladder
+  for j in "$h/$g"/*.journal; do
+    defaults "$tmp/ladder-$g.json" "$j" --templates "$h/templates"
+  done
+  accept "$g untuned sizes, reduce included" "$tmp/ladder-$g.json" 60 && ok ||
+    ko "default settings on the $g ladder regret sizes: under 99% of the optimum, over 20% evaluated or not converged"
+done
 "$bin" tune --templates "$jt" --simulate "$journal" --kernel copy --size large \
   --strategy greedy_ils --json >"$tmp/d.json" 2>/dev/null
 grep -q '"stop": "exhausted"' "$tmp/d.json" && grep -q '"evaluations": 315' "$tmp/d.json" &&
