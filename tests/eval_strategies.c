@@ -470,17 +470,6 @@ done:
     return rc;
 }
 
-/* The first template called name in the sets t[0..nt). */
-static const atune__manifest *find_template(const atune__templates *t, int nt,
-                                            const char *name)
-{
-    for (int k = 0; k < nt; k++)
-        for (int i = 0; i < t[k].n; i++)
-            if (strcmp(t[k].m[i]->name, name) == 0)
-                return t[k].m[i];
-    return NULL;
-}
-
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -502,7 +491,7 @@ static int eval_journal(const char *path, const atune__templates *t, int nt,
         (rc = atune__sim_pairs(recs, n, &pairs, &np, &err)))
         goto done;
     for (int i = 0; i < np && !rc; i++) {
-        const atune__manifest *m = find_template(t, nt, pairs[i].kernel);
+        const atune__manifest *m = atune__templates_find(t, nt, pairs[i].kernel);
         atune__sim sim;
         if (!m) {
             rc = atune__fail(&err, ATUNE__EDATA, "%s:%d: no template '%s'",

@@ -884,18 +884,6 @@ typedef struct ladder_sum {
     int runs;
 } ladder_sum;
 
-/* The template called name: as recorded (tests/data/journals/templates,
- * for those changed since), else the built-in one. */
-static const atune__manifest *journal_template(const atune__templates *t,
-                                               int nt, const char *name)
-{
-    for (int s = 0; s < nt; s++)
-        for (int k = 0; k < t[s].n; k++)
-            if (strcmp(t[s].m[k]->name, name) == 0)
-                return t[s].m[k];
-    return NULL;
-}
-
 static void replay_sizes(const atune__templates *t, const atune__record *recs,
                          int n, const atune__sim_pair *p, int np,
                          const char *path, int seeded, uint64_t rng_seed,
@@ -906,7 +894,9 @@ static void replay_sizes(const atune__templates *t, const atune__record *recs,
     int nwin = 0;
 
     for (int i = 0; i < np; i++) {
-        const atune__manifest *m = journal_template(t, 2, p[i].kernel);
+        /* As recorded (tests/data/journals/templates, for those changed
+         * since), else the built-in one. */
+        const atune__manifest *m = atune__templates_find(t, 2, p[i].kernel);
         atune__search_spec spec = {.seed = rng_seed, .final_k = 3};
         atune__search_result out;
         int64_t seeds[32];

@@ -24,15 +24,6 @@ typedef struct replay {
 /* The final pick re-measures as many candidates as a GPU run does. */
 enum { FINAL_K = 3 };
 
-static const atune__manifest *find_template(const atune__templates *t,
-                                            const char *name)
-{
-    for (int i = 0; i < t->n; i++)
-        if (strcmp(t->m[i]->name, name) == 0)
-            return t->m[i];
-    return NULL;
-}
-
 static const char *size_name(const atune__manifest *m, const char *key)
 {
     char buf[256];
@@ -237,7 +228,7 @@ static int check_kernels(const atune__cli *o, const atune__templates *t,
                          const atune__sim_pair *p, int np)
 {
     for (int i = 0; i < np && !o->kernels; i++)
-        if (!find_template(t, p[i].kernel))
+        if (!atune__templates_find(t, 1, p[i].kernel))
             return atune__cli_error(ATUNE__EDATA,
                                     "%s:%d: no template '%s' (see "
                                     "--templates)",
@@ -261,7 +252,7 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
     else if (np == 0)
         rc = atune__cli_error(ATUNE__EDATA, "%s: no records", o->simulate);
     for (int i = 0; i < np && !rc; i++) {
-        const atune__manifest *m = find_template(t, p[i].kernel);
+        const atune__manifest *m = atune__templates_find(t, 1, p[i].kernel);
         int k = 0;
         if (!selected(o, m, p[i].size_key))
             continue;
@@ -303,7 +294,7 @@ static int drop_old_versions(const atune__cli *o, const atune__templates *t,
                     o->simulate, skipped, m->name);
     }
     for (int k = 0; k < n; k++) {
-        const atune__manifest *m = find_template(t, recs[k].kernel);
+        const atune__manifest *m = atune__templates_find(t, 1, recs[k].kernel);
         char hash[17];
         if (m) {
             snprintf(hash, sizeof(hash), "%016llx",

@@ -227,6 +227,16 @@ out:
     return rc;
 }
 
+const atune__manifest *atune__templates_find(const atune__templates *t,
+                                             int nsets, const char *name)
+{
+    for (int s = 0; s < nsets; s++)
+        for (int i = 0; i < t[s].n; i++)
+            if (strcmp(t[s].m[i]->name, name) == 0)
+                return t[s].m[i];
+    return NULL;
+}
+
 void atune__templates_free(atune__templates *t)
 {
     for (int i = 0; i < t->n; i++)

@@ -32,4 +32,9 @@ int atune__templates_load(const char *dir, const char *only,
 
 void atune__templates_free(atune__templates *t);
 
+/* The first template called name in the sets t[0..nsets) (a template
+ * folder searched before the built-in set, say), or NULL. */
+const atune__manifest *atune__templates_find(const atune__templates *t,
+                                             int nsets, const char *name);
+
 #endif
