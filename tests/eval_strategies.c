@@ -33,8 +33,9 @@
  * Templates are looked up in the --templates directories in order, then
  * in the built-in set. Without paths it reads $ATUNE_SOURCE_DIR/
  * tests/data/journals and tests/data/kerneltuner/train, with the templates
- * of tests/data/journals/templates and tests/data/kerneltuner. The held-out set (tests/data/kerneltuner/
- * heldout) is not read unless named; tests/cli_simulate.sh checks it. */
+ * of tests/data/journals/templates and tests/data/kerneltuner. The
+ * held-out set (tests/data/kerneltuner/heldout) is not read unless named;
+ * tests/cli_simulate.sh checks it. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>

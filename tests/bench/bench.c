@@ -20,6 +20,7 @@
 
 #include "engine/profile_write.h"
 #include "engine/runner.h"
+#include "engine/stats.h"
 #include "template/templates.h"
 #include "vendor.h"
 
@@ -204,19 +205,6 @@ static double vendor(atune__problem *p, const atune__manifest *m,
     return rc == 0 ? atune__problem_work(p) / t.median_ns : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Rounds of tuned_vs_vendor: BENCH_ROUNDS, default 5. */
 static int rounds(void)
 {
@@ -236,11 +224,13 @@ static void tuned_vs_vendor(atune__device *d, atune__problem *p,
                             const atune__size *size, row *r)
 {
     double tv[MAX_ROUNDS], vv[MAX_ROUNDS];
+    const int nrounds = rounds();
+    atune__summary st, sv;
     int n = 0;
 
     r->lo = INFINITY;
     r->hi = 0;
-    for (int i = 0; i < rounds(); i++) {
+    for (int i = 0; i < nrounds; i++) {
         double t = measure(d, p, m, c), v = vendor(p, m, size, r);
         if (!(t > 0))
             return;
@@ -251,8 +241,10 @@ static void tuned_vs_vendor(atune__device *d, atune__problem *p,
         tv[n] = t;
         vv[n++] = v;
     }
-    r->tuned = median(tv, n);
-    r->vendor = median(vv, n);
+    atune__summarize(tv, n, &st);
+    atune__summarize(vv, n, &sv);
+    r->tuned = st.median;
+    r->vendor = sv.median;
 }
 
 static void ratio(double a, double b)

@@ -255,15 +255,6 @@ static int by_time(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* The final pick: the k best re-measured, and the default configuration
- * beside them when it is not one of them; the winner is the fastest by the
- * new numbers. The default is there so that a pick is never slower than
- * the default side by side: at launch-bound sizes (a 4-5 us kernel, an
- * interquartile range of 8-20%) the search's best measured 1-2% slower
- * than the default in 6 of the 212 sections of the H100 and H200
- * profiles of 2026-11-23. Candidates left without a finite new time
- * (failed, or not re-measured) cannot win; when none has one, the
- * search's own numbers decide. */
 /* Whether the default configuration (index 0) was evaluated ok and is not
  * among the k candidates idx. */
 static int default_joins(const atune__search_state *s, const int64_t *idx,
@@ -277,6 +268,15 @@ static int default_joins(const atune__search_state *s, const int64_t *idx,
            isfinite(s->t[0]);
 }
 
+/* The final pick: the k best re-measured, and the default configuration
+ * beside them when it is not one of them; the winner is the fastest by the
+ * new numbers. The default is there so that a pick is never slower than
+ * the default side by side: at launch-bound sizes (a 4-5 us kernel, an
+ * interquartile range of 8-20%) the search's best measured 1-2% slower
+ * than the default in 6 of the 212 sections of the H100 and H200
+ * profiles of 2026-11-23. Candidates left without a finite new time
+ * (failed, or not re-measured) cannot win; when none has one, the
+ * search's own numbers decide. */
 static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
                       atune__search_result *out)
 {

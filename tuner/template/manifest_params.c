@@ -445,6 +445,7 @@ static int expand_size(struct loader *ld, const atune__ini_entry *en,
             return atune__mf_bad(ld, en->line, "size '%s' defined twice",
                                  sz->name);
     sz->line = en->line;
+    sz->ladder = first >= 0;
     for (int i = 0; i < n; i++)
         for (int a = 0; a < pc[i].nnames; a++) {
             atune__strlcpy(sz->var[sz->nvars], pc[i].name[a], ATUNE__NAME_MAX);
@@ -559,16 +560,12 @@ int atune__mf_parse_sizes(struct loader *ld)
             return rc;
         if ((rc = parse_size_entry(ld, en)) != 0)
             return rc;
-        for (int j = before; j < m->nsizes; j++) {
+        for (int j = before; j < m->nsizes; j++)
             if (!same_vars(&m->sizes[0], &m->sizes[j]))
                 return atune__mf_bad(
                     ld, en->line,
                     "size '%s' does not have the same variables as '%s'",
                     m->sizes[j].name, m->sizes[0].name);
-            /* A ladder's sizes are named NAME_VALUE, a size of its own
-             * NAME. */
-            m->sizes[j].ladder = strcmp(m->sizes[j].name, name) != 0;
-        }
     }
     return drop_repeats(ld);
 }
