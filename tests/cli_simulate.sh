@@ -83,7 +83,10 @@ accept "held-out set" "$tmp/held.json" 3 && ok ||
   ko "default settings on the held-out set: under 99% of the optimum, over 20% evaluated or not converged"
 # A second held-out set, recorded after the rule was chosen: brute force of
 # copy and saxpy at 20 sizes each drawn between 2^12 and 2^29 (tests/bench/
-# regret.sh, seed 12, H100, 2026-11-23), with their manifests as recorded.
+# regret.sh, seed 12, H100, 2026-11-23), with their manifests as recorded
+# (the .cu files, unchanged since, are links to templates/ here and below:
+# if one changes, these replays fail with "has no record"; put the old file
+# in place of the link).
 h=$src/tests/data/heldout_h100
 for j in "$h"/*.journal; do
   defaults "$tmp/h100.json" "$j" --templates "$h/templates"
