@@ -5,7 +5,8 @@
 # under $OUT (default ./out): log.txt, tune-N.json, bench.txt, and the
 # profiles and journals in profiles.tgz.
 #
-#   STEPS="test tune bench consumer kt evaluate all ncu default regret merge cand"
+#   STEPS="test tune bench consumer kt evaluate all ncu default regret merge cand
+#          sweep"
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -13,6 +14,9 @@
 #                             SIZES_1D, SIZES_2D, SEED: tests/bench/regret.sh
 #   CAND="tests/data/x"       cand: candidate template folders to brute-force
 #                             and benchmark (tests/bench/bench --templates)
+#   SWEEP="tests/data/sweep"  sweep: template folders to brute-force at every
+#                             size (data for choosing ladders), journals
+#                             and --json in sweep.tgz
 #   ALL_ARGS="--kernel copy"  all: the work run on GPU 0 and on --device all
 #   KERNELS=copy,saxpy        templates to benchmark (default all)
 #   TUNE_PLAN="copy,saxpy|;matmul|--size large"
@@ -255,6 +259,20 @@ if has cand; then
       --profile-dir "/tmp/atune-cand-$name" 2>&1 | tee "$OUT/bench-$name.txt" | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
+fi
+if has sweep; then
+  # Brute force at many sizes (tests/data/sweep: dense ladders, odd twins
+  # and random sizes), for deciding ladders and look-ups offline.
+  mkdir -p "$OUT/sweep"
+  for dir in ${SWEEP:-tests/data/sweep}; do
+    name=$(basename "$dir")
+    say "sweep $name: brute force at every size"
+    start=$(date +%s)
+    "$build/autotune" --device 0 --templates "$root/$dir" --strategy brute_force \
+      --profile-dir "$OUT/sweep/$name" --json >"$OUT/sweep/$name.json" 2>>"$log" || status=1
+    echo "sweep $name: $(($(date +%s) - start)) s" | tee -a "$log"
+  done
+  tar czf "$OUT/sweep.tgz" -C "$OUT" sweep && rm -rf "$OUT/sweep"
 fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"

@@ -469,6 +469,8 @@ static const struct defect defects[] = {
      "size variable 'n': a range from 0 (sizes are >= 1)"},
     {{{12, 12, "small = m=4, n=1..1<<62 step *sqrt2"}}, "dir/t.ini:12: ",
      "more than 64 sizes"},
+    {{{12, 12, "small = m=4, n=1..16 pow2 odd 2"}}, "dir/t.ini:12: ",
+     "size variable 'n': text after 'odd'"},
     {{{12, 12, "small = m=1..4 pow2, n=1..16 pow2"}}, "dir/t.ini:12: ",
      "ranges of 'm' (3 values) and 'n' (5 values) differ in length"},
     {{{12, 12, "small = m=4, n=1..100"}}, "dir/t.ini:12: ",
@@ -628,7 +630,7 @@ static void test_defects(void **state)
 /* A ladder expands into named sizes, in the order written: "step *sqrt2"
  * rounds the odd steps and keeps the even ones exact; tied variables
  * ("m=n=...") share each value; a variable with one value stays fixed
- * (skinny shapes); 64 sizes fit. */
+ * (skinny shapes); "odd" makes every point odd; 64 sizes fit. */
 static void test_ladders(void **state)
 {
     static const struct {
@@ -667,6 +669,22 @@ static void test_ladders(void **state)
          4,
          {"odd_1000", "odd_1414", "odd_2000", "odd_2828"},
          {"n=1000,m=1", "n=1414,m=1", "n=2000,m=1", "n=2828,m=1"}},
+        /* "odd": every point v | 1, equal neighbours once */
+        {"unal = n=256..1024 step *sqrt2 odd, m=1",
+         NULL,
+         5,
+         {"unal_257", "unal_363", "unal_513", "unal_725", "unal_1025"},
+         {"n=257,m=1", "n=363,m=1", "n=513,m=1", "n=725,m=1", "n=1025,m=1"}},
+        {"sq = m=n=1..8 pow2 odd",
+         NULL,
+         4,
+         {"sq_1", "sq_3", "sq_5", "sq_9"},
+         {"m=1,n=1", "m=3,n=3", "m=5,n=5", "m=9,n=9"}},
+        {"un = n=1..3 odd, m=1",
+         NULL,
+         2,
+         {"un_1", "un_3"},
+         {"n=1,m=1", "n=3,m=1"}},
         /* A point that is also a size of its own is that size; a point of
          * two ladders stays in the first. */
         {"lad = n=1<<12..1<<14 step *sqrt2, m=16",

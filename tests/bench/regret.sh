@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # regret.sh -- how good the library's pick is at sizes nobody tuned (issue
-# 12). For each kernel: tune a size ladder (or take PROFILE), draw sizes
-# from a seeded log-uniform distribution between the ladder's ends (never a
-# ladder point), brute-force each of them in one run, and compare the time
-# of the configuration libatune picks from the profile with that size's own
-# optimum, both from the same brute-force pass. Prints per size the percent
-# of the optimum, per kernel the mean and the worst. Sizes under 2^16
-# elements are launch-latency bound: each reports the optimum's own
-# interquartile range and is marked not rankable (left out of the mean and
-# the worst) when that is over 2%.
+# 12). For each kernel: tune the built-in template at its sizes, ladders
+# included (or take PROFILE), draw sizes from a seeded log-uniform
+# distribution between the ends of its range (never a size the template
+# tunes), brute-force each of them in one run, and compare the time of the
+# configuration an application is handed (atune_jit_config_for, through
+# regret_pick.c) with that size's own optimum, both from the same
+# brute-force pass, and side by side. Prints per size the percent of the
+# optimum, per kernel the mean and the worst. Small kernels are launch-
+# latency bound (1-D sizes under 2^16 elements, constmem up to about
+# 1500^2: 4-10 us): a size whose optimum's own interquartile range is over
+# 2% is marked not rankable, with that figure, and left out of the mean
+# and the worst; sizes under 2^16 elements report it always.
 #
 #   tests/bench/regret.sh [BUILD_DIR]      (default build/gpu; needs a GPU)
 #
 #   KERNELS=copy,saxpy    kernels (default copy,saxpy,reduce,constmem,matmul)
 #   SIZES_1D=20 SIZES_2D=8  untuned sizes per 1-D kernel / per constmem, matmul
 #   SEED=12               the draw's seed
-#   PROFILE=file.ini      measure this profile instead of tuning the ladders
-#                         (e.g. the committed one, for a baseline)
+#   PROFILE=file.ini      measure this profile instead of tuning the
+#                         templates (e.g. the committed one)
 #   DEVICE=0  OUT=dir     GPU ordinal; results (default ./out/regret)
 #   DRY_RUN=1             no GPU: draw the sizes, write and parse the
 #                         manifests, print the commands, and run the
@@ -24,9 +27,8 @@
 #                         journal) against PROFILE (default the committed
 #                         H200 profile) at the journal's own sizes.
 #
-# Ladders (tests/data/ladder has them as manifests): copy, saxpy, reduce
-# n = 2^12..2^29 step *sqrt2; constmem w=h = 256..8192 step *sqrt2; matmul
-# square m=n=k = 256..8192 pow2.
+# Ranges drawn from: copy, saxpy, reduce n = 2^12..2^29; constmem squares
+# w=h = 256..8192; matmul squares m=n=k = 256..8192.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/gpu}
@@ -45,31 +47,25 @@ mkdir -p "$OUT"
 die() { echo "regret: $*" >&2; exit 1; }
 [ -x "$bin" ] || die "no $bin (build first, or pass the build directory)"
 
-# ladder KERNEL: "ENTRY|LO|HI|FORM|STEP|DIMS": the [sizes] entry, its ends,
-# the size key of one value X (printf form), the step (sqrt2 or pow2) and
-# how many variables X stands for in the element count.
-ladder() {
+# range KERNEL: "LO|HI|FORM|DIMS": the ends of the sizes drawn, the size
+# key of one value X (printf form) and how many variables X stands for in
+# the element count.
+range() {
   case $1 in
-    copy | saxpy | reduce) echo "ladder = n=1<<12..1<<29 step *sqrt2|4096|536870912|n=%d|sqrt2|1" ;;
-    constmem) echo "ladder = w=h=256..8192 step *sqrt2|256|8192|w=%d,h=%d|sqrt2|2" ;;
-    matmul) echo "ladder = m=n=k=256..8192 pow2|256|8192|m=%d,n=%d,k=%d|pow2|2" ;;
+    copy | saxpy | reduce) echo "4096|536870912|n=%d|1" ;;
+    constmem) echo "256|8192|w=%d,h=%d|2" ;;
+    matmul) echo "256|8192|m=%d,n=%d,k=%d|2" ;;
     *) return 1 ;;
   esac
 }
 
-# The ladder's values, one a line (as the manifest parser makes them).
-ladder_points() { # LO HI STEP
-  awk -v lo="$1" -v hi="$2" -v step="$3" 'BEGIN {
-    for (i = 0; ; i++) {
-      b = lo * 2 ^ int(i / 2); if (b > hi) break
-      v = (i % 2) ? (step == "sqrt2" ? int(b * sqrt(2) + 0.5) : -1) : b
-      if (step == "pow2" && i % 2) continue
-      if (v > hi) break
-      print v
-    } }'
+# The sizes the built-in template KERNEL tunes, ladders expanded, one a
+# line (the first variable's value: the ranges are of squares).
+tuned_points() { # KERNEL
+  "$bin" list --kernel "$1" | grep -o '([a-z_]*=[0-9]*' | tr -dc '0-9\n' | sort -n
 }
 
-# COUNT sizes log-uniform in (LO, HI), none a ladder point, sorted. The
+# COUNT sizes log-uniform in (LO, HI), none a tuned size, sorted. The
 # generator is Park and Miller's minimal standard, written out: awk's own
 # srand(seed) drew other sizes on the GPU machine than here (mawk versions
 # differ), and a draw must be the same everywhere. Its products stay under
@@ -163,7 +159,8 @@ analyze() { # PICKS JOURNAL [PAIRED_INI]
     BEGIN {
       FS = "[ \t]"
       while ((getline l < picks) > 0) {
-        split(l, f, " "); if (f[3] == "-") continue
+        split(l, f, " ")
+        if (f[3] == "-") { printf "%-9s %-24s no tuned configuration handed out\n", f[1], f[2]; continue }
         want[f[1] SUBSEP f[2]] = norm(f[3]); order[++np] = f[1] SUBSEP f[2]
       }
       # port.library-pick.percent of each section: the pick timed beside
@@ -188,7 +185,7 @@ analyze() { # PICKS JOURNAL [PAIRED_INI]
         pct = pt > 0 ? 100 * best[key] / pt : 0
         el = elements(ks[2]); rel = 100 * iqr[key] / best[key]
         note = ""
-        if (el < 65536) {
+        if (el < 65536 || rel > 2) {
           note = sprintf("  optimum IQR %.1f%%", rel)
           if (rel > 2) note = note "  not rankable"
         }
@@ -196,6 +193,7 @@ analyze() { # PICKS JOURNAL [PAIRED_INI]
         # Over 100% side by side is the noise of two equal configurations.
         if (key in pp) { q = pp[key] > 100 ? 100 : pp[key]; note = sprintf("  paired %.1f%%", q) note }
         printf "%-9s %-24s %6.1f%% of its optimum  (%s)%s\n", ks[1], ks[2], pct, want[key], note
+        all[ks[1]] += pct; nall[ks[1]]++
         if (note ~ /not/) { skipped[ks[1]]++; continue }
         sum[ks[1]] += pct; n[ks[1]]++
         if (!(ks[1] in worst) || pct < worst[ks[1]]) { worst[ks[1]] = pct; wsize[ks[1]] = ks[2] }
@@ -211,12 +209,19 @@ analyze() { # PICKS JOURNAL [PAIRED_INI]
         printf "SUMMARY %-9s paired, %d sizes: mean %.1f%%, worst %.1f%% (%s)\n", k, pn[k],
           psum[k] / pn[k], pworst[k], pwsize[k]
       for (k in skipped) if (!(k in n)) printf "SUMMARY %-9s no rankable size (%d not rankable)\n", k, skipped[k]
+      for (k in skipped) printf "SUMMARY %-9s every size, the not rankable too: %d sizes, mean %.1f%%\n", k, nall[k], all[k] / nall[k]
     }' "$2"
 }
 
-# The library's picks, through libatune itself (regret_pick.c).
-lib=$(find "$build" -maxdepth 1 -name "libatune.so" -o -maxdepth 1 -name "libatune.a" | head -1)
-[ -n "$lib" ] || die "no libatune in $build"
+# What an application is handed, through libatune_jit itself
+# (regret_pick.c): shared libraries, or the static ones and what they need.
+libs=("$build/libatune_jit.so" "$build/libatune.so")
+if [ ! -e "${libs[0]}" ]; then
+  libs=("$build/libatune_jit.a" "$build/libatune.a"
+    -L/usr/local/cuda/lib64 -lnvrtc -linih -ldl -lpthread)
+fi
+lib=${libs[0]}
+[ -e "$lib" ] || die "no libatune_jit in $build"
 # A sanitized build's library needs the program built the same way.
 san=()
 # (Read whole, not piped into grep -q: under pipefail ldd's SIGPIPE made
@@ -225,19 +230,17 @@ needed=$(ldd "$lib" 2>/dev/null || true)
 [[ $needed == *libasan* ]] && san+=(-fsanitize=address)
 [[ $needed == *libubsan* ]] && san+=(-fsanitize=undefined)
 cc -std=c17 -O2 "${san[@]}" -I"$root/include" "$root/tests/bench/regret_pick.c" \
-  "$lib" -Wl,-rpath,"$build" -lm -o "$tmp/pick" 2>"$tmp/cc.log" ||
+  "${libs[@]}" -Wl,-rpath,"$build" -lm -o "$tmp/pick" 2>"$tmp/cc.log" ||
   die "cannot build regret_pick: $(cat "$tmp/cc.log")"
 
 IFS=',' read -ra kernels <<<"$KERNELS"
 : >"$tmp/picks.in"
 for k in "${kernels[@]}"; do
-  spec=$(ladder "$k") || die "no ladder for kernel '$k'"
-  IFS='|' read -r entry lo hi form step dims <<<"$spec"
+  spec=$(range "$k") || die "no range for kernel '$k'"
+  IFS='|' read -r lo hi form dims <<<"$spec"
   count=$SIZES_1D
   [ "$dims" = 2 ] && count=$SIZES_2D
-  echo "$entry" >"$tmp/$k.ladder"
-  manifest "$k" "$tmp/$k.ladder" "$tmp/ladder"
-  ladder_points "$lo" "$hi" "$step" >"$tmp/$k.points"
+  tuned_points "$k" >"$tmp/$k.points" || die "cannot list the sizes of '$k'"
   # A resumed run measures the sizes it drew before.
   if [ "$DRY_RUN" != 1 ] && [ -s "$OUT/drawn-$k" ]; then
     cp "$OUT/drawn-$k" "$tmp/$k.drawn"
@@ -253,17 +256,15 @@ for k in "${kernels[@]}"; do
     echo "$k $key" >>"$tmp/picks.in"
   done <"$tmp/$k.drawn"
   manifest "$k" "$tmp/$k.untuned" "$tmp/untuned"
-  echo "$k: ladder '$entry' ($(wc -l <"$tmp/$k.points") points), untuned: $(tr '\n' ' ' <"$tmp/$k.drawn")"
+  echo "$k: $(wc -l <"$tmp/$k.points") tuned sizes, untuned: $(tr '\n' ' ' <"$tmp/$k.drawn")"
 done
-# Both sets of manifests must parse (and every size have a valid
-# configuration) before any GPU time is spent.
-"$bin" list --templates "$tmp/ladder" >/dev/null || die "ladder manifests do not load"
+# The manifests must parse (and every size have a valid configuration)
+# before any GPU time is spent.
 "$bin" list --templates "$tmp/untuned" >/dev/null || die "untuned manifests do not load"
 
 if [ "$DRY_RUN" = 1 ]; then
   for k in "${kernels[@]}"; do
-    run "$bin" --device "$DEVICE" --templates "$tmp/ladder" --kernel "$k" \
-      --profile-dir "$OUT/ladder" --json
+    run "$bin" --device "$DEVICE" --kernel "$k" --profile-dir "$OUT/ladder" --json
     run "$bin" --device "$DEVICE" --templates "$tmp/untuned" --kernel "$k" \
       --strategy brute_force --profile-dir "$OUT/untuned" --json
   done
@@ -288,11 +289,10 @@ fi
 if [ -z "${PROFILE:-}" ]; then
   for k in "${kernels[@]}"; do
     [ -e "$OUT/done-ladder-$k" ] && continue
-    echo "== tuning the $k ladder ($(date -u +%H:%M:%S))"
+    echo "== tuning $k at its sizes ($(date -u +%H:%M:%S))"
     start=$(date +%s)
-    "$bin" --device "$DEVICE" --templates "$tmp/ladder" --kernel "$k" \
-      --profile-dir "$OUT/ladder" --json >"$OUT/ladder-$k.json" ||
-      die "tuning the $k ladder failed"
+    "$bin" --device "$DEVICE" --kernel "$k" --profile-dir "$OUT/ladder" \
+      --json >"$OUT/ladder-$k.json" || die "tuning $k failed"
     echo "$k ladder: $(($(date +%s) - start)) s, $(grep -o '"evaluations": *[0-9]*' \
       "$OUT/ladder-$k.json" | awk '{ e += $2; n++ } END { printf "%d evaluations over %d sizes", e, n }')"
     touch "$OUT/done-ladder-$k"

@@ -249,7 +249,8 @@ int atune__mf_parse_constraints(struct loader *ld)
  * Several variables may share one value ("square = m=n=k=256..8192
  * pow2"); ranges of one entry move together and must have as many values;
  * a variable with one value stays fixed ("skinny = m=64, n=k=256..8192
- * pow2"). */
+ * pow2"); "odd" at the end makes every point odd ("w=h=256..8192 step
+ * *sqrt2 odd": 257, 363, 513, ...). */
 
 /* One VAR=VALUE piece; VAR may be several variables tied together
  * ("m=n=k=..."). */
@@ -345,6 +346,42 @@ static int is_sqrt2_step(char *after_dots)
     return strcmp(f, "sqrt2") == 0;
 }
 
+/* A ladder ending in "odd" (removed from text): 1 if so, 0 if not, -1
+ * (reported) when text follows it. */
+static int odd_suffix(struct loader *ld, int line, char *after_dots,
+                      const char *what)
+{
+    char *odd = find_word(after_dots, "odd");
+
+    if (!odd)
+        return 0;
+    if (*atune__trim(odd + 3) != '\0') {
+        atune__mf_bad(ld, line, "%s: text after 'odd'", what);
+        return -1;
+    }
+    *odd = '\0';
+    return 1;
+}
+
+/* "odd": every point v made v | 1. Rows of an odd length are misaligned
+ * and every tile is partial, as at most sizes an application meets; a
+ * configuration that wins there does not depend on a size being a
+ * multiple of its tile or vector width, which winners at powers of two
+ * often do (constmem on the H200: 2048^2's winner fills exactly one wave
+ * of blocks and reaches 62% of the optimum at 2432^2). The values rise, so
+ * equal neighbours are next to each other. */
+static void make_odd(atune__param *p)
+{
+    int n = 0;
+
+    for (int i = 0; i < p->nvalues; i++) {
+        int64_t v = p->values[i] | 1;
+        if (n == 0 || p->values[n - 1] != v)
+            p->values[n++] = v;
+    }
+    p->nvalues = n;
+}
+
 static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
                        int nvars)
 {
@@ -357,7 +394,10 @@ static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
     snprintf(what, sizeof(what), "size variable '%s'", pc->name[0]);
     atune__strlcpy(pc->vals.name, pc->name[0], sizeof(pc->vals.name));
     if ((dots = strstr(value, "..")) != NULL) {
+        int odd;
         pc->ranged = 1;
+        if ((odd = odd_suffix(ld, line, dots + 2, what)) < 0)
+            return ATUNE__EDATA;
         rc = is_sqrt2_step(dots + 2)
                  ? sqrt2_ladder(ld, line, &pc->vals, value, dots, what)
                  : parse_range(ld, line, &pc->vals, value, dots, what);
@@ -365,6 +405,8 @@ static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
             rc = atune__mf_bad(ld, line,
                                "%s: a range from %" PRId64 " (sizes are >= 1)",
                                what, pc->vals.values[0]);
+        if (rc == 0 && odd)
+            make_odd(&pc->vals);
         return rc;
     }
     if ((rc = const_value(ld, line, what, atune__trim(value), &v)) != 0)
