@@ -5,8 +5,8 @@
 # under $OUT (default ./out): log.txt, tune-N.json, bench.txt, and the
 # profiles and journals in profiles.tgz.
 #
-#   STEPS="test tune bench consumer kt evaluate all ncu default regret merge cand
-#          sweep"
+#   STEPS="test default tune bench consumer kt evaluate all ncu regret merge
+#          cand sweep"              (run in this order)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -14,6 +14,10 @@
 #                             SIZES_1D, SIZES_2D, SEED: tests/bench/regret.sh
 #   CAND="tests/data/x"       cand: candidate template folders to brute-force
 #                             and benchmark (tests/bench/bench --templates)
+#   DEFAULT_DIR=profiles      default: where the cold default run writes
+#                             (default /tmp/atune-default); "profiles" makes
+#                             this GPU's committed profile afresh
+#   NO_BRUTE=1                default: no brute force afterwards
 #   SWEEP="tests/data/sweep"  sweep: template folders to brute-force at every
 #                             size (data for choosing ladders), journals
 #                             and --json in sweep.tgz
@@ -66,6 +70,58 @@ if has test; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
+if has default; then
+  # The default run as a new user makes it (cold module cache, no options),
+  # then brute force of the same templates on the same GPU; the default
+  # run's choices are looked up in the brute-force journal (issue 13).
+  # DEFAULT_DIR=profiles: the run writes this GPU's profile there afresh
+  # (the committed one is moved aside), for committing.
+  say "default run, cold module cache"
+  cache=$(mktemp -d)
+  ddir=${DEFAULT_DIR:-/tmp/atune-default}
+  case $ddir in /*) ;; *) ddir=$root/$ddir ;; esac
+  rm -rf /tmp/atune-default /tmp/atune-brute
+  if [ "$ddir" = "$root/profiles" ]; then
+    mkdir -p /tmp/atune-old-profiles
+    mv "$root"/profiles/* /tmp/atune-old-profiles/ 2>/dev/null
+  fi
+  start=$(date +%s.%N)
+  ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --profile-dir "$ddir" \
+    --json >"$OUT/default.json" 2>>"$log"
+  trc=$?
+  end=$(date +%s.%N)
+  echo "default run: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+  [ $trc -eq 0 ] || status=1
+  cp "$ddir"/*.journal "$OUT/default.journal" 2>/dev/null
+  if [ "$ddir" = "$root/profiles" ]; then
+    # Back beside the other GPUs' profiles; one file for the device tool.
+    for f in /tmp/atune-old-profiles/*; do
+      [ -e "$root/profiles/$(basename "$f")" ] || mv "$f" "$root/profiles/"
+    done
+    tar czf "$OUT/profiles.tgz" -C "$root" profiles
+  fi
+  if [ -z "${NO_BRUTE:-}" ]; then
+    # Into the default run's profile, with a journal of its own: merge by
+    # evidence then re-times each brute-force best beside the default's
+    # choice, interleaved (default_vs_brute.py --paired).
+    say "brute force of the same templates"
+    start=$(date +%s.%N)
+    mkdir -p /tmp/atune-brute
+    ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --strategy brute_force \
+      --profile-dir "$ddir" --journal /tmp/atune-brute/brute.journal \
+      --json >"$OUT/brute.json" 2>>"$log"
+    trc=$?
+    end=$(date +%s.%N)
+    echo "brute force: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+    [ $trc -eq 0 ] || status=1
+    cp /tmp/atune-brute/*.journal "$OUT/brute.journal" 2>/dev/null
+    cp "$ddir"/*.ini "$OUT/default-paired.ini" 2>/dev/null
+    python3 "$root/tests/bench/default_vs_brute.py" "$OUT/default.json" \
+      "$OUT/brute.journal" --min-mean 0.99 --min-worst 0.97 \
+      --paired "$OUT/default-paired.ini" 2>&1 | tee -a "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  fi
+fi
 kargs=()
 [ -n "$KERNELS" ] && kargs=(--kernel "$KERNELS")
 if has tune; then
@@ -138,43 +194,6 @@ if has all; then
       2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   done
-fi
-if has default; then
-  # The default run as a new user makes it (cold module cache, no options),
-  # then brute force of the same templates on the same GPU; the default
-  # run's choices are looked up in the brute-force journal (issue 13).
-  say "default run, cold module cache"
-  cache=$(mktemp -d)
-  rm -rf /tmp/atune-default /tmp/atune-brute
-  start=$(date +%s.%N)
-  ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --profile-dir /tmp/atune-default \
-    --json >"$OUT/default.json" 2>>"$log"
-  trc=$?
-  end=$(date +%s.%N)
-  echo "default run: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
-  [ $trc -eq 0 ] || status=1
-  cp /tmp/atune-default/*.journal "$OUT/default.journal" 2>/dev/null
-  if [ -z "${NO_BRUTE:-}" ]; then
-    # Into the default run's profile, with a journal of its own: merge by
-    # evidence then re-times each brute-force best beside the default's
-    # choice, interleaved (default_vs_brute.py --paired).
-    say "brute force of the same templates"
-    start=$(date +%s.%N)
-    mkdir -p /tmp/atune-brute
-    ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --strategy brute_force \
-      --profile-dir /tmp/atune-default --journal /tmp/atune-brute/brute.journal \
-      --json >"$OUT/brute.json" 2>>"$log"
-    trc=$?
-    end=$(date +%s.%N)
-    echo "brute force: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
-    [ $trc -eq 0 ] || status=1
-    cp /tmp/atune-brute/*.journal "$OUT/brute.journal" 2>/dev/null
-    cp /tmp/atune-default/*.ini "$OUT/default-paired.ini" 2>/dev/null
-    python3 "$root/tests/bench/default_vs_brute.py" "$OUT/default.json" \
-      "$OUT/brute.journal" --min-mean 0.99 --min-worst 0.97 \
-      --paired "$OUT/default-paired.ini" 2>&1 | tee -a "$log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  fi
 fi
 if has merge; then
   # Merge by evidence (issue 17): brute force of copy, then a quick

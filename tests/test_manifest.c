@@ -471,6 +471,10 @@ static const struct defect defects[] = {
      "more than 64 sizes"},
     {{{12, 12, "small = m=4, n=1..16 pow2 odd 2"}}, "dir/t.ini:12: ",
      "size variable 'n': text after 'odd'"},
+    {{{12, 12, "small = m=4, n=1..16 pow2 odd*0"}}, "dir/t.ini:12: ",
+     "size variable 'n': 'odd*K' wants an integer K of 1..1048576"},
+    {{{12, 12, "small = m=4, n=1..16 pow2 odd*x"}}, "dir/t.ini:12: ",
+     "size variable 'n': 'odd*K' wants an integer K of 1..1048576"},
     {{{12, 12, "small = m=1..4 pow2, n=1..16 pow2"}}, "dir/t.ini:12: ",
      "ranges of 'm' (3 values) and 'n' (5 values) differ in length"},
     {{{12, 12, "small = m=4, n=1..100"}}, "dir/t.ini:12: ",
@@ -630,7 +634,8 @@ static void test_defects(void **state)
 /* A ladder expands into named sizes, in the order written: "step *sqrt2"
  * rounds the odd steps and keeps the even ones exact; tied variables
  * ("m=n=...") share each value; a variable with one value stays fixed
- * (skinny shapes); "odd" makes every point odd; 64 sizes fit. */
+ * (skinny shapes); "odd" makes every point odd, "odd*4" an odd multiple
+ * of 4; 64 sizes fit. */
 static void test_ladders(void **state)
 {
     static const struct {
@@ -680,6 +685,11 @@ static void test_ladders(void **state)
          4,
          {"sq_1", "sq_3", "sq_5", "sq_9"},
          {"m=1,n=1", "m=3,n=3", "m=5,n=5", "m=9,n=9"}},
+        {"al = n=256..1024 step *sqrt2 odd*4, m=1",
+         NULL,
+         5,
+         {"al_260", "al_364", "al_516", "al_724", "al_1028"},
+         {"n=260,m=1", "n=364,m=1", "n=516,m=1", "n=724,m=1", "n=1028,m=1"}},
         {"un = n=1..3 odd, m=1",
          NULL,
          2,
@@ -873,12 +883,15 @@ static void test_copy(void **state)
         assert_string_equal(m->params[i].name, names[i]);
     assert_int_equal(m->params[0].values[0], 128);
     assert_int_equal(m->params[3].nvalues, 7);
-    /* large, small and the ladder 2^12..2^29 step sqrt 2 without them */
-    assert_int_equal(m->nsizes, 35);
+    /* large, small, the powers of two 2^12..2^15 and the ladder
+     * 2^16..2^29 step sqrt 2 without large and small */
+    assert_int_equal(m->nsizes, 31);
     assert_string_equal(m->sizes[0].name, "large");
     assert_int_equal(m->sizes[0].value[0], 268435456);
-    assert_string_equal(m->sizes[2].name, "ladder_4096");
-    assert_string_equal(m->sizes[34].name, "ladder_536870912");
+    assert_string_equal(m->sizes[2].name, "latency_4096");
+    assert_string_equal(m->sizes[5].name, "latency_32768");
+    assert_string_equal(m->sizes[6].name, "ladder_65536");
+    assert_string_equal(m->sizes[30].name, "ladder_536870912");
     for (int s = 2; s < m->nsizes; s++)
         assert_true(m->sizes[s].value[0] != 268435456 &&
                     m->sizes[s].value[0] != 1048576);

@@ -771,9 +771,9 @@ static void test_lookup_speed(void **state)
     atune_profile_close(p);
 }
 
-/* A profile of a ladder (copy at 2^12, 2^13, ..., 2^20; matmul square
- * and skinny), as tune writes one: BLOCK_SIZE is the size's log2, so that
- * the test sees which point answered. */
+/* A profile of a ladder (copy at 2^12, 2^13, ..., 2^20 and 2^16 + 1;
+ * matmul square and skinny), as tune writes one: BLOCK_SIZE is the size's
+ * log2 (99 for 2^16 + 1), so that the test sees which point answered. */
 static char *ladder_profile(void)
 {
     size_t cap = 8192, n;
@@ -788,6 +788,9 @@ static char *ladder_profile(void)
                               "[copy n=%d]\nsize = ladder_%d\nBLOCK_SIZE = "
                               "%d\n",
                               1 << e, 1 << e, e);
+    /* an odd point beside 2^16, as ladders of odd sizes are tuned */
+    n += (size_t)snprintf(text + n, cap - n,
+                          "[copy n=65537]\nsize = odd\nBLOCK_SIZE = 99\n");
     for (int e = 8; e <= 10; e++) {
         n += (size_t)snprintf(text + n, cap - n,
                               "[matmul m=%d,n=%d,k=%d]\nBM = %d\n", 1 << e,
@@ -800,7 +803,9 @@ static char *ladder_profile(void)
 }
 
 /* Between ladder points the nearest on the log scale answers (the larger
- * on a tie); beyond the ends the nearest end; describe names the tuned
+ * on a tie); of two tuned sizes within 0.7% of each other, the one that is
+ * a multiple of fewer powers of two, unless the other is asked for
+ * exactly; beyond the ends the nearest end; describe names the tuned
  * sizes around the size asked for. */
 static void test_ladder_lookup(void **state)
 {
@@ -817,6 +822,13 @@ static void test_ladder_lookup(void **state)
         {"copy", "n=1000000", "BLOCK_SIZE", 20,
          "n=1048576 (nearest) between n=524288 and n=1048576 from"},
         {"copy", "n=1048576", "BLOCK_SIZE", 20, "(exact)"},
+        {"copy", "n=65536", "BLOCK_SIZE", 16, "n=65536 (exact)"},
+        {"copy", "n=65537", "BLOCK_SIZE", 99, "n=65537 (exact)"},
+        {"copy", "n=60000", "BLOCK_SIZE", 99,
+         "n=65537 (nearest) between n=32768 and n=65536 from"},
+        {"copy", "n=50000", "BLOCK_SIZE", 99, "n=65537 (nearest)"},
+        {"copy", "n=70000", "BLOCK_SIZE", 99, "n=65537 (nearest)"},
+        {"copy", "n=46000", "BLOCK_SIZE", 15, "n=32768 (nearest)"},
         {"copy", "n=1048577", "BLOCK_SIZE", 20,
          "n=1048576 (nearest) above every tuned size from"},
         {"copy", "n=1099511627776", "BLOCK_SIZE", 20, "above every"},

@@ -629,8 +629,9 @@ static void test_validate_copy(void **state)
     atune__devattr_default(&dev);
     if (atune__space_validate(m, &dev, NULL, counts, &err) != ATUNE__OK)
         fail_msg("%s", err.msg);
-    /* large, small and the ladder's 33 other points, all of it valid */
-    assert_int_equal(m->nsizes, 35);
+    /* large, small, 4 powers of two and the ladder's 25 other points, all
+     * of it valid */
+    assert_int_equal(m->nsizes, 31);
     for (int s = 0; s < m->nsizes; s++)
         assert_int_equal(counts[s], 315);
     assert_int_equal(atune__size_memory(m, &m->sizes[0], &dev, &bytes, &err),

@@ -229,7 +229,7 @@ san=()
 needed=$(ldd "$lib" 2>/dev/null || true)
 [[ $needed == *libasan* ]] && san+=(-fsanitize=address)
 [[ $needed == *libubsan* ]] && san+=(-fsanitize=undefined)
-cc -std=c17 -O2 "${san[@]}" -I"$root/include" "$root/tests/bench/regret_pick.c" \
+cc -std=c17 -O2 "${san[@]}" -I"$root/include" -I"${CUDA_HOME:-/usr/local/cuda}/include" "$root/tests/bench/regret_pick.c" \
   "${libs[@]}" -Wl,-rpath,"$build" -lm -o "$tmp/pick" 2>"$tmp/cc.log" ||
   die "cannot build regret_pick: $(cat "$tmp/cc.log")"
 

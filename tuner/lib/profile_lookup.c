@@ -8,6 +8,9 @@
 #include <string.h>
 
 #define TIE_EPS 1e-9 /* log2 distances closer than this tie */
+/* Tuned sizes nearer each other than this (log2, per variable: 0.7%)
+ * are equally near a size between others. */
+#define SAME_SIZE 0.01
 
 static const char empty[] = "";
 
@@ -40,8 +43,46 @@ static const shape *find_shape(const atune_profile *p, const kernel *k,
     return NULL;
 }
 
+/* How many times 2 divides v (up to 16): how much a tuned size is a
+ * multiple of. */
+static int twos(int64_t v)
+{
+    int a = 0;
+
+    while (v > 0 && v % 2 == 0 && a < 16) {
+        v /= 2;
+        a++;
+    }
+    return a;
+}
+
+static int alignment(const entry *e)
+{
+    int a = 0;
+
+    for (int i = 0; i < e->vars.n; i++)
+        a += twos(e->vars.v[i].val);
+    return a;
+}
+
+static double distance(const entry *e, const double *lq, int n)
+{
+    double d = 0;
+
+    for (int i = 0; i < n; i++)
+        d += fabs(e->lg[i] - lq[i]);
+    return d;
+}
+
 /* The entry of s at exactly size q, else the nearest on a log scale (ties:
- * the larger tuned size, then the first in the file).
+ * the larger tuned size, then the first in the file), or, of the tuned
+ * sizes within SAME_SIZE of that one, the one that is a multiple of fewer
+ * powers of two (4097 rather than 4096, for anything but 4096 itself). A
+ * winner at a power of two often relies on it (tiles or waves of blocks
+ * that fit exactly: constmem's at 4096^2 on the H200 reaches 90% of the
+ * optimum at 3473^2, 4097^2's 100%; matmul's at 4096^3 91% at 4132^3), so
+ * ladders of odd sizes sit beside the powers of two an application names,
+ * and answer everything between.
  * Why the nearest, between the points of a ladder: the library has no
  * time of any configuration at the size asked for, so "the faster of both
  * neighbours' configurations" cannot be decided here, and on the recorded
@@ -58,7 +99,7 @@ static entry *nearest(const atune_profile *p, const shape *s,
 {
     entry **first = p->sorted + s->first;
     double lq[MAX_VARS], best_d = HUGE_VAL;
-    entry *best = NULL;
+    entry *best = NULL, *answer;
 
     for (int j = 0; j < s->count; j++) {
         if (atune__size_same_values(&first[j]->vars, q)) {
@@ -70,18 +111,23 @@ static entry *nearest(const atune_profile *p, const shape *s,
         lq[i] = atune__size_log2(q->v[i].val);
     for (int j = 0; j < s->count; j++) {
         entry *e = first[j];
-        double d = 0;
+        double d = distance(e, lq, q->n);
 
-        for (int i = 0; i < q->n; i++)
-            d += fabs(e->lg[i] - lq[i]);
         if (!best || d < best_d - TIE_EPS ||
             (d <= best_d + TIE_EPS && e->lgsum > best->lgsum + TIE_EPS)) {
             best = e;
             best_d = d;
         }
     }
+    answer = best;
+    for (int j = 0; best && j < s->count; j++) {
+        entry *e = first[j];
+        if (distance(e, best->lg, q->n) <= SAME_SIZE * q->n &&
+            alignment(e) < alignment(answer))
+            answer = e;
+    }
     *exact = 0;
-    return best;
+    return answer;
 }
 
 /* The view of e for a nearest match at q: the one an earlier lookup at q

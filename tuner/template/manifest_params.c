@@ -250,7 +250,8 @@ int atune__mf_parse_constraints(struct loader *ld)
  * pow2"); ranges of one entry move together and must have as many values;
  * a variable with one value stays fixed ("skinny = m=64, n=k=256..8192
  * pow2"); "odd" at the end makes every point odd ("w=h=256..8192 step
- * *sqrt2 odd": 257, 363, 513, ...). */
+ * *sqrt2 odd": 257, 363, 513, ...), "odd*4" an odd multiple of 4 (260,
+ * 364, 516, ...). */
 
 /* One VAR=VALUE piece; VAR may be several variables tied together
  * ("m=n=k=..."). */
@@ -346,36 +347,48 @@ static int is_sqrt2_step(char *after_dots)
     return strcmp(f, "sqrt2") == 0;
 }
 
-/* A ladder ending in "odd" (removed from text): 1 if so, 0 if not, -1
- * (reported) when text follows it. */
-static int odd_suffix(struct loader *ld, int line, char *after_dots,
-                      const char *what)
+/* A ladder ending in "odd" or "odd*K" (removed from text): K (1 for
+ * "odd"), 0 when there is none, -1 (reported) when it is malformed. */
+static int64_t odd_suffix(struct loader *ld, int line, char *after_dots,
+                          const char *what)
 {
-    char *odd = find_word(after_dots, "odd");
+    char *odd = find_word(after_dots, "odd"), *rest, *end;
+    int64_t k = 1;
 
     if (!odd)
         return 0;
-    if (*atune__trim(odd + 3) != '\0') {
+    rest = atune__trim(odd + 3);
+    if (*rest == '*') {
+        k = strtoll(rest + 1, &end, 10);
+        if (end == rest + 1 || k < 1 || k > 1 << 20) {
+            atune__mf_bad(ld, line, "%s: 'odd*K' wants an integer K of 1..%d",
+                          what, 1 << 20);
+            return -1;
+        }
+        rest = atune__trim(end);
+    }
+    if (*rest != '\0') {
         atune__mf_bad(ld, line, "%s: text after 'odd'", what);
         return -1;
     }
     *odd = '\0';
-    return 1;
+    return k;
 }
 
-/* "odd": every point v made v | 1. Rows of an odd length are misaligned
- * and every tile is partial, as at most sizes an application meets; a
- * configuration that wins there does not depend on a size being a
- * multiple of its tile or vector width, which winners at powers of two
- * often do (constmem on the H200: 2048^2's winner fills exactly one wave
- * of blocks and reaches 62% of the optimum at 2432^2). The values rise, so
- * equal neighbours are next to each other. */
-static void make_odd(atune__param *p)
+/* "odd*K": every point v made K * (floor(v / K) | 1), an odd multiple of
+ * K (v | 1 for plain "odd"). Such a size is aligned to K (a
+ * vector width) and to no larger power of two, and every tile is partial,
+ * as at most sizes an application meets; a configuration that wins there
+ * does not rely on a size being a multiple of its tile, which winners at
+ * powers of two often do (constmem on the H200: 2048^2's winner fills
+ * exactly one wave of blocks and reaches 62% of the optimum at 2432^2).
+ * The values rise, so equal neighbours are next to each other. */
+static void make_odd(atune__param *p, int64_t k)
 {
     int n = 0;
 
     for (int i = 0; i < p->nvalues; i++) {
-        int64_t v = p->values[i] | 1;
+        int64_t v = k * (p->values[i] / k | 1);
         if (n == 0 || p->values[n - 1] != v)
             p->values[n++] = v;
     }
@@ -394,7 +407,7 @@ static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
     snprintf(what, sizeof(what), "size variable '%s'", pc->name[0]);
     atune__strlcpy(pc->vals.name, pc->name[0], sizeof(pc->vals.name));
     if ((dots = strstr(value, "..")) != NULL) {
-        int odd;
+        int64_t odd;
         pc->ranged = 1;
         if ((odd = odd_suffix(ld, line, dots + 2, what)) < 0)
             return ATUNE__EDATA;
@@ -406,7 +419,7 @@ static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
                                "%s: a range from %" PRId64 " (sizes are >= 1)",
                                what, pc->vals.values[0]);
         if (rc == 0 && odd)
-            make_odd(&pc->vals);
+            make_odd(&pc->vals, odd);
         return rc;
     }
     if ((rc = const_value(ld, line, what, atune__trim(value), &v)) != 0)
