@@ -7,11 +7,12 @@
 # configuration an application is handed (atune_jit_config_for, through
 # regret_pick.c) with that size's own optimum, both from the same
 # brute-force pass, and side by side. Prints per size the percent of the
-# optimum, per kernel the mean and the worst. Small kernels are launch-
-# latency bound (1-D sizes under 2^16 elements, constmem up to about
-# 1500^2: 4-10 us): a size whose optimum's own interquartile range is over
-# 2% is marked not rankable, with that figure, and left out of the mean
-# and the worst; sizes under 2^16 elements report it always.
+# optimum, per kernel the mean and the worst. Sizes under 2^16 elements
+# are launch-latency bound: each reports the optimum's own interquartile
+# range and is marked not rankable (left out of the mean and the worst)
+# when that is over 2%. Larger sizes whose optimum's IQR is over 2%
+# (kernels of 4-10 us: copy up to ~2^24, constmem up to ~1500^2) report
+# it too, and count.
 #
 #   tests/bench/regret.sh [BUILD_DIR]      (default build/gpu; needs a GPU)
 #
@@ -185,10 +186,8 @@ analyze() { # PICKS JOURNAL [PAIRED_INI]
         pct = pt > 0 ? 100 * best[key] / pt : 0
         el = elements(ks[2]); rel = 100 * iqr[key] / best[key]
         note = ""
-        if (el < 65536 || rel > 2) {
-          note = sprintf("  optimum IQR %.1f%%", rel)
-          if (rel > 2) note = note "  not rankable"
-        }
+        if (el < 65536 || rel > 2) note = sprintf("  optimum IQR %.1f%%", rel)
+        if (el < 65536 && rel > 2) note = note "  not rankable"
         if (pt == 0) note = note "  pick not measured"
         # Over 100% side by side is the noise of two equal configurations.
         if (key in pp) { q = pp[key] > 100 ? 100 : pp[key]; note = sprintf("  paired %.1f%%", q) note }
