@@ -121,9 +121,11 @@ int atune__strategy_known(const char *name)
 
 static int64_t seeded_patience(int64_t nvalid, int64_t patience)
 {
+    int64_t p = (2 * patience + 2) / 3;
+
     if (nvalid <= SMALL_SPACE || patience <= SEEDED_MIN)
         return patience;
-    return (2 * patience + 2) / 3 > SEEDED_MIN ? (2 * patience + 2) / 3 : SEEDED_MIN;
+    return p > SEEDED_MIN ? p : SEEDED_MIN;
 }
 
 int64_t atune__search_patience(int64_t nvalid)

@@ -76,9 +76,9 @@ typedef struct atune__search_result {
  * unlikely to pay ("converged"): after atune__search_patience() evaluations
  * in a row that did not beat the reference time by more than the
  * reference's own noise (driver.c has the rule and how it was chosen),
- * two thirds as many (at least 45) when the search is seeded; a space of at
- * most 128 valid configurations is measured whole. A
- * named strategy, or a budget, searches until the budget, the time limit
+ * two thirds as many (at least 45) when the search is seeded; a space of
+ * at most 128 valid configurations is measured whole. A named strategy,
+ * or a budget, searches until the budget, the time limit
  * or the end of the space. Every strategy evaluates the default
  * configuration (index 0) first when it is valid, so the speedup over the
  * default is always known; it counts towards the budget. No configuration is

@@ -376,8 +376,8 @@ static int64_t odd_suffix(struct loader *ld, int line, char *after_dots,
 }
 
 /* "odd*K": every point v made K * (floor(v / K) | 1), an odd multiple of
- * K (v | 1 for plain "odd"). Such a size is aligned to K (a
- * vector width) and to no larger power of two, and every tile is partial,
+ * K (v | 1 for plain "odd"). Such a size is aligned to K (a vector width)
+ * and to no larger power of two, and every tile is partial,
  * as at most sizes an application meets; a configuration that wins there
  * does not rely on a size being a multiple of its tile, which winners at
  * powers of two often do (constmem on the H200: 2048^2's winner fills
