@@ -64,21 +64,28 @@ END {
   exit !(n >= want && f / n >= 0.99 && ev / n <= 0.20 && bad == 0)
 }' "$2"
 }
+# Replays each JOURNAL with the templates of TDIR under the default
+# settings, then accept over them.
+heldout() { # WHAT N TDIR JOURNAL...
+  local what=$1 n=$2 tdir=$3 out j
+  out=$(mktemp "$tmp/set-XXXXXX.json")
+  shift 3
+  for j in "$@"; do
+    defaults "$out" "$j" --templates "$tdir"
+  done
+  accept "$what" "$out" "$n" && ok ||
+    ko "default settings on $what: under 99% of the optimum, over 20% evaluated or not converged"
+}
 # Every template replays with its recorded version.
-changed=$(cd "$jt" && ls *.ini | sed 's/\.ini$//' | paste -sd,)
 for j in "$src"/tests/data/journals/*.journal; do
-  defaults "$tmp/def.json" "$j" --kernel "$changed" --templates "$jt"
+  defaults "$tmp/def.json" "$j" --templates "$jt"
 done
 for j in "$kt"/train/*.journal; do
   defaults "$tmp/def.json" "$j" --templates "$kt"
 done
 accept "recorded journals" "$tmp/def.json" 25 && ok ||
   ko "default settings: under 99% of the optimum, over 20% evaluated or not converged"
-for j in "$kt"/heldout/*.journal; do
-  defaults "$tmp/held.json" "$j" --templates "$kt"
-done
-accept "held-out set" "$tmp/held.json" 3 && ok ||
-  ko "default settings on the held-out set: under 99% of the optimum, over 20% evaluated or not converged"
+heldout "the held-out set" 3 "$kt" "$kt"/heldout/*.journal
 # A second held-out set, recorded after the rule was chosen: brute force of
 # copy and saxpy at 20 sizes each drawn between 2^12 and 2^29 (tests/bench/
 # regret.sh, seed 12, H100, 2026-11-23), with their manifests as recorded
@@ -86,31 +93,19 @@ accept "held-out set" "$tmp/held.json" 3 && ok ||
 # if one changes, these replays fail with "has no record"; put the old file
 # in place of the link).
 h=$src/tests/data/heldout_h100
-for j in "$h"/*.journal; do
-  defaults "$tmp/h100.json" "$j" --templates "$h/templates"
-done
-accept "H100 untuned sizes" "$tmp/h100.json" 40 && ok ||
-  ko "default settings on the H100 untuned sizes: under 99% of the optimum, over 20% evaluated or not converged"
+heldout "the H100 untuned sizes" 40 "$h/templates" "$h"/*.journal
 # A third, from another GPU: brute force of copy and saxpy at 20 and
 # constmem at 8 untuned sizes (regret.sh, H200, 2026-11-23, sizes drawn by
 # the GPU machine's awk; tests/data/heldout_h200, manifests as recorded).
 h=$src/tests/data/heldout_h200
-for j in "$h"/*.journal; do
-  defaults "$tmp/h200.json" "$j" --templates "$h/templates"
-done
-accept "H200 untuned sizes" "$tmp/h200.json" 48 && ok ||
-  ko "default settings on the H200 untuned sizes: under 99% of the optimum, over 20% evaluated or not converged"
+heldout "the H200 untuned sizes" 48 "$h/templates" "$h"/*.journal
 # A fourth and fifth: the regret runs of the committed ladder profiles
 # (regret.sh, seed 12, 2026-11-23): brute force of copy, saxpy and reduce
 # at the same 20 untuned sizes each, on an H100 and on an H200
 # (tests/data/heldout_ladder; the .cu files are links to templates/).
+h=$src/tests/data/heldout_ladder
 for g in h100 h200; do
-  h=$src/tests/data/heldout_ladder
-  for j in "$h/$g"/*.journal; do
-    defaults "$tmp/ladder-$g.json" "$j" --templates "$h/templates"
-  done
-  accept "$g untuned sizes, reduce included" "$tmp/ladder-$g.json" 60 && ok ||
-    ko "default settings on the $g ladder regret sizes: under 99% of the optimum, over 20% evaluated or not converged"
+  heldout "the $g untuned sizes, reduce included" 60 "$h/templates" "$h/$g"/*.journal
 done
 "$bin" tune --templates "$jt" --simulate "$journal" --kernel copy --size large \
   --strategy greedy_ils --json >"$tmp/d.json" 2>/dev/null
