@@ -218,7 +218,7 @@ static int hex16(const char *s)
  * ok record of 0, a negative, NaN or 10^23 ns would win every search. */
 static const char *parse_line(char *line, atune__record *r)
 {
-    char *f[11];
+    char *f[11] = {0}; /* gcc -O3 cannot see that n bounds the reads */
     int n = 0, st;
     char *p = line, *end;
     long samples;
