@@ -342,6 +342,28 @@ static void test_final_pick(void **state)
         assert_true(out.best_time_ns == s.t[c.idx[0]]);
         ctx_free(&c);
     }
+    /* A default measured over 25% slower than the best found stays out
+     * (1147 against 1000 above joins): reversed numbers cannot make it
+     * win. */
+    s.t[0] = 5000;
+    for (int i = 0; names[i]; i++) {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+
+        ctx_init(&c, &s);
+        c.reverse = 1;
+        assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
+        if (!c.seen[0]) { /* not evaluated: it could not join anyway */
+            ctx_free(&c);
+            continue;
+        }
+        assert_int_equal(c.k, 3);
+        for (int j = 0; j < c.k; j++)
+            assert_true(c.idx[j] != 0);
+        assert_true(out.best != 0);
+        ctx_free(&c);
+    }
     free_space(&s);
 }
 
@@ -890,7 +912,7 @@ static void replay_sizes(const atune__templates *t, const atune__record *recs,
                          ladder_sum *sum)
 {
     int64_t win[32];
-    const char *win_kernel[32];
+    const char *win_kernel[32], *win_key[32];
     int nwin = 0;
 
     for (int i = 0; i < np; i++) {
@@ -907,22 +929,67 @@ static void replay_sizes(const atune__templates *t, const atune__record *recs,
             fail_msg("%s", err.msg);
         spec.m = m;
         spec.valid = sim.valid;
-        for (int w = nwin - 1;
-             seeded && w >= 0 && spec.nseeds < ATUNE__MAX_SEEDS; w--)
-            if (strcmp(win_kernel[w], m->name) == 0)
-                seeds[spec.nseeds++] = win[w];
+        /* As tune: the kernel's sizes before, latest first, and of them
+         * the winners of the nearest. */
+        int64_t kwin[32];
+        const char *kkey[32];
+        int nk = 0;
+        for (int w = nwin - 1; seeded && w >= 0; w--)
+            if (strcmp(win_kernel[w], m->name) == 0) {
+                kwin[nk] = win[w];
+                kkey[nk++] = win_key[w];
+            }
+        spec.nseeds = atune__seeds_nearest(p[i].size_key, kkey, kwin, nk,
+                                           seeds);
         spec.seeds = seeds;
         if (atune__search(&spec, atune__sim_eval, atune__sim_remeasure, &sim,
                           &out, &err))
             fail_msg("%s", err.msg);
         assert_true(out.best >= 0 && nwin < 32);
         win[nwin] = out.best;
+        win_key[nwin] = p[i].size_key;
         win_kernel[nwin++] = p[i].kernel;
         sum->evals += out.evaluations;
         sum->frac += sim.optimum_ns / sim.time_ns[out.best];
         sum->runs++;
         atune__sim_close(&sim);
     }
+}
+
+/* Seeds come from the nearest sizes tuned before, not the latest: a
+ * named size tuned first is the neighbour of ladder points tuned later. */
+static void test_seeds_nearest(void **state)
+{
+    /* Latest first: 8196^3, then 5796^3, 2900^3, and 4096^3 tuned first. */
+    const char *keys[] = {"m=8196,n=8196,k=8196", "m=5796,n=5796,k=5796",
+                          "m=2900,n=2900,k=2900", "m=4096,n=4096,k=4096",
+                          "m=4100,n=4100,k=4100", "n=4100"};
+    const int64_t win[] = {80, 57, 29, 40, 41, 99};
+    int64_t seeds[ATUNE__MAX_SEEDS];
+    int n;
+
+    (void)state;
+    assert_true(fabs(atune__size_key_distance(keys[0], keys[1]) -
+                     3 * log(8196.0 / 5796)) < 1e-12);
+    assert_true(isinf(atune__size_key_distance("n=4100", keys[4])));
+    assert_true(isinf(atune__size_key_distance("n=0", "n=4")));
+    /* 4200^3: 4100, 4096 (tuned long before), then 5796 and 2900. */
+    n = atune__seeds_nearest("m=4200,n=4200,k=4200", keys, win, 6, seeds);
+    assert_int_equal(n, 4);
+    assert_int_equal(seeds[0], 41);
+    assert_int_equal(seeds[1], 40);
+    assert_int_equal(seeds[2], 57);
+    assert_int_equal(seeds[3], 29);
+    /* A winner shared by two sizes is one seed; a size of other
+     * variables comes last. */
+    n = atune__seeds_nearest("n=4096", (const char *[]){"n=8", "m=4,n=4096",
+                                                        "n=4000", "n=9"},
+                             (const int64_t[]){7, 3, 7, 5}, 4, seeds);
+    assert_int_equal(n, 3);
+    assert_int_equal(seeds[0], 7);
+    assert_int_equal(seeds[1], 5);
+    assert_int_equal(seeds[2], 3);
+    assert_int_equal(atune__seeds_nearest("n=1", keys, win, 0, seeds), 0);
 }
 
 /* On the recorded journals (2-4 sizes per kernel, brute-forced on an H100
@@ -1024,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_prefetch_hints),
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_simulated_search),
+        cmocka_unit_test(test_seeds_nearest),
         cmocka_unit_test(test_seeded_sizes),
         cmocka_unit_test(test_seed_order),
     };

@@ -150,7 +150,8 @@ static int selected(const atune__cli *o, const atune__manifest *m,
 /* The search of one (kernel, size); output as it finishes. */
 static int replay_one(const atune__cli *o, const atune__manifest *m,
                       const char *key, const atune__record *recs, int n,
-                      atune__json *j, int first, int64_t *win, int *nwin)
+                      atune__json *j, int first, int64_t *win,
+                      const char **wkey, int *nwin)
 {
     atune__sim sim;
     atune__err err;
@@ -164,6 +165,7 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
                                .time_limit = o->time_limit,
                                .seed = o->seed,
                                .final_k = FINAL_K};
+    int64_t seeds[ATUNE__MAX_SEEDS];
     int rc;
 
     atune__err_clear(&err);
@@ -172,17 +174,19 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
         return atune__cli_error(rc, "%s", err.msg);
     spec.m = m;
     spec.valid = sim.valid;
-    /* As tune: the winners of the kernel's sizes before, latest first. */
+    /* As tune: the winners of the kernel's nearest sizes before. */
     if (!o->strategy || strcmp(o->strategy, "brute_force") != 0) {
-        spec.seeds = win;
-        spec.nseeds = *nwin < ATUNE__MAX_SEEDS ? *nwin : ATUNE__MAX_SEEDS;
+        spec.seeds = seeds;
+        spec.nseeds = atune__seeds_nearest(key, wkey, win, *nwin, seeds);
     }
     r.size_name = size_name(m, key);
     rc = atune__search(&spec, atune__sim_eval, atune__sim_remeasure, &sim,
                        &r.res, &err);
     if (!rc && r.res.best >= 0 && *nwin < ATUNE__MAX_SIZES) {
         memmove(win + 1, win, (size_t)*nwin * sizeof(*win));
+        memmove(wkey + 1, wkey, (size_t)*nwin * sizeof(*wkey));
         win[0] = r.res.best;
+        wkey[0] = key;
         ++*nwin;
     }
     if (rc) {
@@ -240,14 +244,16 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
                       const atune__record *recs, int n,
                       const atune__sim_pair *p, int np, atune__json *j)
 {
-    /* Per template: the winners of its sizes replayed so far, latest
-     * first (the seeds of its next size, as in tune). */
+    /* Per template: the winners of its sizes replayed so far and their
+     * size keys, latest first (the seeds of its next size, as in tune). */
     int64_t(*win)[ATUNE__MAX_SIZES] =
         atune__calloc((size_t)t->n + 1, sizeof(*win));
+    const char *(*wkey)[ATUNE__MAX_SIZES] =
+        atune__calloc((size_t)t->n + 1, sizeof(*wkey));
     int *nwin = atune__calloc((size_t)t->n + 1, sizeof(*nwin));
     int done = 0, rc = 0;
 
-    if (!win || !nwin)
+    if (!win || !wkey || !nwin)
         rc = atune__cli_error(ATUNE__EOSERR, "out of memory");
     else if (np == 0)
         rc = atune__cli_error(ATUNE__EDATA, "%s: no records", o->simulate);
@@ -259,7 +265,7 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
         while (t->m[k] != m)
             k++;
         rc = replay_one(o, m, p[i].size_key, recs, n, j, done == 0, win[k],
-                        &nwin[k]);
+                        wkey[k], &nwin[k]);
         done++;
     }
     if (!rc && done == 0)
@@ -268,6 +274,7 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
                               "and sizes",
                               o->simulate);
     free(win);
+    free(wkey);
     free(nwin);
     return rc;
 }

@@ -21,6 +21,15 @@ void atune__timing_default(atune__timing *t)
     t->early_samples = 3;
     t->cutoff_ns = 0;
     t->cutoff_margin = 0.03;
+    /* Measured on an H100 (profiles/, 2026-11-23): half of the default
+     * run's evaluations at kernels under ~100 us ran to max_samples, most
+     * of them several percent slower than the incumbent, because their
+     * spread (4-8% of the median behind an L2 flush) never fell under
+     * rel_spread and their fastest sample was not over a margin of twice
+     * the incumbent's spread. For a configuration as fast as the
+     * incumbent the sign test stops it after 7 samples with a probability
+     * of at most 6%, and then it was no faster. */
+    t->race_q1_margin = 0.01;
     t->verify_lazily = 0;
     t->flush_l2 = 1;
     t->watch = NULL;
@@ -176,10 +185,17 @@ static int timed_batch(atune__problem *p, atune__kernel *k,
 }
 
 /* Whether the race is decided against the incumbent: the fastest sample
- * is slower than the incumbent's median plus its noise. */
-static int race_lost(const atune__timing *t, const atune__summary *s)
+ * is slower than the incumbent's median plus its noise, or, with enough
+ * samples, three in four are slower than it (runner.h). */
+static int race_lost(const atune__timing *t, const atune__summary *s,
+                     int minn)
 {
-    return t->cutoff_ns > 0 && s->min > t->cutoff_ns * (1 + t->cutoff_margin);
+    if (t->cutoff_ns <= 0)
+        return 0;
+    if (s->min > t->cutoff_ns * (1 + t->cutoff_margin))
+        return 1;
+    return t->race_q1_margin > 0 && s->n >= minn &&
+           s->q1 > t->cutoff_ns * (1 + t->race_q1_margin);
 }
 
 /* Whether the median is within the incumbent's noise: the ranking of the
@@ -188,6 +204,25 @@ static int close_call(const atune__timing *t, const atune__summary *s)
 {
     return t->cutoff_ns > 0 &&
            fabs(s->median - t->cutoff_ns) <= t->cutoff_margin * t->cutoff_ns;
+}
+
+/* The samples a measurement needs before it may stop: min_samples,
+ * twice that for a close call; but no more than fill the GPU time target
+ * (at least LONG_MIN_SAMPLES), so that a kernel of tens of milliseconds,
+ * whose spread is a fraction of a percent, stops on time: matmul at
+ * 8196^3 (24 ms a launch, interquartile range 0.1-2%) spent 7.5 s of the
+ * H100's default run of 2026-11-24 on 7 samples an evaluation. */
+#define LONG_MIN_SAMPLES 3
+static int samples_needed(const atune__timing *t, const atune__summary *s,
+                          int minn)
+{
+    int need = close_call(t, s) ? 2 * minn : minn;
+    int lowest = minn < LONG_MIN_SAMPLES ? minn : LONG_MIN_SAMPLES;
+    double fits = s->median > 0 ? ceil(t->target_s * 1e9 / s->median) : need;
+
+    if (fits < need)
+        need = fits > lowest ? (int)fits : lowest;
+    return need;
 }
 
 /* Adaptive measurement, after NVBench's stopping rule: batches of timed
@@ -235,11 +270,11 @@ static int measure(atune__problem *p, atune__kernel *k,
         n += batch;
         memcpy(sorted, ns, sizeof(double) * (size_t)n);
         atune__summarize(sorted, n, &s);
-        if (race_lost(t, &s)) {
+        if (race_lost(t, &s, minn)) {
             *lost = 1;
             break;
         }
-        need = close_call(t, &s) ? 2 * minn : minn;
+        need = samples_needed(t, &s, minn);
         if (need > maxn)
             need = maxn;
         if (n >= maxn || (n >= need && (spent >= t->target_s * 1e9 ||

@@ -84,10 +84,15 @@ typedef struct atune__timing {
     double cutoff_ns;   /* > 0: the incumbent's median. The race: after each
                            batch, a configuration whose fastest sample is
                            over cutoff_ns * (1 + cutoff_margin) stops (noise
-                           only adds time, so its median cannot win); one
-                           whose median is within the margin is a close
-                           call and gets twice min_samples */
+                           only adds time, so its median cannot win), and
+                           so does one whose lower quartile is over
+                           cutoff_ns * (1 + race_q1_margin) once it has
+                           min_samples (a sign test: three samples in four
+                           slower than the incumbent's median); one whose
+                           median is within the margin is a close call and
+                           gets twice min_samples */
     double cutoff_margin; /* the incumbent's relative noise, e.g. 0.03 */
+    double race_q1_margin; /* <= 0: no sign test */
     int verify_lazily;  /* with cutoff_ns: timed first, and verified only
                            when it did not lose the race (it could matter);
                            a loser's result says unverified */

@@ -268,18 +268,43 @@ static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
     return rc;
 }
 
+/* One round of the final pick: a configuration's rounds together take
+ * about what one measurement takes (a round a fraction of the GPU time
+ * target, at most a quarter of the samples, at least 3), so the final pick
+ * costs its candidates about one measurement each, not one per round. In
+ * the H100's default run of 2026-11-23 (profiles/) the rounds, each a full
+ * measurement, took 13.3 s of its 43 s of GPU time: a 5 us kernel's
+ * measurement ran to 100 samples behind a 35 us L2 flush each. The
+ * winner is the median of its rounds' medians, over as many samples as
+ * one measurement has. */
+static atune__timing final_round_timing(const atune__timing *base,
+                                        int rounds)
+{
+    atune__timing t = *base;
+    int cap = base->max_samples / 4;
+
+    t.target_s = base->target_s / rounds;
+    t.min_samples = base->min_samples < 3 ? base->min_samples : 3;
+    if (cap < t.min_samples)
+        cap = t.min_samples;
+    if (t.max_samples > cap)
+        t.max_samples = cap;
+    return t;
+}
+
 /* Times one candidate once more (verified again, as every launch). */
-static int retime(search_ctx *sc, int64_t idx, atune__result *res,
-                  atune__err *err)
+static int retime(search_ctx *sc, int64_t idx, int rounds,
+                  atune__result *res, atune__err *err)
 {
     const atune__manifest *m = sc->out->m;
+    atune__timing t = final_round_timing(&sc->o->timing, rounds);
     atune__config c;
     char cfg[512];
 
     memset(res, 0, sizeof(*res));
     atune__space_config(m, idx, &c);
     atune__config_str(m, &c, cfg, sizeof(cfg));
-    return measure_config(sc, idx, &c, cfg, &sc->o->timing, res, err);
+    return measure_config(sc, idx, &c, cfg, &t, res, err);
 }
 
 /* The final re-measurement of an unfinished run, when it covered all k
@@ -346,7 +371,7 @@ static int remeasure_cb(void *ctx, const int64_t *idx, int k, double *time_ns,
     } else {
         for (int r = 0; r < ROUNDS && !rc; r++)
             for (int i = 0; i < k && !rc; i++) {
-                rc = retime(sc, idx[i], &last[i], err);
+                rc = retime(sc, idx[i], ROUNDS, &last[i], err);
                 t[i][r] = last[i].status == ATUNE__ST_OK ? last[i].time_ns
                                                          : INFINITY;
             }
@@ -394,21 +419,25 @@ static double launch_limit_ms(const atune__tune_opts *o,
     return ms < 1000 ? 1000 : ms > 60000 ? 60000 : ms;
 }
 
-/* The winners of the template's latest sizes tuned before out in this
- * run, the latest first: each size's search starts from them (a ladder's
- * neighbouring sizes share most of their good configurations). Brute
- * force keeps its index order. Returns how many. */
+/* The winners of the template's sizes tuned before out in this run that
+ * are nearest to it: each size's search starts from them (neighbouring
+ * sizes share most of their good configurations; seeds.c). Brute force
+ * keeps its index order. Returns how many. */
 static int ladder_seeds(const atune__tune_run *run, const atune__outcome *out,
                         const atune__tune_opts *o, int64_t *seeds)
 {
+    const char *keys[ATUNE__MAX_SIZES];
+    int64_t winners[ATUNE__MAX_SIZES];
     int n = 0;
 
     if (o->strategy && strcmp(o->strategy, "brute_force") == 0)
         return 0;
-    for (ptrdiff_t i = out - run->o - 1; i >= 0 && n < ATUNE__MAX_SEEDS; i--)
-        if (run->o[i].m == out->m && run->o[i].have_best)
-            seeds[n++] = atune__space_index(out->m, &run->o[i].best);
-    return n;
+    for (ptrdiff_t i = out - run->o - 1; i >= 0 && n < ATUNE__MAX_SIZES; i--)
+        if (run->o[i].m == out->m && run->o[i].have_best) {
+            keys[n] = run->o[i].size_key;
+            winners[n++] = atune__space_index(out->m, &run->o[i].best);
+        }
+    return atune__seeds_nearest(out->size_key, keys, winners, n, seeds);
 }
 
 /* Merge by evidence: a re-tune never makes the profile worse. The

@@ -280,8 +280,15 @@ static int by_time(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Whether the default configuration (index 0) was evaluated ok and is not
- * among the k candidates idx. */
+/* The default joins the final pick only when the search measured it
+ * within this much of the best: a default several times slower (the
+ * article's matmul at 8196^3: 147 ms a launch, 6 times the best) cannot
+ * win side by side, and re-timing it cost seconds. The sections it was
+ * added for were within 2% (final_pick). */
+#define DEFAULT_WINDOW 0.25
+
+/* Whether the default configuration (index 0) was evaluated ok, is not
+ * among the k candidates idx, and could win beside them. */
 static int default_joins(const atune__search_state *s, const int64_t *idx,
                          int k)
 {
@@ -290,7 +297,7 @@ static int default_joins(const atune__search_state *s, const int64_t *idx,
             return 0;
     /* The index is ascending: a valid default is at position 0. */
     return s->sp.nvalid > 0 && s->sp.index[0] == 0 && s->done[0] &&
-           isfinite(s->t[0]);
+           isfinite(s->t[0]) && s->t[0] <= (1 + DEFAULT_WINDOW) * s->best_t;
 }
 
 /* The final pick: the k best re-measured, and the default configuration
