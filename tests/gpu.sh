@@ -5,13 +5,18 @@
 # under $OUT (default ./out): log.txt, tune-N.json, bench.txt, and the
 # profiles and journals in profiles.tgz.
 #
-#   STEPS="test default tune bench consumer kt evaluate all ncu regret merge
-#          cand sweep"              (run in this order)
+#   STEPS="test default tune bench consumer kt evaluate all ncu engine
+#          study regret merge cand sweep"  (run in this order)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
 #                             that profile instead of tuning the ladders;
 #                             SIZES_1D, SIZES_2D, SEED: tests/bench/regret.sh
+#   STUDY=tests/data/x STUDY_KERNEL=copy
+#                             study: the configurations of x/study.cfg (one
+#                             a line) of template x/KERNEL and the vendor in
+#                             alternating rounds (tests/bench/bench
+#                             BENCH_CONFIGS)
 #   CAND="tests/data/x"       cand: candidate template folders to brute-force
 #                             and benchmark (tests/bench/bench --templates)
 #   DEFAULT_DIR=profiles      default: where the cold default run writes
@@ -249,6 +254,20 @@ if has ncu; then
   else
     echo "ncu not found" | tee -a "$log"
   fi
+fi
+if has engine; then
+  # Whether the driver's D2D copy runs on the SMs (issue 15): timed while
+  # a kernel holds every SM (tests/bench/memcpy_engine.cu).
+  say "where cudaMemcpy D2D runs: SMs or a copy engine"
+  "$build/tests/memcpy_engine" 0 2>&1 | tee "$OUT/memcpy_engine.txt" | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has study; then
+  say "configuration study: ${STUDY:-} ${STUDY_KERNEL:-copy}"
+  BENCH_CONFIGS="$(paste -sd';' "$root/${STUDY:-}/study.cfg")" \
+    "$build/tests/bench" --device 0 --templates "$root/${STUDY:-}" \
+    --kernel "${STUDY_KERNEL:-copy}" 2>&1 | tee "$OUT/study.txt" | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if has regret; then
   say "regret of the library's pick at untuned sizes (tests/bench/regret.sh)"

@@ -7,8 +7,12 @@
  * and the vendor's in alternating rounds.
  *
  *   bench [--device N] [--profile-dir DIR] [--kernel a,b] [--size NAME]
- *   BENCH_ROUNDS=N  alternating rounds of tuned and vendor (default 5)
+ *   BENCH_ROUNDS=N  alternating rounds of tuned and vendor (default 21)
  *   BENCH_LADDER=1  every point of a ladder too (default: named sizes)
+ *   BENCH_CONFIGS="K=V,K=V;K=V,..."  instead of the profile's choice, each
+ *                   of these configurations and the vendor in alternating
+ *                   rounds: a configuration study, one line per
+ *                   configuration (the profile is not read)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -25,11 +29,16 @@
 #include "vendor.h"
 
 #define REPS 50
+/* Samples of one alternating round, tuned and vendor alike (bench.c's
+ * rounds: tuned_vs_vendor). */
+#define ROUND_REPS 20
 #define MAX_ROUNDS 64 /* tuned and vendor, alternating */
+#define MAX_STUDY 32  /* configurations of BENCH_CONFIGS */
 
 typedef struct row {
     double tuned, dflt, occ, vendor; /* metric; 0 when not measured */
     double lo, hi; /* range of tuned / vendor over the rounds */
+    double paired; /* their median: the ratio printed */
     char occ_cfg[64];
     const char *vendor_name;
 } row;
@@ -46,10 +55,21 @@ static const atune__timing *timing(void)
     return &t;
 }
 
-/* Compiles, verifies and times configuration c; returns its metric, or 0
- * with a message when it is not ok. */
-static double measure(atune__device *d, atune__problem *p,
-                      const atune__manifest *m, const atune__config *c)
+/* One alternating round: ROUND_REPS samples, as many as the vendor's. */
+static const atune__timing *round_timing(void)
+{
+    static atune__timing t;
+
+    t = *timing();
+    t.warmup = 1;
+    t.min_samples = ROUND_REPS;
+    t.max_samples = ROUND_REPS;
+    return &t;
+}
+
+/* Compiles and loads configuration c; NULL with a message on failure. */
+static atune__kernel *load(atune__device *d, const atune__manifest *m,
+                           const atune__config *c)
 {
     const char *names[] = {m->kernel};
     atune__cubin cubin;
@@ -63,20 +83,49 @@ static double measure(atune__device *d, atune__problem *p,
     if (atune__jit_compile(m, c, atune__device_info(d)->arch, names, 1, &cubin,
                            &err)) {
         fprintf(stderr, "bench: %s\n", err.msg);
-        return 0;
+        return NULL;
     }
-    if (atune__kernel_load(d, m, &cubin, &k, &res, &err) == 0 && k &&
-        atune__problem_eval(p, k, c, timing(), &res, &err) == 0 &&
-        res.status == ATUNE__ST_OK) {
+    if (atune__kernel_load(d, m, &cubin, &k, &res, &err) || !k) {
+        fprintf(stderr, "bench: %s %s: %s %s\n", m->name, cfg,
+                atune__status_name(res.status),
+                res.detail[0] ? res.detail : err.msg);
         atune__kernel_unload(k);
-        atune__cubin_free(&cubin);
-        return res.metric;
+        k = NULL;
     }
+    atune__cubin_free(&cubin);
+    return k;
+}
+
+/* Verifies and times loaded configuration c; returns its metric, or 0
+ * with a message when it is not ok. */
+static double time_loaded(atune__problem *p, const atune__manifest *m,
+                          atune__kernel *k, const atune__config *c,
+                          const atune__timing *t)
+{
+    atune__result res;
+    atune__err err;
+    char cfg[512];
+
+    memset(&res, 0, sizeof(res));
+    if (atune__problem_eval(p, k, c, t, &res, &err) == 0 &&
+        res.status == ATUNE__ST_OK)
+        return res.metric;
+    atune__config_str(m, c, cfg, sizeof(cfg));
     fprintf(stderr, "bench: %s %s: %s %s\n", m->name, cfg,
             atune__status_name(res.status), res.detail[0] ? res.detail : err.msg);
-    atune__kernel_unload(k);
-    atune__cubin_free(&cubin);
     return 0;
+}
+
+/* Compiles, verifies and times configuration c; returns its metric, or 0
+ * with a message when it is not ok. */
+static double measure(atune__device *d, atune__problem *p,
+                      const atune__manifest *m, const atune__config *c)
+{
+    atune__kernel *k = load(d, m, c);
+    double metric = k ? time_loaded(p, m, k, c, timing()) : 0;
+
+    atune__kernel_unload(k);
+    return metric;
 }
 
 static int param_index(const atune__manifest *m, const char *name)
@@ -163,7 +212,7 @@ static float scalar_float(const atune__manifest *m)
 
 /* The vendor library's time for the same work, as a metric. */
 static double vendor(atune__problem *p, const atune__manifest *m,
-                     const atune__size *s, row *r)
+                     const atune__size *s, int reps, row *r)
 {
     size_t count = 0;
     int flush = atune__problem_flushes(p, timing());
@@ -175,12 +224,12 @@ static double vendor(atune__problem *p, const atune__manifest *m,
         uint64_t in = buffer(p, m, ATUNE__INPUT, 0, &count);
         uint64_t out = buffer(p, m, ATUNE__OUTPUT, 0, &count);
         r->vendor_name = "cudaMemcpy D2D";
-        rc = vb_copy(out, in, count * sizeof(int), REPS, flush, &t);
+        rc = vb_copy(out, in, count * sizeof(int), reps, flush, &t);
     } else if (strcmp(m->name, "saxpy") == 0) {
         uint64_t x = buffer(p, m, ATUNE__INPUT, 0, &count);
         uint64_t y = buffer(p, m, ATUNE__INOUT, 0, &count);
         r->vendor_name = "cuBLAS SAXPY";
-        rc = vb_saxpy((long)count, scalar_float(m), x, y, REPS, flush, &t);
+        rc = vb_saxpy((long)count, scalar_float(m), x, y, reps, flush, &t);
     } else if (strcmp(m->name, "reduce") == 0) {
         uint64_t in = buffer(p, m, ATUNE__INPUT, 0, &count);
         size_t one;
@@ -189,7 +238,7 @@ static double vendor(atune__problem *p, const atune__manifest *m,
         r->vendor_name = "CUB DeviceReduce::Sum";
         /* After the verified tuned launches, out holds the true sum. */
         if (vb_read_int(out, &expect) == 0)
-            rc = vb_reduce(in, out, (long)count, expect, REPS, flush, &t);
+            rc = vb_reduce(in, out, (long)count, expect, reps, flush, &t);
     } else if (strncmp(m->name, "matmul", 6) == 0) { /* and candidates */
         uint64_t a = buffer(p, m, ATUNE__INPUT, 0, &count);
         uint64_t b = buffer(p, m, ATUNE__INPUT, 1, &count);
@@ -197,7 +246,7 @@ static double vendor(atune__problem *p, const atune__manifest *m,
         int64_t mm = size_var(s, "m", n), nn = size_var(s, "n", n),
                 kk = size_var(s, "k", n);
         r->vendor_name = "cuBLAS SGEMM FP32";
-        rc = vb_sgemm((int)mm, (int)nn, (int)kk, a, b, c, REPS, flush, &t);
+        rc = vb_sgemm((int)mm, (int)nn, (int)kk, a, b, c, reps, flush, &t);
     } else {
         r->vendor_name = "-";
         return 0;
@@ -205,46 +254,123 @@ static double vendor(atune__problem *p, const atune__manifest *m,
     return rc == 0 ? atune__problem_work(p) / t.median_ns : 0;
 }
 
-/* Rounds of tuned_vs_vendor: BENCH_ROUNDS, default 5. */
+/* Rounds of tuned_vs_vendor: BENCH_ROUNDS, default 21. */
 static int rounds(void)
 {
     const char *e = getenv("BENCH_ROUNDS");
-    int n = e ? atoi(e) : 5;
+    int n = e ? atoi(e) : 21;
 
     return n < 1 ? 1 : n > MAX_ROUNDS ? MAX_ROUNDS : n;
 }
 
 /* The tuned configuration and the vendor library timed in alternating
- * rounds, so that a drift of the GPU's clock during the benchmark weighs
- * on both (at 2^20 elements a kernel takes ~7 us and two measurements
- * taken a second apart differ by several percent): the medians over the
- * rounds, and the range of the rounds' ratios. */
+ * rounds of ROUND_REPS samples each, so that a drift of the GPU's clock
+ * weighs on both: at 2^20 elements a kernel takes ~7.5 us, and the same
+ * configuration's median over 200 samples (9 ms with the L2 flushes)
+ * moves by 3-5% from one measurement to the next (an H100, 2026-11-24:
+ * in one process, configurations measured in turn alternated between
+ * 0.96x and 1.01x of cudaMemcpy), a drift slower than a round of 2 ms.
+ * The ratio is the median of the rounds' ratios; the metrics, the medians
+ * of the rounds. */
 static void tuned_vs_vendor(atune__device *d, atune__problem *p,
                             const atune__manifest *m, const atune__config *c,
                             const atune__size *size, row *r)
 {
-    double tv[MAX_ROUNDS], vv[MAX_ROUNDS];
+    double tv[MAX_ROUNDS], vv[MAX_ROUNDS], q[MAX_ROUNDS];
     const int nrounds = rounds();
-    atune__summary st, sv;
+    atune__kernel *k = load(d, m, c);
+    atune__summary st, sv, sq;
     int n = 0;
 
     r->lo = INFINITY;
     r->hi = 0;
-    for (int i = 0; i < nrounds; i++) {
-        double t = measure(d, p, m, c), v = vendor(p, m, size, r);
-        if (!(t > 0))
-            return;
-        if (v > 0) {
-            r->lo = fmin(r->lo, t / v);
-            r->hi = fmax(r->hi, t / v);
-        }
+    for (int i = 0; k && i < nrounds; i++) {
+        double t = time_loaded(p, m, k, c, round_timing());
+        double v = vendor(p, m, size, ROUND_REPS, r);
+        if (!(t > 0) || !(v > 0))
+            break;
+        r->lo = fmin(r->lo, t / v);
+        r->hi = fmax(r->hi, t / v);
         tv[n] = t;
-        vv[n++] = v;
+        vv[n] = v;
+        q[n++] = t / v;
     }
+    atune__kernel_unload(k);
+    if (n < nrounds)
+        return;
     atune__summarize(tv, n, &st);
     atune__summarize(vv, n, &sv);
+    atune__summarize(q, n, &sq);
     r->tuned = st.median;
     r->vendor = sv.median;
+    r->paired = sq.median;
+}
+
+/* BENCH_CONFIGS: every configuration given and the vendor, timed in
+ * alternating rounds in one process (a configuration's median against
+ * the vendor's is only fair within one run: between processes the same
+ * kernel at 2^20 elements moves by 3-5%). One line each, with the median
+ * of its rounds and the range of its ratio to the vendor. */
+static int study(atune__device *d, atune__problem *p, const atune__manifest *m,
+                 const atune__size *size, const char *list)
+{
+    atune__config c[MAX_STUDY];
+    double t[MAX_STUDY][MAX_ROUNDS], v[MAX_ROUNDS], lo[MAX_STUDY],
+        hi[MAX_STUDY];
+    char buf[4096], key[96], *save = NULL;
+    atune__kernel *k[MAX_STUDY] = {NULL};
+    const int nrounds = rounds();
+    int n = 0, rc = 1;
+    row r;
+
+    snprintf(buf, sizeof(buf), "%s", list);
+    for (char *tok = strtok_r(buf, ";", &save); tok && n < MAX_STUDY;
+         tok = strtok_r(NULL, ";", &save)) {
+        atune__err err;
+        if (atune__config_parse(m, tok, &c[n], &err)) {
+            fprintf(stderr, "bench: BENCH_CONFIGS: %s\n", err.msg);
+            return 1;
+        }
+        lo[n] = INFINITY;
+        hi[n++] = 0;
+    }
+    memset(&r, 0, sizeof(r));
+    for (int j = 0; j < n; j++)
+        if (!(k[j] = load(d, m, &c[j])))
+            goto done;
+    for (int i = 0; i < nrounds; i++) {
+        v[i] = vendor(p, m, size, ROUND_REPS, &r);
+        for (int j = 0; j < n; j++) {
+            t[j][i] = time_loaded(p, m, k[j], &c[j], round_timing());
+            if (!(t[j][i] > 0) || !(v[i] > 0))
+                goto done;
+            lo[j] = fmin(lo[j], t[j][i] / v[i]);
+            hi[j] = fmax(hi[j], t[j][i] / v[i]);
+        }
+    }
+    atune__size_key(size, key, sizeof(key));
+    for (int j = 0; j < n; j++) {
+        atune__summary st, sv, sq;
+        char cfg[512];
+        double vv[MAX_ROUNDS], q[MAX_ROUNDS];
+
+        for (int i = 0; i < nrounds; i++) {
+            vv[i] = v[i];
+            q[i] = t[j][i] / v[i];
+        }
+        atune__summarize(t[j], nrounds, &st);
+        atune__summarize(vv, nrounds, &sv);
+        atune__summarize(q, nrounds, &sq);
+        atune__config_str(m, &c[j], cfg, sizeof(cfg));
+        printf("%-9s %-24s %10.1f %10.1f %-22s %8.3f  %.3f-%.3f  %s\n",
+               m->name, key, st.median, sv.median, r.vendor_name, sq.median,
+               lo[j], hi[j], cfg);
+    }
+    rc = 0;
+done:
+    for (int j = 0; j < n; j++)
+        atune__kernel_unload(k[j]);
+    return rc;
 }
 
 static void ratio(double a, double b)
@@ -278,6 +404,13 @@ static int bench_template(atune__device *d, const atune__manifest *m,
             fprintf(stderr, "bench: %s\n", err.msg);
             return 1;
         }
+        if (getenv("BENCH_CONFIGS")) {
+            int rc = study(d, p, m, size, getenv("BENCH_CONFIGS"));
+            atune__problem_close(p);
+            if (rc)
+                return rc;
+            continue;
+        }
         atune__space_config(m, 0, &c);
         r.dflt = measure(d, p, m, &c);
         r.occ = occupancy(d, p, m, &r);
@@ -287,11 +420,14 @@ static int bench_template(atune__device *d, const atune__manifest *m,
                 c.v[i] = atune_config_get(pc, m->params[i].name, c.v[i]);
             tuned_vs_vendor(d, p, m, &c, size, &r);
         } else {
-            r.vendor = vendor(p, m, size, &r);
+            r.vendor = vendor(p, m, size, REPS, &r);
         }
         printf("%-9s %-24s %10.1f %10.1f %10.1f %10.1f %-22s", m->name, key,
                r.tuned, r.dflt, r.occ, r.vendor, r.vendor_name);
-        ratio(r.tuned, r.vendor);
+        if (r.paired > 0)
+            printf(" %8.3f", r.paired);
+        else
+            ratio(r.tuned, r.vendor);
         ratio(r.tuned, r.dflt);
         ratio(r.tuned, r.occ);
         if (r.hi > 0)
@@ -356,8 +492,9 @@ int main(int argc, char **argv)
            (long long)atune__device_info(d)->mem_bandwidth_gbs);
     printf("metric: GB/s or GFLOP/s (the template's); ratios are tuned over "
            "the column named\n");
-    printf("tuned and vendor: medians of %d alternating rounds; last "
-           "column: range of their ratio over the rounds\n", rounds());
+    printf("tuned and vendor: %d alternating rounds of %d samples; /vendor "
+           "is the median of the rounds' ratios, last column their "
+           "range\n", rounds(), ROUND_REPS);
     printf("%-9s %-24s %10s %10s %10s %10s %-22s %8s %8s %8s  %s\n", "kernel",
            "size", "tuned", "default", "occupancy", "vendor", "vendor is",
            "/vendor", "/default", "/occup.", "/vendor range");
