@@ -270,8 +270,10 @@ static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
 
 /* One round of the final pick: a configuration's rounds together take
  * about what one measurement takes (a round a fraction of the GPU time
- * target, at most a quarter of the samples, at least 3), so the final pick
- * costs its candidates about one measurement each, not one per round. In
+ * target, at most a quarter of the samples; as many as a measurement at
+ * least, whose minimum long kernels lower to what fills the time: see
+ * measure.c), so the final pick costs its candidates about one
+ * measurement each, not one per round. In
  * the H100's default run of 2026-11-23 (profiles/) the rounds, each a full
  * measurement, took 13.3 s of its 43 s of GPU time: a 5 us kernel's
  * measurement ran to 100 samples behind a 35 us L2 flush each. The
@@ -284,7 +286,6 @@ static atune__timing final_round_timing(const atune__timing *base,
     int cap = base->max_samples / 4;
 
     t.target_s = base->target_s / rounds;
-    t.min_samples = base->min_samples < 3 ? base->min_samples : 3;
     if (cap < t.min_samples)
         cap = t.min_samples;
     if (t.max_samples > cap)
