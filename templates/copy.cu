@@ -28,18 +28,22 @@ copy_tuned(const int *__restrict__ in, int *__restrict__ out, long n)
     long i = tid;
 
     /* UNROLL loads issued before the first store: more bytes in flight
-     * per thread hide DRAM latency with fewer threads. */
-    for (; i + (UNROLL - 1) * stride < nvec; i += UNROLL * stride) {
+     * per thread hide DRAM latency with fewer threads. Each is guarded by
+     * the bound, so a thread's last pass, with fewer than UNROLL vectors
+     * left, still has them all in flight: with a remainder loop of one
+     * load then one store, a configuration tuned at a power of two took
+     * 13% longer at n = 15970 than at 16384 (H100, 2026-11-24). */
+    for (; i < nvec; i += UNROLL * stride) {
         vec_t v[UNROLL];
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
-            v[u] = vin[i + u * stride];
+            if (i + u * stride < nvec)
+                v[u] = vin[i + u * stride];
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
-            vout[i + u * stride] = v[u];
+            if (i + u * stride < nvec)
+                vout[i + u * stride] = v[u];
     }
-    for (; i < nvec; i += stride)
-        vout[i] = vin[i];
 
     /* The n % VW elements past the last whole vector. */
     const long t = nvec * VW + tid;

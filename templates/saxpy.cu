@@ -63,21 +63,22 @@ saxpy_tuned(const float *__restrict__ x, float *__restrict__ y, float a,
     const long stride = (long)gridDim.x * BLOCK_SIZE;
     long i = tid;
 
-    /* All 2 * UNROLL loads are issued before the first store. */
-    for (; i + (UNROLL - 1) * stride < nvec; i += UNROLL * stride) {
+    /* All 2 * UNROLL loads are issued before the first store, each guarded
+     * by the bound: a thread's last pass, with fewer than UNROLL vectors
+     * left, still has them all in flight (as templates/copy.cu). */
+    for (; i < nvec; i += UNROLL * stride) {
         vec_t vxs[UNROLL], vys[UNROLL];
 #pragma unroll
-        for (int u = 0; u < UNROLL; u++) {
-            vxs[u] = vx[i + u * stride];
-            vys[u] = vy[i + u * stride];
-        }
+        for (int u = 0; u < UNROLL; u++)
+            if (i + u * stride < nvec) {
+                vxs[u] = vx[i + u * stride];
+                vys[u] = vy[i + u * stride];
+            }
 #pragma unroll
         for (int u = 0; u < UNROLL; u++)
-            vy[i + u * stride] = axpy(a, vxs[u], vys[u]);
+            if (i + u * stride < nvec)
+                vy[i + u * stride] = axpy(a, vxs[u], vys[u]);
     }
-    /* Fewer than UNROLL vectors left for this thread. */
-    for (; i < nvec; i += stride)
-        vy[i] = axpy(a, vx[i], vy[i]);
 
     /* The n % VW elements past the last whole vector. */
     const long t = nvec * VW + tid;

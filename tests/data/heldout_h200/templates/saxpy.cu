@@ -1,1 +1,1 @@
-../../../../templates/saxpy.cu
+../../journals/templates/saxpy.cu

@@ -1,1 +1,1 @@
-../../../../templates/copy.cu
+../../journals/templates/copy.cu
