@@ -280,30 +280,34 @@ static void tuned_vs_vendor(atune__device *d, atune__problem *p,
     const int nrounds = rounds();
     atune__kernel *k = load(d, m, c);
     atune__summary st, sv, sq;
-    int n = 0;
+    int n = 0, nq = 0;
 
     r->lo = INFINITY;
     r->hi = 0;
     for (int i = 0; k && i < nrounds; i++) {
         double t = time_loaded(p, m, k, c, round_timing());
-        double v = vendor(p, m, size, ROUND_REPS, r);
-        if (!(t > 0) || !(v > 0))
+        double v = vendor(p, m, size, ROUND_REPS, r); /* 0: none */
+        if (!(t > 0))
             break;
-        r->lo = fmin(r->lo, t / v);
-        r->hi = fmax(r->hi, t / v);
         tv[n] = t;
-        vv[n] = v;
-        q[n++] = t / v;
+        vv[n++] = v;
+        if (v > 0) {
+            r->lo = fmin(r->lo, t / v);
+            r->hi = fmax(r->hi, t / v);
+            q[nq++] = t / v;
+        }
     }
     atune__kernel_unload(k);
     if (n < nrounds)
         return;
     atune__summarize(tv, n, &st);
-    atune__summarize(vv, n, &sv);
-    atune__summarize(q, n, &sq);
     r->tuned = st.median;
-    r->vendor = sv.median;
-    r->paired = sq.median;
+    if (nq == n) {
+        atune__summarize(vv, n, &sv);
+        atune__summarize(q, n, &sq);
+        r->vendor = sv.median;
+        r->paired = sq.median;
+    }
 }
 
 /* BENCH_CONFIGS: every configuration given and the vendor, timed in
