@@ -270,15 +270,14 @@ static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
 
 /* One round of the final pick: a configuration's rounds together take
  * about what one measurement takes (a round a fraction of the GPU time
- * target, at most a quarter of the samples; as many as a measurement at
- * least, whose minimum long kernels lower to what fills the time: see
- * measure.c), so the final pick costs its candidates about one
- * measurement each, not one per round. In
- * the H100's default run of 2026-11-23 (profiles/) the rounds, each a full
- * measurement, took 13.3 s of its 43 s of GPU time: a 5 us kernel's
- * measurement ran to 100 samples behind a 35 us L2 flush each. The
- * winner is the median of its rounds' medians, over as many samples as
- * one measurement has. */
+ * target, at most a quarter of the samples; at least a measurement's
+ * minimum, which long kernels lower to what fills the time: measure.c),
+ * so the final pick costs its candidates about one measurement each, not
+ * one per round. In the H100's default run of 2026-11-23 the rounds, each
+ * a full measurement, took 13.3 s of its 43 s of GPU time: a 5 us
+ * kernel's measurement ran to 100 samples behind a 35 us L2 flush each.
+ * The winner is the median of its rounds' medians, over as many samples
+ * as one measurement has. */
 static atune__timing final_round_timing(const atune__timing *base,
                                         int rounds)
 {
