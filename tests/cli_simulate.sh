@@ -89,9 +89,10 @@ heldout "the held-out set" 3 "$kt" "$kt"/heldout/*.journal
 # A second held-out set, recorded after the rule was chosen: brute force of
 # copy and saxpy at 20 sizes each drawn between 2^12 and 2^29 (tests/bench/
 # regret.sh, seed 12, H100, 2026-11-23), with their manifests as recorded
-# (the .cu files, unchanged since, are links to templates/ here and below:
-# if one changes, these replays fail with "has no record"; put the old file
-# in place of the link).
+# (the .cu files are links to the recorded templates of
+# tests/data/journals/templates here and below, reduce's to templates/: if
+# that one changes, these replays fail with "has no record"; put the old
+# file in place of the link).
 h=$src/tests/data/heldout_h100
 heldout "the H100 untuned sizes" 40 "$h/templates" "$h"/*.journal
 # A third, from another GPU: brute force of copy and saxpy at 20 and
@@ -102,7 +103,7 @@ heldout "the H200 untuned sizes" 48 "$h/templates" "$h"/*.journal
 # A fourth and fifth: the regret runs of the committed ladder profiles
 # (regret.sh, seed 12, 2026-11-23): brute force of copy, saxpy and reduce
 # at the same 20 untuned sizes each, on an H100 and on an H200
-# (tests/data/heldout_ladder; the .cu files are links to templates/).
+# (tests/data/heldout_ladder; the .cu files are links, as above).
 h=$src/tests/data/heldout_ladder
 for g in h100 h200; do
   heldout "the $g untuned sizes, reduce included" 60 "$h/templates" "$h/$g"/*.journal
