@@ -22,6 +22,7 @@
 
 #include "engine/journal.h"
 #include "engine/simulate.h"
+#include "lib/profile_internal.h"
 #include "search/strategy.h"
 #include "template/space.h"
 #include "template/templates.h"

@@ -1,5 +1,6 @@
-/* profile_internal.h -- entry points of profile.c that are not part of the
- * public API: the profile writer and the fuzzer use them. Not installed;
+/* profile_internal.h -- entry points of profile.c and profile_size.c that
+ * are not part of the public API: the profile writer, the search's seeds
+ * and the fuzzer use them. Not installed;
  * hidden in a shared libatune (no ATUNE_API), so callers link profile.c
  * statically. */
 #ifndef ATUNE_PROFILE_INTERNAL_H
@@ -28,5 +29,10 @@ const atune__ini *atune__profile_doc(const atune_profile *p);
  * (msglen bytes, may be NULL) says why. */
 int atune__section_canon(const char *name, char *buf, size_t len, char *msg,
                          size_t msglen);
+
+/* How far apart two sizes ("m=4100,n=4100,k=4100") are: the sum over
+ * their variables of |ln a - ln b|; INFINITY when either is not a size,
+ * their variables differ or a value is 0. */
+double atune__size_key_distance(const char *a, const char *b);
 
 #endif

@@ -113,6 +113,22 @@ int atune__size_same_values(const size_vars *a, const size_vars *b)
     return 1;
 }
 
+double atune__size_key_distance(const char *a, const char *b)
+{
+    size_vars x, y;
+    double d = 0;
+
+    if (atune__size_parse(a, 0, &x) || atune__size_parse(b, 0, &y) ||
+        atune__size_vars_cmp(&x, &y) != 0)
+        return INFINITY;
+    for (int i = 0; i < x.n; i++) {
+        if (x.v[i].val < 1 || y.v[i].val < 1)
+            return INFINITY;
+        d += fabs(log((double)x.v[i].val) - log((double)y.v[i].val));
+    }
+    return d;
+}
+
 double atune__size_log2(int64_t v)
 {
     /* Size 0 is as far from 1 as 1 is: no -inf in the distances. */

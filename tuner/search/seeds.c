@@ -6,84 +6,27 @@
  * seeded with the four ladder points before it (all 64 x 128 tiles)
  * never tried the 128 x 128 tiles of 4096^3's winner, which were 6% faster
  * there. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "lib/profile_internal.h"
 #include "search/strategy.h"
-
-/* The value of variable name (len bytes) in key, or -1. */
-static double key_value(const char *key, const char *name, size_t len)
-{
-    const char *p = key;
-
-    while (p && *p) {
-        const char *eq = strchr(p, '=');
-        if (!eq)
-            return -1;
-        if ((size_t)(eq - p) == len && strncmp(p, name, len) == 0)
-            return strtod(eq + 1, NULL);
-        p = strchr(eq, ',');
-        if (p)
-            p++;
-    }
-    return -1;
-}
-
-static int nvars(const char *key)
-{
-    int n = 0;
-
-    for (; *key; key++)
-        n += *key == '=';
-    return n;
-}
-
-double atune__size_key_distance(const char *a, const char *b)
-{
-    double d = 0;
-    const char *p = a;
-
-    if (nvars(a) != nvars(b))
-        return INFINITY;
-    while (p && *p) {
-        const char *eq = strchr(p, '=');
-        double x, y;
-        if (!eq)
-            return INFINITY;
-        x = strtod(eq + 1, NULL);
-        y = key_value(b, p, (size_t)(eq - p));
-        if (!(x >= 1 && y >= 1))
-            return INFINITY;
-        d += fabs(log(x) - log(y));
-        p = strchr(eq, ',');
-        if (p)
-            p++;
-    }
-    return d;
-}
 
 int atune__seeds_nearest(const char *key, const char *const *keys,
                          const int64_t *winners, int n, int64_t *seeds)
 {
-    int nseeds = 0;
+    double d[ATUNE__MAX_SIZES];
     unsigned char taken[ATUNE__MAX_SIZES] = {0};
+    int nseeds = 0;
 
     if (n > ATUNE__MAX_SIZES)
         n = ATUNE__MAX_SIZES;
+    for (int i = 0; i < n; i++)
+        d[i] = atune__size_key_distance(key, keys[i]);
     while (nseeds < ATUNE__MAX_SEEDS) {
         int pick = -1, dup = 0;
-        double best = INFINITY;
 
         /* The nearest not taken; of equals, the latest tuned (first). */
-        for (int i = 0; i < n; i++) {
-            double d = taken[i] ? INFINITY
-                                : atune__size_key_distance(key, keys[i]);
-            if (!taken[i] && (pick < 0 || d < best)) {
+        for (int i = 0; i < n; i++)
+            if (!taken[i] && (pick < 0 || d[i] < d[pick]))
                 pick = i;
-                best = d;
-            }
-        }
         if (pick < 0)
             break;
         taken[pick] = 1;

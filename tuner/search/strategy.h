@@ -47,16 +47,12 @@ typedef struct atune__search_spec {
  * (see profile_lookup.c). */
 #define ATUNE__MAX_SEEDS 4
 
-/* How far apart two size keys ("m=4100,n=4100,k=4100") are: the sum over
- * their variables of |ln a - ln b|; INFINITY when a variable of a is not
- * in b or a value is not positive. */
-double atune__size_key_distance(const char *a, const char *b);
-
 /* The seeds of the size key from the n sizes tuned before it (keys[i]
  * and their winners[i], the latest first, at most ATUNE__MAX_SIZES
- * looked at): the winners of the nearest, nearest first (of equally near
- * sizes the later tuned first), each winner once, at most
- * ATUNE__MAX_SEEDS. Returns how many. */
+ * looked at): the winners of the nearest (atune__size_key_distance,
+ * lib/profile_internal.h), nearest first (of equally near sizes the
+ * later tuned first), each winner once, at most ATUNE__MAX_SEEDS.
+ * Returns how many. */
 int atune__seeds_nearest(const char *key, const char *const *keys,
                          const int64_t *winners, int n, int64_t *seeds);
 
