@@ -263,51 +263,78 @@ static int rounds(void)
     return n < 1 ? 1 : n > MAX_ROUNDS ? MAX_ROUNDS : n;
 }
 
-/* The tuned configuration and the vendor library timed in alternating
- * rounds of ROUND_REPS samples each, so that a drift of the GPU's clock
- * weighs on both: at 2^20 elements a kernel takes ~7.5 us, and the same
- * configuration's median over 200 samples (9 ms with the L2 flushes)
- * moves by 3-5% from one measurement to the next (an H100, 2026-11-24:
- * in one process, configurations measured in turn alternated between
- * 0.96x and 1.01x of cudaMemcpy), a drift slower than a round of 2 ms.
- * The ratio is the median of the rounds' ratios; the metrics, the medians
+/* nrounds alternating rounds of ROUND_REPS launches: each of the n loaded
+ * configurations k[j], then the vendor (v[i] 0: it has none), so that a
+ * drift of the GPU's clock weighs on all: at 2^20 elements a kernel takes
+ * ~7.5 us, and the same configuration's median over 200 samples (9 ms
+ * with the L2 flushes) moves by 3-5% from one measurement to the next (an
+ * H100, 2026-11-24: in one process, configurations measured in turn
+ * alternated between 0.96x and 1.01x of cudaMemcpy), a drift slower than
+ * a round of 2 ms. t[j][i], v[i]: metrics. Returns 0, or -1 when a
+ * configuration failed. */
+static int alternate(atune__problem *p, const atune__manifest *m,
+                     const atune__size *size, atune__kernel *const *k,
+                     const atune__config *c, int n, int nrounds,
+                     double t[][MAX_ROUNDS], double *v, row *r)
+{
+    for (int i = 0; i < nrounds; i++) {
+        for (int j = 0; j < n; j++) {
+            t[j][i] = time_loaded(p, m, k[j], &c[j], round_timing());
+            if (!(t[j][i] > 0))
+                return -1;
+        }
+        v[i] = vendor(p, m, size, ROUND_REPS, r);
+    }
+    return 0;
+}
+
+/* The median of t over the rounds, and against the vendor's v (when it
+ * has one in every round) the median, *lo and *hi of the rounds' ratios;
+ * 0 for what is not measured. */
+static double summarize_rounds(const double *t, const double *v,
+                               int nrounds, double *vendor_median,
+                               double *ratio_median, double *lo, double *hi)
+{
+    double tt[MAX_ROUNDS], vv[MAX_ROUNDS], q[MAX_ROUNDS];
+    atune__summary st, sv, sq;
+
+    *vendor_median = *ratio_median = 0;
+    *lo = INFINITY;
+    *hi = 0;
+    for (int i = 0; i < nrounds; i++) {
+        tt[i] = t[i];
+        vv[i] = v[i];
+        q[i] = v[i] > 0 ? t[i] / v[i] : 0;
+        if (v[i] > 0) {
+            *lo = fmin(*lo, q[i]);
+            *hi = fmax(*hi, q[i]);
+        }
+    }
+    atune__summarize(tt, nrounds, &st);
+    atune__summarize(vv, nrounds, &sv);
+    atune__summarize(q, nrounds, &sq);
+    if (sv.min > 0) {
+        *vendor_median = sv.median;
+        *ratio_median = sq.median;
+    }
+    return st.median;
+}
+
+/* The tuned configuration and the vendor library in alternating rounds:
+ * the ratio is the median of the rounds' ratios; the metrics, the medians
  * of the rounds. */
 static void tuned_vs_vendor(atune__device *d, atune__problem *p,
                             const atune__manifest *m, const atune__config *c,
                             const atune__size *size, row *r)
 {
-    double tv[MAX_ROUNDS], vv[MAX_ROUNDS], q[MAX_ROUNDS];
+    double t[1][MAX_ROUNDS], v[MAX_ROUNDS];
     const int nrounds = rounds();
     atune__kernel *k = load(d, m, c);
-    atune__summary st, sv, sq;
-    int n = 0, nq = 0;
 
-    r->lo = INFINITY;
-    r->hi = 0;
-    for (int i = 0; k && i < nrounds; i++) {
-        double t = time_loaded(p, m, k, c, round_timing());
-        double v = vendor(p, m, size, ROUND_REPS, r); /* 0: none */
-        if (!(t > 0))
-            break;
-        tv[n] = t;
-        vv[n++] = v;
-        if (v > 0) {
-            r->lo = fmin(r->lo, t / v);
-            r->hi = fmax(r->hi, t / v);
-            q[nq++] = t / v;
-        }
-    }
+    if (k && alternate(p, m, size, &k, c, 1, nrounds, t, v, r) == 0)
+        r->tuned = summarize_rounds(t[0], v, nrounds, &r->vendor, &r->paired,
+                                    &r->lo, &r->hi);
     atune__kernel_unload(k);
-    if (n < nrounds)
-        return;
-    atune__summarize(tv, n, &st);
-    r->tuned = st.median;
-    if (nq == n) {
-        atune__summarize(vv, n, &sv);
-        atune__summarize(q, n, &sq);
-        r->vendor = sv.median;
-        r->paired = sq.median;
-    }
 }
 
 /* BENCH_CONFIGS: every configuration given and the vendor, timed in
@@ -319,8 +346,7 @@ static int study(atune__device *d, atune__problem *p, const atune__manifest *m,
                  const atune__size *size, const char *list)
 {
     atune__config c[MAX_STUDY];
-    double t[MAX_STUDY][MAX_ROUNDS], v[MAX_ROUNDS], lo[MAX_STUDY],
-        hi[MAX_STUDY];
+    double t[MAX_STUDY][MAX_ROUNDS], v[MAX_ROUNDS];
     char buf[4096], key[96], *save = NULL;
     atune__kernel *k[MAX_STUDY] = {NULL};
     const int nrounds = rounds();
@@ -331,44 +357,30 @@ static int study(atune__device *d, atune__problem *p, const atune__manifest *m,
     for (char *tok = strtok_r(buf, ";", &save); tok && n < MAX_STUDY;
          tok = strtok_r(NULL, ";", &save)) {
         atune__err err;
-        if (atune__config_parse(m, tok, &c[n], &err)) {
+        if (atune__config_parse(m, tok, &c[n++], &err)) {
             fprintf(stderr, "bench: BENCH_CONFIGS: %s\n", err.msg);
             return 1;
         }
-        lo[n] = INFINITY;
-        hi[n++] = 0;
     }
     memset(&r, 0, sizeof(r));
     for (int j = 0; j < n; j++)
         if (!(k[j] = load(d, m, &c[j])))
             goto done;
-    for (int i = 0; i < nrounds; i++) {
-        v[i] = vendor(p, m, size, ROUND_REPS, &r);
-        for (int j = 0; j < n; j++) {
-            t[j][i] = time_loaded(p, m, k[j], &c[j], round_timing());
-            if (!(t[j][i] > 0) || !(v[i] > 0))
-                goto done;
-            lo[j] = fmin(lo[j], t[j][i] / v[i]);
-            hi[j] = fmax(hi[j], t[j][i] / v[i]);
-        }
-    }
+    if (alternate(p, m, size, k, c, n, nrounds, t, v, &r))
+        goto done;
     atune__size_key(size, key, sizeof(key));
     for (int j = 0; j < n; j++) {
-        atune__summary st, sv, sq;
+        double tuned, vend, ratio_median, lo, hi;
         char cfg[512];
-        double vv[MAX_ROUNDS], q[MAX_ROUNDS];
 
-        for (int i = 0; i < nrounds; i++) {
-            vv[i] = v[i];
-            q[i] = t[j][i] / v[i];
-        }
-        atune__summarize(t[j], nrounds, &st);
-        atune__summarize(vv, nrounds, &sv);
-        atune__summarize(q, nrounds, &sq);
+        tuned = summarize_rounds(t[j], v, nrounds, &vend, &ratio_median, &lo,
+                                 &hi);
+        if (!(vend > 0)) /* a study compares with the vendor */
+            goto done;
         atune__config_str(m, &c[j], cfg, sizeof(cfg));
         printf("%-9s %-24s %10.1f %10.1f %-22s %8.3f  %.3f-%.3f  %s\n",
-               m->name, key, st.median, sv.median, r.vendor_name, sq.median,
-               lo[j], hi[j], cfg);
+               m->name, key, tuned, vend, r.vendor_name, ratio_median, lo, hi,
+               cfg);
     }
     rc = 0;
 done:
