@@ -6,7 +6,7 @@
 # profiles and journals in profiles.tgz.
 #
 #   STEPS="test default tune bench consumer kt evaluate all ncu engine
-#          study regret merge cand sweep"  (run in this order)
+#          flush study regret merge cand sweep"  (run in this order)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -260,6 +260,13 @@ if has engine; then
   # a kernel holds every SM (tests/bench/memcpy_engine.cu).
   say "where cudaMemcpy D2D runs: SMs or a copy engine"
   "$build/tests/memcpy_engine" 0 2>&1 | tee "$OUT/memcpy_engine.txt" | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has flush; then
+  # How the L2 flush before each timed launch shapes short kernels' times
+  # (tests/bench/flush_study.cu).
+  say "the L2 flush and the time of short kernels"
+  "$build/tests/flush_study" 0 2>&1 | tee "$OUT/flush_study.txt" | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if has study; then

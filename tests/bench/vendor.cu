@@ -31,7 +31,7 @@
         }                                                                      \
     } while (0)
 
-/* Times fn() like the tuner times a kernel. */
+/* Times fn() like the tuner times a kernel (tuner/engine/measure.c). */
 template <typename F> static int time_it(F fn, int reps, int flush, vb_time *t)
 {
     int dev = 0, l2 = 0;
@@ -58,6 +58,9 @@ template <typename F> static int time_it(F fn, int reps, int flush, vb_time *t)
         if (fn())
             return -1;
         CK(cudaEventRecord(ev[2 * i + 1], 0));
+        /* A flushed sample runs alone, as the tuner's do (measure.c). */
+        if (flush)
+            CK(cudaStreamSynchronize(0));
     }
     CK(cudaDeviceSynchronize());
     CK(cudaGetLastError());

@@ -146,8 +146,28 @@ static int verify(atune__problem *p, atune__kernel *k,
     return 0;
 }
 
+/* Waits for the launches queued so far; a failure is the kernel's. */
+static int wait_for(atune__problem *p, const atune__timing *t, int launches,
+                    atune__result *res, atune__err *err)
+{
+    CUresult crc;
+
+    atune__timing_watch(t, launches);
+    crc = p->d->cu->cuStreamSynchronize(p->d->stream);
+    atune__timing_watch(t, 0);
+    return crc == CUDA_SUCCESS ? 0 : launch_failed(p, crc, "kernel", res, err);
+}
+
 /* Launches n times between event pairs; restores buffers (and flushes L2)
- * before each launch, outside the timed region. */
+ * before each launch, outside the timed region. A flushed sample is waited
+ * for before the next is queued, as NVBench's cold measurements are: the
+ * GPU is idle before each flush, the flush hides the launch's host cost,
+ * and the kernel runs right after it. Queued back to back instead, each
+ * flush behind the previous sample, short kernels took 5-10% longer and
+ * spread more (H100, 2026-11-25, tests/bench/flush_study.cu: a 362^2
+ * constmem-like kernel 5376 ns with an interquartile range of 7.1% per
+ * evaluation, against 4832 ns and 0.2% waited for; copy n=2^20 5.9% and
+ * 2.8%), so that at up to ~10 us they never met rel_spread. */
 static int timed_batch(atune__problem *p, atune__kernel *k,
                        const atune__launch *l, void **args, int n, int flush,
                        const atune__timing *t, double *ns,
@@ -169,12 +189,11 @@ static int timed_batch(atune__problem *p, atune__kernel *k,
         if (crc != CUDA_SUCCESS)
             return launch_failed(p, crc, "launch", res, err);
         CU(cuEventRecord(d->ev[2 * i + 1], d->stream), "cuEventRecord");
+        if ((flush || i == n - 1) &&
+            ((rc = wait_for(p, t, flush ? 1 : n, res, err)) ||
+             res->status != ATUNE__ST_OK))
+            return rc;
     }
-    atune__timing_watch(t, n);
-    crc = d->cu->cuStreamSynchronize(d->stream);
-    atune__timing_watch(t, 0);
-    if (crc != CUDA_SUCCESS)
-        return launch_failed(p, crc, "kernel", res, err);
     for (int i = 0; i < n; i++) {
         float ms = 0;
         CU(cuEventElapsedTime(&ms, d->ev[2 * i], d->ev[2 * i + 1]),
