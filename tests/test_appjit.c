@@ -625,6 +625,61 @@ static void test_config_for_falls_back(void **state)
     atune_jit_close(j);
 }
 
+/* Between ladder points the nearest entry is vetoed when its grid would
+ * pad much more at the wanted size than at its own (appjit_lookup.c):
+ * constmem's blocks span BLOCK_X * PPT columns. */
+static void test_config_for_padding(void **state)
+{
+    static const char text[] =
+        "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n"
+        /* 1024 columns a block: 3 at 2897, 4 at 3157 (+23%). */
+        "[constmem w=2897,h=2897]\nMEM = 1\nBLOCK_X = 64\nBLOCK_Y = 2\n"
+        "PPT = 16\n"
+        /* 256 columns a block: 13 at 3157, 17 at 4097. */
+        "[constmem w=4097,h=4097]\nMEM = 1\nBLOCK_X = 16\nBLOCK_Y = 4\n"
+        "PPT = 16\n"
+        /* More than a doubling away from 3157: never a neighbour. */
+        "[constmem w=1025,h=1025]\nMEM = 1\nBLOCK_X = 16\nBLOCK_Y = 8\n"
+        "PPT = 1\n";
+    atune_jit *j = open_ok(NULL, "constmem");
+    char file[4200], msg[512];
+    atune_profile *p = NULL;
+    const atune_config *c = NULL;
+
+    (void)state;
+    path_in(file, sizeof(file), tmp, "padding.ini");
+    write_text(file, text);
+    assert_int_equal(atune_profile_open(file, &p), ATUNE_OK);
+    /* 3157 is nearest to 2897, whose grid pads 23% more there. */
+    assert_int_equal(atune_jit_config_for(j, p, "w=3157,h=3157", NULL, &c, msg,
+                                          sizeof(msg)),
+                     ATUNE_OK);
+    assert_non_null(c);
+    assert_string_equal(atune_config_size(c), "w=4097,h=4097");
+    assert_non_null(strstr(msg, "the tuned entry of w=2897,h=2897 (nearest) "
+                                "would launch 23% more padded blocks"));
+    assert_non_null(strstr(msg, "using the tuned entry of w=4097,h=4097"));
+    /* 2846 fits 2897's three block columns as well: the nearest stays. */
+    assert_int_equal(atune_jit_config_for(j, p, "w=2846,h=2846", NULL, &c, msg,
+                                          sizeof(msg)),
+                     ATUNE_OK);
+    assert_string_equal(atune_config_size(c), "w=2897,h=2897");
+    assert_non_null(strstr(msg, "using tuned size w=2897,h=2897"));
+    /* At a tuned size, its own entry. */
+    assert_int_equal(atune_jit_config_for(j, p, "w=2897,h=2897", NULL, &c, msg,
+                                          sizeof(msg)),
+                     ATUNE_OK);
+    assert_string_equal(atune_config_size(c), "w=2897,h=2897");
+    /* 1025's blocks span 16 columns and pad little anywhere; 2897 is over
+     * a doubling away. */
+    assert_int_equal(atune_jit_config_for(j, p, "w=1100,h=1100", NULL, &c, msg,
+                                          sizeof(msg)),
+                     ATUNE_OK);
+    assert_string_equal(atune_config_size(c), "w=1025,h=1025");
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
 /* --- build and launch without a GPU -------------------------------------- */
 
 static void test_build_without_gpu(void **state)
@@ -742,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_declare_args),
         cmocka_unit_test(test_shape_from_args),
         cmocka_unit_test(test_config_for_falls_back),
+        cmocka_unit_test(test_config_for_padding),
         cmocka_unit_test(test_build_without_gpu),
         cmocka_unit_test(test_cache_settings),
         cmocka_unit_test(test_strings),

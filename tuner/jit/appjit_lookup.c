@@ -94,6 +94,104 @@ static const atune_config *nearest_usable(atune_jit *j, atune_profile *p,
     return best;
 }
 
+/* The padding check between ladder points. A winner often fits its own
+ * size's grid exactly, and a few percent off that size its grid gains a
+ * row or column of mostly idle blocks: on an H100 (2026-11-25, regret of
+ * the committed profile) constmem at 3157^2 got 2897^2's winner, whose
+ * blocks span 1024 columns (3 at 2897, 4 at 3157: 23% more blocks than
+ * the columns need), and reached 84.6% of its optimum, where the next
+ * point's winner (256 columns a block) reached 99.2%. The look-up itself
+ * stays the profile's (nearest); the template's grid, evaluated here,
+ * vetoes a pick that would launch PAD_MARGIN more padding at the wanted
+ * size than at its own, when a neighbour's configuration would not. */
+#define PAD_SCALE 64   /* the size times this: a grid nearly free of padding */
+#define PAD_MARGIN 0.05
+#define PAD_REACH 1.0  /* neighbours: within a doubling, summed over variables */
+
+/* Blocks launched at size over the blocks its extent needs: the product,
+ * over the grid dimensions that grow with the size, of grid(size) against
+ * grid(PAD_SCALE * size) / PAD_SCALE. 0 when the grid cannot be evaluated
+ * (the device's grid limits are lifted for the scaled size). */
+static double padding(atune_jit *j, const atune__config *cfg,
+                      const atune__devattr *a, const int64_t *size)
+{
+    int64_t big[ATUNE__MAX_SIZE_VARS];
+    atune__devattr roomy = *a;
+    atune__launch l, lb;
+    double q = 1;
+
+    for (int d = 0; d < 3; d++)
+        roomy.max_grid[d] = INT64_MAX / 2;
+    for (int i = 0; i < j->nsize; i++) {
+        if (size[i] > INT64_MAX / PAD_SCALE)
+            return 0;
+        big[i] = size[i] * PAD_SCALE;
+    }
+    if (atune__jit_shape_of(j, cfg, &roomy, size, &l) != ATUNE_OK ||
+        atune__jit_shape_of(j, cfg, &roomy, big, &lb) != ATUNE_OK) {
+        j->msg[0] = '\0';
+        return 0;
+    }
+    for (int d = 0; d < 3; d++)
+        if (lb.grid[d] >= 2 * l.grid[d])
+            q *= (double)l.grid[d] * PAD_SCALE / (double)lb.grid[d];
+    return q;
+}
+
+/* How much more padded entry c's grid is at size than at its own tuned
+ * size: 0 when unknown. */
+static double padding_growth(atune_jit *j, const atune_config *c,
+                             const atune__devattr *a, const int64_t *size)
+{
+    int64_t own[ATUNE__MAX_SIZE_VARS];
+    atune__config cfg;
+    double here, there;
+
+    if (atune__jit_size_values(j, atune_config_size(c), own) != ATUNE_OK) {
+        j->msg[0] = '\0';
+        return 0;
+    }
+    atune__jit_config_from(j->m, c, &cfg);
+    here = padding(j, &cfg, a, size);
+    there = padding(j, &cfg, a, own);
+    return here > 0 && there > 0 ? here / there : 0;
+}
+
+/* A neighbour of the nearest entry c whose grid pads less at size, when
+ * c's pads PAD_MARGIN more than at its own size and the neighbour's
+ * PAD_MARGIN less than c's; else NULL. *grow gets c's growth, *alt_grow
+ * the neighbour's. */
+static const atune_config *less_padded(atune_jit *j, atune_profile *p,
+                                       const atune_config *c,
+                                       const atune__devattr *a,
+                                       const int64_t *size, double *grow,
+                                       double *alt_grow)
+{
+    const atune_config *best = NULL;
+    double g = padding_growth(j, c, a, size), best_g = 0;
+    char why[512];
+
+    *grow = g;
+    if (g <= 1 + PAD_MARGIN)
+        return NULL;
+    for (int i = 0; i < atune_profile_count(p); i++) {
+        const atune_config *e = atune_profile_entry(p, i);
+        double d, eg;
+        if (e == c || strcmp(atune_config_kernel(e), j->m->name) != 0)
+            continue;
+        d = distance(j, e, size);
+        if (d < 0 || d > PAD_REACH || !usable(j, e, a, size, why, sizeof(why)))
+            continue;
+        eg = padding_growth(j, e, a, size);
+        if (eg > 0 && eg * (1 + PAD_MARGIN) < g && (!best || eg < best_g)) {
+            best = e;
+            best_g = eg;
+        }
+    }
+    *alt_grow = best_g;
+    return best;
+}
+
 /* The defaults, when they can run at size. */
 static int defaults(atune_jit *j, const atune__devattr *a, const int64_t *size,
                     const atune_config **out)
@@ -138,8 +236,20 @@ int atune_jit_config_for(atune_jit *j, atune_profile *p, const char *size,
     if (rc != ATUNE_OK)
         return atune__jit_fail(j, rc, "%s", atune_profile_errmsg(p));
     if (usable(j, c, &a, v, why, sizeof(why))) {
-        *out = c;
-        atune_config_describe(p, c, msg ? msg : why, msg ? len : sizeof(why));
+        double grow, alt_grow;
+        alt = less_padded(j, p, c, &a, v, &grow, &alt_grow);
+        *out = alt ? alt : c;
+        if (!alt) {
+            atune_config_describe(p, c, msg ? msg : why,
+                                  msg ? len : sizeof(why));
+            return ATUNE_OK;
+        }
+        say(msg, len,
+            "%s %s: the tuned entry of %s (nearest) would launch %.0f%% "
+            "more padded blocks here than at its own size; using the tuned "
+            "entry of %s (%+.0f%%)",
+            j->m->name, size, atune_config_size(c), 100 * (grow - 1),
+            atune_config_size(alt), 100 * (alt_grow - 1));
         return ATUNE_OK;
     }
     alt = nearest_usable(j, p, c, &a, v);
