@@ -47,9 +47,9 @@ expect 64 "unknown kernel" -- "$bin" list --kernel nosuch
 contains "$tmp/err" "unknown kernel 'nosuch'" "unknown kernel named"
 expect 0 "list" -- "$bin" list
 contains "$tmp/out" "copy" "list shows copy"
-contains "$tmp/out" "315" "list shows copy's 315 configurations"
+contains "$tmp/out" "630" "list shows copy's 630 configurations"
 expect 0 "list --json" -- "$bin" list --json --kernel copy
-contains "$tmp/out" '"space": 315' "list --json gives the space"
+contains "$tmp/out" '"space": 630' "list --json gives the space"
 if command -v python3 >/dev/null; then
   cp "$tmp/out" "$tmp/list.json"
   expect 0 "list --json is one JSON document" -- python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/list.json"

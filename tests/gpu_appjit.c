@@ -130,7 +130,7 @@ static void test_defaults(void **state)
 
     (void)state;
     atune_jit_kernel_config(k, cfg, sizeof(cfg));
-    assert_string_equal(cfg, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0");
+    assert_string_equal(cfg, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0,EVICT=0");
     run_copy(j, k, 1000003);
     run_copy(j, k, 1);
     run_copy(j, k, 1000003); /* a cached shape */
@@ -197,11 +197,11 @@ static void test_profile_config(void **state)
 static void test_several_configs(void **state)
 {
     static const char *const cfgs[] = {
-        "BLOCK_SIZE = 1024\nVW = 4\nUNROLL = 4\nGRID = 0\n",
-        "BLOCK_SIZE = 64\nVW = 4\nUNROLL = 1\nGRID = 1\n",
-        "BLOCK_SIZE = 256\nVW = 2\nUNROLL = 4\nGRID = 32\n",
-        "BLOCK_SIZE = 512\nVW = 1\nUNROLL = 2\nGRID = 8\n",
-        "BLOCK_SIZE = 128\nVW = 4\nUNROLL = 2\nGRID = 2\n",
+        "BLOCK_SIZE = 1024\nVW = 4\nUNROLL = 4\nGRID = 0\nEVICT = 1\n",
+        "BLOCK_SIZE = 64\nVW = 4\nUNROLL = 1\nGRID = 1\nEVICT = 0\n",
+        "BLOCK_SIZE = 256\nVW = 2\nUNROLL = 4\nGRID = 32\nEVICT = 1\n",
+        "BLOCK_SIZE = 512\nVW = 1\nUNROLL = 2\nGRID = 8\nEVICT = 0\n",
+        "BLOCK_SIZE = 128\nVW = 4\nUNROLL = 2\nGRID = 2\nEVICT = 1\n",
     };
     const size_t n = sizeof(cfgs) / sizeof(cfgs[0]);
     char file[4200], size[32];

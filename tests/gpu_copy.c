@@ -57,7 +57,7 @@ static void verify_all_at(int64_t n)
     if (atune__problem_open(dev, t.m[0], &size, 42, &p, &err))
         fail_msg("%s", err.msg);
     total = atune__space_size(t.m[0]);
-    assert_int_equal(total, 315);
+    assert_int_equal(total, 630);
     for (int64_t i = 0; i < total; i++) {
         atune__config c;
         atune__cubin cubin;
@@ -82,7 +82,7 @@ static void verify_all_at(int64_t n)
         atune__kernel_unload(k);
         atune__cubin_free(&cubin);
     }
-    assert_int_equal(ok, 315);
+    assert_int_equal(ok, 630);
     atune__problem_close(p);
     atune__templates_free(&t);
 }

@@ -404,12 +404,14 @@ static void test_staleness(void **state)
     const atune_config *c;
 
     (void)state;
-    /* The test profile records a hash of some other copy. */
+    /* The test profile records a hash of some other copy, one without
+     * the EVICT parameter. */
     path_in(file, sizeof(file), source_dir(),
             "tests/data/profiles_good/h100.ini");
     c = lookup(&p, file, "copy", "n=1000000");
     assert_string_equal(atune_config_template_hash(c), "0123456789abcdef");
-    assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_HASH);
+    assert_int_equal(atune_jit_stale(j, c),
+                     ATUNE_JIT_STALE_HASH | ATUNE_JIT_STALE_PARAMS);
     atune_profile_close(p);
     assert_int_equal(atune_jit_stale(j, NULL), 0);
     assert_int_equal(atune_jit_stale(NULL, NULL), 0);
@@ -419,12 +421,13 @@ static void test_staleness(void **state)
     snprintf(text, sizeof(text),
              "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n"
              "[copy n=1]\nBLOCK_SIZE = 256\nVW = 4\nUNROLL = 2\nGRID = 0\n"
-             "template_hash = %s\n"
-             "[copy n=2]\nBLOCK_SIZE = 256\nVW = 4\nGRID = 0\n"
+             "EVICT = 0\ntemplate_hash = %s\n"
+             "[copy n=2]\nBLOCK_SIZE = 256\nVW = 4\nGRID = 0\nEVICT = 0\n"
              "template_hash = %s\n"
              "[copy n=3]\nBLOCK_SIZE = 256\nVW = 4\nUNROLL = 2\nGRID = 0\n"
-             "EXTRA = 1\n"
-             "[copy n=4]\nBLOCK_SIZE = 64\nVW = 1\nUNROLL = 1\nGRID = 0\n",
+             "EVICT = 0\nEXTRA = 1\n"
+             "[copy n=4]\nBLOCK_SIZE = 64\nVW = 1\nUNROLL = 1\nGRID = 0\n"
+             "EVICT = 0\n",
              atune_jit_template_hash(j), atune_jit_template_hash(j));
     write_text(file, text);
     c = lookup(&p, file, "copy", "n=1");
@@ -457,7 +460,8 @@ static void test_value_not_in_list(void **state)
 
     (void)state;
     assert_int_equal(
-        atune_config_from_string("copy", "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0",
+        atune_config_from_string("copy",
+                                 "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0,EVICT=0",
                                  &c, NULL, 0),
         ATUNE_OK);
     assert_int_equal(atune_jit_stale(j, c), ATUNE_JIT_STALE_VALUE);

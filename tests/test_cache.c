@@ -625,8 +625,8 @@ static void test_compile_cached(void **state)
     (void)state;
     fresh_dir(dir, sizeof(dir));
     c = open_cache(dir);
-    config_of(m, "BLOCK_SIZE=256,VW=4,UNROLL=2,GRID=0", &c1);
-    config_of(m, "BLOCK_SIZE=256,VW=2,UNROLL=2,GRID=0", &c2);
+    config_of(m, "BLOCK_SIZE=256,VW=4,UNROLL=2,GRID=0,EVICT=0", &c1);
+    config_of(m, "BLOCK_SIZE=256,VW=2,UNROLL=2,GRID=0,EVICT=0", &c2);
     if (atune__jit_compile(m, &c1, "sm_90", names, 1, &plain, &err))
         fail_msg("%s", err.msg);
 

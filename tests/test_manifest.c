@@ -863,7 +863,8 @@ static void test_template_name(void **state)
 
 static void test_copy(void **state)
 {
-    static const char *const names[] = {"BLOCK_SIZE", "VW", "UNROLL", "GRID"};
+    static const char *const names[] = {"BLOCK_SIZE", "VW", "UNROLL", "GRID",
+                                        "EVICT"};
     char dir[1024], *ini, *cu, want[1100];
     atune__manifest *m = NULL;
     atune__err err = {0};
@@ -878,11 +879,12 @@ static void test_copy(void **state)
     assert_string_equal(m->ini_path, want);
     assert_string_equal(m->kernel, "copy_tuned");
     assert_string_equal(m->reference, "copy_ref");
-    assert_int_equal(m->nparams, 4);
-    for (int i = 0; i < 4; i++)
+    assert_int_equal(m->nparams, 5);
+    for (int i = 0; i < 5; i++)
         assert_string_equal(m->params[i].name, names[i]);
     assert_int_equal(m->params[0].values[0], 128);
     assert_int_equal(m->params[3].nvalues, 7);
+    assert_int_equal(m->params[4].nvalues, 2);
     /* large, small, the powers of two 2^12..2^15 and the ladder
      * 2^16..2^29 step sqrt 2 without large and small */
     assert_int_equal(m->nsizes, 31);

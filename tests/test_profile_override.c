@@ -130,7 +130,7 @@ static void test_checked_by_the_template(void **state)
 
     (void)state;
     assert_int_equal(atune_jit_open(NULL, "copy", &j), ATUNE_OK);
-    c = parse_ok("copy", "BLOCK_SIZE=256,VW=2,UNROLL=1,GRID=0");
+    c = parse_ok("copy", "BLOCK_SIZE=256,VW=2,UNROLL=1,GRID=0,EVICT=0");
     assert_int_equal(atune_jit_stale(j, c), 0);
     assert_int_equal(atune_jit_shape(j, c, NULL, "n=1048576", &d), ATUNE_OK);
     assert_int_equal(d.block[0], 256);

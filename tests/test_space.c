@@ -34,18 +34,24 @@ static char *read_text(const char *file)
     return text;
 }
 
-/* templates/copy with extra manifest text appended (may be ""). */
+/* templates/copy with extra constraint lines (may be "") in its
+ * [constraints] section. */
 static atune__manifest *load_copy(const char *extra)
 {
     char *ini = read_text("copy.ini");
     char *cu = read_text("copy.cu");
     char *text = malloc(strlen(ini) + strlen(extra) + 1);
+    char *sec = strstr(ini, "\n[constraints]\n");
     atune__manifest *m = NULL;
     atune__err err = {0};
+    size_t head;
 
     assert_non_null(text);
-    strcpy(text, ini);
-    strcat(text, extra);
+    assert_non_null(sec);
+    head = (size_t)(sec - ini) + strlen("\n[constraints]\n");
+    memcpy(text, ini, head);
+    strcpy(text + head, extra);
+    strcat(text, ini + head);
     if (atune__manifest_parse("copy", "copy.ini", text, "copy.cu", cu, &m,
                               &err) != ATUNE__OK)
         fail_msg("%s", err.msg);
@@ -106,30 +112,33 @@ static void test_enumeration(void **state)
     char text[128];
 
     (void)state;
-    assert_int_equal(atune__space_size(m), 315);
+    assert_int_equal(atune__space_size(m), 630);
 
     atune__space_config(m, 0, &c);
     atune__config_str(m, &c, text, sizeof(text));
-    assert_string_equal(text, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0");
+    assert_string_equal(text, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0,EVICT=0");
     /* The last parameter varies fastest. */
     atune__space_config(m, 1, &c);
     atune__config_str(m, &c, text, sizeof(text));
-    assert_string_equal(text, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=1");
-    atune__space_config(m, 7, &c);
+    assert_string_equal(text, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0,EVICT=1");
+    atune__space_config(m, 2, &c);
     atune__config_str(m, &c, text, sizeof(text));
-    assert_string_equal(text, "BLOCK_SIZE=128,VW=1,UNROLL=2,GRID=0");
-    atune__space_config(m, 63, &c);
+    assert_string_equal(text, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=1,EVICT=0");
+    atune__space_config(m, 14, &c);
     atune__config_str(m, &c, text, sizeof(text));
-    assert_string_equal(text, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0");
-    atune__space_config(m, 314, &c);
+    assert_string_equal(text, "BLOCK_SIZE=128,VW=1,UNROLL=2,GRID=0,EVICT=0");
+    atune__space_config(m, 126, &c);
     atune__config_str(m, &c, text, sizeof(text));
-    assert_string_equal(text, "BLOCK_SIZE=1024,VW=4,UNROLL=4,GRID=32");
+    assert_string_equal(text, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0,EVICT=0");
+    atune__space_config(m, 629, &c);
+    atune__config_str(m, &c, text, sizeof(text));
+    assert_string_equal(text, "BLOCK_SIZE=1024,VW=4,UNROLL=4,GRID=32,EVICT=1");
     atune__config_str(m, &c, text, 20); /* whole items only */
     assert_string_equal(text, "BLOCK_SIZE=1024");
 
     /* Every point round-trips through its index and its text, and no two
      * points are the same configuration. */
-    for (int64_t i = 0; i < 315; i++) {
+    for (int64_t i = 0; i < 630; i++) {
         atune__err err = {0};
         atune__space_config(m, i, &c);
         assert_int_equal(atune__space_index(m, &c), i);
@@ -174,9 +183,9 @@ static void test_config_parse(void **state)
 
     (void)state;
     /* Any order, white space around items. */
-    config_of(m, " GRID = 4 ,UNROLL=2,VW=4,BLOCK_SIZE=1024", &c);
+    config_of(m, " GRID = 4 ,EVICT=1,UNROLL=2,VW=4,BLOCK_SIZE=1024", &c);
     atune__config_str(m, &c, text, sizeof(text));
-    assert_string_equal(text, "BLOCK_SIZE=1024,VW=4,UNROLL=2,GRID=4");
+    assert_string_equal(text, "BLOCK_SIZE=1024,VW=4,UNROLL=2,GRID=4,EVICT=1");
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         atune__err err = {0};
@@ -207,7 +216,7 @@ static void test_copy_valid(void **state)
     assert_string_equal(m->sizes[0].var[0], "n");
     assert_int_equal(m->sizes[0].value[0], INT64_C(1) << 28);
     base_vars(m, 0, &dev, &vs);
-    for (int64_t i = 0; i < 315; i++) {
+    for (int64_t i = 0; i < 630; i++) {
         atune__err err = {0};
         int rc;
         atune__space_config(m, i, &c);
@@ -230,11 +239,11 @@ static void test_copy_valid(void **state)
     assert_int_equal(l.grid[2], 1);
     assert_int_equal(l.shared, 0);
 
-    config_of(m, "BLOCK_SIZE=256,VW=4,UNROLL=2,GRID=4", &c);
+    config_of(m, "BLOCK_SIZE=256,VW=4,UNROLL=2,GRID=4,EVICT=0", &c);
     assert_int_equal(atune__space_check(m, &c, &vs, &dev, &l, NULL, 0, NULL),
                      1);
     assert_int_equal(l.grid[0], 4 * 132);
-    config_of(m, "BLOCK_SIZE=64,VW=2,UNROLL=4,GRID=0", &c);
+    config_of(m, "BLOCK_SIZE=64,VW=2,UNROLL=4,GRID=0,EVICT=1", &c);
     assert_int_equal(atune__space_check(m, &c, &vs, &dev, &l, NULL, 0, NULL),
                      1);
     assert_int_equal(l.grid[0], (INT64_C(1) << 28) / 512);
@@ -251,7 +260,7 @@ static void test_copy_valid(void **state)
 static void test_constraint(void **state)
 {
     atune__manifest *m =
-        load_copy("\n[constraints]\nfits = BLOCK_SIZE * VW <= 256\n");
+        load_copy("fits = BLOCK_SIZE * VW <= 256\n");
     atune__devattr dev;
     atune__vars vs;
     atune__config c;
@@ -278,8 +287,8 @@ static void test_constraint(void **state)
         }
     }
     /* (BLOCK_SIZE, VW) pairs within 256: (128, 1), (128, 2), (64, 1),
-     * (64, 2), (64, 4), (256, 1); times 3 UNROLL times 7 GRID. */
-    assert_int_equal(valid, 6 * 3 * 7);
+     * (64, 2), (64, 4), (256, 1); times 3 UNROLL, 7 GRID and 2 EVICT. */
+    assert_int_equal(valid, 6 * 3 * 7 * 2);
     atune__manifest_free(m);
 }
 
@@ -633,7 +642,7 @@ static void test_validate_copy(void **state)
      * of it valid */
     assert_int_equal(m->nsizes, 31);
     for (int s = 0; s < m->nsizes; s++)
-        assert_int_equal(counts[s], 315);
+        assert_int_equal(counts[s], 630);
     assert_int_equal(atune__size_memory(m, &m->sizes[0], &dev, &bytes, &err),
                      ATUNE__OK);
     assert_int_equal(bytes, INT64_C(3) << 30); /* 3 x 2^28 ints */

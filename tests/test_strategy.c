@@ -790,19 +790,19 @@ static void test_simulate(void **state)
 
     (void)state;
     recs[0] =
-        record(m, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 900, 3);
+        record(m, "BLOCK_SIZE=128,VW=1,UNROLL=1,GRID=0,EVICT=0", ATUNE__ST_OK, 900, 3);
     recs[1] =
-        record(m, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 500, 4);
-    recs[2] = record(m, "BLOCK_SIZE=256,VW=1,UNROLL=1,GRID=0",
+        record(m, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0,EVICT=0", ATUNE__ST_OK, 500, 4);
+    recs[2] = record(m, "BLOCK_SIZE=256,VW=1,UNROLL=1,GRID=0,EVICT=0",
                      ATUNE__ST_WRONG_OUTPUT, 100, 5);
-    recs[3] = record(m, "BLOCK_SIZE=512,VW=1,UNROLL=1,GRID=0",
+    recs[3] = record(m, "BLOCK_SIZE=512,VW=1,UNROLL=1,GRID=0,EVICT=0",
                      ATUNE__ST_INVALID, 0, 6);
     /* The last record of a configuration wins. */
     recs[4] =
-        record(m, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 700, 7);
+        record(m, "BLOCK_SIZE=64,VW=1,UNROLL=1,GRID=0,EVICT=0", ATUNE__ST_OK, 700, 7);
     recs[4].spread_ns = 35;
     recs[5] =
-        record(m, "BLOCK_SIZE=128,VW=2,UNROLL=1,GRID=0", ATUNE__ST_OK, 600, 8);
+        record(m, "BLOCK_SIZE=128,VW=2,UNROLL=1,GRID=0,EVICT=0", ATUNE__ST_OK, 600, 8);
     strcpy(recs[5].size_key, "n=268435456");
 
     assert_int_equal(atune__sim_pairs(recs, 6, &pairs, &np, &err), 0);
@@ -852,7 +852,7 @@ static void test_simulate(void **state)
     assert_non_null(strstr(err.msg, "different version of template 'copy'"));
     /* A configuration that is not in the space. */
     recs[4] =
-        record(m, "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0", ATUNE__ST_OK, 700, 7);
+        record(m, "BLOCK_SIZE=96,VW=1,UNROLL=1,GRID=0,EVICT=0", ATUNE__ST_OK, 700, 7);
     assert_int_equal(
         atune__sim_open(&sim, m, "n=1048576", recs, 6, "j.journal", &err),
         ATUNE__EDATA);

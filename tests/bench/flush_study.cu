@@ -52,6 +52,26 @@ __global__ void copy4(const int4 *in, int4 *out, long nvec)
         out[i] = in[i];
 }
 
+/* UNROLL independent int4 loads in flight per thread, grid-stride. */
+template <int UNROLL>
+__global__ void copy4_stride(const int4 *__restrict__ in, int4 *__restrict__ out,
+                             long nvec)
+{
+    const long stride = (long)gridDim.x * blockDim.x;
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < nvec;
+         i += UNROLL * stride) {
+        int4 v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            if (i + u * stride < nvec)
+                v[u] = in[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            if (i + u * stride < nvec)
+                out[i + u * stride] = v[u];
+    }
+}
+
 /* constmem's MEM=1 kernel, one output per thread. */
 __global__ void dist(float *out, int w, int h)
 {
@@ -135,6 +155,60 @@ static void flush_l2(int f, int *scratch, size_t fbytes, int s, int sms,
                                     (long)(fbytes / 16), sink);
     if (f == 3)
         settle<<<1, 1>>>(100);
+}
+
+/* Copy kernels of several shapes beside cudaMemcpy at n = 2^20, each
+ * sample waited for; the ratio is the median of the samples' ratios. */
+static void copy_shapes(int *a, int *b, int *scratch, size_t fbytes, int sms)
+{
+    enum { N = 1 << 20, S = 301, K = 11 };
+    const long nvec = N / 4;
+    const char *names[K] = {"cudaMemcpy", "cover B128", "cover B256",
+                            "cover B512", "cover B1024", "stride U1 B1024 x2/SM",
+                            "stride U2 B1024 x1/SM", "stride U4 B512 x1/SM",
+                            "stride U4 B1024 x1/SM", "stride U2 B512 x4/SM",
+                            "cover B256 (stream)"};
+    std::vector<double> ns[K];
+    cudaEvent_t e0, e1;
+    cudaStream_t st;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (int s = -3; s < S; s++)
+        for (int k = 0; k < K; k++) {
+            cudaStream_t q = k == K - 1 ? st : 0;
+            CK(cudaMemsetAsync(scratch, s & 0xff, fbytes, q));
+            CK(cudaEventRecord(e0, q));
+            switch (k) {
+            case 0: CK(cudaMemcpyAsync(b, a, N * 4, cudaMemcpyDeviceToDevice, q)); break;
+            case 1: copy4<<<nvec / 128, 128, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 2: case 10: copy4<<<nvec / 256, 256, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 3: copy4<<<nvec / 512, 512, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 4: copy4<<<nvec / 1024, 1024, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 5: copy4_stride<1><<<2 * sms, 1024, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 6: copy4_stride<2><<<sms, 1024, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 7: copy4_stride<4><<<sms, 512, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 8: copy4_stride<4><<<sms, 1024, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            case 9: copy4_stride<2><<<4 * sms, 512, 0, q>>>((const int4 *)a, (int4 *)b, nvec); break;
+            }
+            CK(cudaGetLastError());
+            CK(cudaEventRecord(e1, q));
+            CK(cudaStreamSynchronize(q));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (s >= 0)
+                ns[k].push_back(ms * 1e6);
+        }
+    for (int k = 0; k < K; k++) {
+        std::vector<double> r;
+        for (int s = 0; s < S; s++)
+            r.push_back(ns[0][s] / ns[k][s]);
+        printf("2^20 %-24s median %6.0f ns  IQR %4.1f%%  speed over cudaMemcpy "
+               "%.3fx (quartiles %.3f-%.3f)\n",
+               names[k], quant(ns[k], 0.5),
+               100 * (quant(ns[k], 0.75) - quant(ns[k], 0.25)) / quant(ns[k], 0.5),
+               quant(r, 0.5), quant(r, 0.25), quant(r, 0.75));
+    }
 }
 
 static void tuner_pattern(const op *ops, int nops, int *a, int *b,
@@ -261,6 +335,7 @@ int main(int argc, char **argv)
             printf("\n");
         }
     }
+    copy_shapes(a, b, scratch, fbytes, sms);
     const op few[] = {ops[0], ops[1], ops[6], ops[7]};
     for (int f = 0; f < 3; f++)
         for (int one = 0; one < 2; one++)
