@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark against Kernel Tuner (issue 6, item 5), on one GPU
-# in one call: Kernel Tuner 1.4 (cupy backend) brute-forces the 315
+# in one call: Kernel Tuner 1.4 (cupy backend) brute-forces the
 # configurations of the copy template at n = 2^28 without output checks
 # (tests/bench/kt_copy.py), then autotune brute-forces the same space with
 # every output verified, twice with one fresh module cache: a cold run
