@@ -41,10 +41,11 @@ for k in copy saxpy reduce constmem matmul; do
   grep -q "^SUMMARY $k " "$tmp/log" && ok || ko "no summary of $k"
 done
 # Each analysed size's percent is a number in (0, 100.5]: the pick was
-# found among the journal's records (not matmul's: the committed profile
-# holds the warp-tiled template's, the journal the one before).
+# found among the journal's records (not copy's or matmul's: the committed
+# profile holds copy with EVICT and the warp-tiled matmul, the journal the
+# templates before; constmem, reduce and saxpy: 8 sizes).
 awk '/% of its optimum/ && !/pick not measured/ { p = $3 + 0; if (p <= 0 || p > 100.5) bad = 1; n++ }
-     END { exit bad || n < 10 }' "$tmp/log" && ok || { ko "analysis"; cat "$tmp/log"; }
+     END { exit bad || n < 8 }' "$tmp/log" && ok || { ko "analysis"; cat "$tmp/log"; }
 
 # The analysis on a made-up journal: the pick's share of the optimum,
 # sizes under 2^16 elements with the optimum's interquartile range and
