@@ -29,6 +29,18 @@ for t in d["templates"]:
     print(f'{t["name"]}: {t["configurations"]} configurations compiled in {t["seconds"]:.1f} s')
 PY
 
+# The target's compute capability reaches the constraints: at sm_75
+# copy's EVICT=1 (createpolicy, sm_80+) is invalid, not a compile error.
+"$bin" check --arch sm_75 --kernel copy --json >"$tmp/sm75.json" 2>"$tmp/sm75.err"
+rc=$?
+[ $rc -eq 0 ] && ok || { ko "check --arch sm_75 exit $rc"; head -20 "$tmp/sm75.err"; }
+python3 - "$tmp/sm75.json" <<'PY' && ok || ko "check --arch sm_75 JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["templates"][0]
+assert d["failed"] == 0 and t["configurations"] == 315, t
+PY
+
 # Users' kernels, each with only a manifest added (issue 14).
 src=${ATUNE_SOURCE_DIR:?run through ctest}
 "$bin" check --arch sm_90 --json --templates "$src/tests/data/byok" \
