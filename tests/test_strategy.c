@@ -136,6 +136,7 @@ typedef struct ctx {
     int64_t idx[64];
     int reverse; /* re-measured times reverse the order */
     int all_fail;
+    double slow_first; /* > 0: the first candidate re-measured this much slower */
 } ctx;
 
 static int eval_cb(void *p, int64_t idx, double *time_ns, double *spread_ns,
@@ -180,6 +181,8 @@ static int remeasure_cb(void *p, const int64_t *idx, int k, double *time_ns,
         time_ns[i] = c->all_fail  ? INFINITY
                      : c->reverse ? 500.0 - i
                                   : c->s->t[idx[i]];
+        if (i == 0 && c->slow_first > 0)
+            time_ns[i] *= c->slow_first;
     }
     return 0;
 }
@@ -328,11 +331,23 @@ static void test_final_pick(void **state)
         assert_int_equal(out.best, 0);
         assert_true(out.best_time_ns == 497.0);
         ctx_free(&c);
-        /* The right numbers: the fastest wins, the default does not. */
+        /* The right numbers: the fastest wins, the default does not,
+         * and no candidate moved. */
         ctx_init(&c, &s);
         assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
         assert_int_equal(c.k, 4);
         assert_int_equal(out.best, c.idx[0]);
+        assert_true(out.final_shift == 1.0);
+        ctx_free(&c);
+        /* The fastest re-measured 1.5x slower: it loses, and the result
+         * says which candidate disagreed with its search, and by how
+         * much (tune.c warns). */
+        ctx_init(&c, &s);
+        c.slow_first = 1.5;
+        assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
+        assert_true(out.best != c.idx[0]);
+        assert_true(fabs(out.final_shift - 1.5) < 1e-12);
+        assert_int_equal(out.final_shift_idx, c.idx[0]);
         ctx_free(&c);
 
         /* No usable new number: the search's own numbers decide. */

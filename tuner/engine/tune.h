@@ -80,6 +80,9 @@ typedef struct atune__outcome {
     double wall_s, compile_s, verify_s, measure_s;
     const char *strategy;
     const char *stop;  /* why the search ended */
+    /* The final pick's largest disagreement with the search (a
+     * candidate's re-measured time over its search time; 0 when none). */
+    double final_shift;
     double last_ns;    /* the latest evaluation's time (search feedback) */
     double last_spread_ns; /* and its interquartile range */
     /* Merge by evidence: what became of the profile's previous best of
@@ -143,6 +146,10 @@ void atune__tune_progress(const atune__tune_opts *o, const atune__outcome *out,
                           int64_t done, int64_t total, double t0);
 void atune__tune_summary(const atune__tune_opts *o, const atune__outcome *out,
                          int failed);
+/* tune_progress.c: a warning when out->final_shift says that candidate
+ * idx took far longer in the final pick than in the search. */
+void atune__tune_warn_shift(const atune__tune_opts *o,
+                            const atune__outcome *out, int64_t idx);
 
 /* Async-signal-safe: asks a running atune__tune to stop after the current
  * configuration. */

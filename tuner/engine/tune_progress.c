@@ -77,3 +77,29 @@ void atune__tune_summary(const atune__tune_opts *o, const atune__outcome *out,
         fprintf(stderr, "  replaces the profile's previous best without "
                         "measuring it (--replace)\n");
 }
+
+/* A finalist whose rounds of the final pick took far longer than its
+ * search measurement: the pick rests on numbers that disagree with
+ * themselves, and the user should know. On an H100 (2026-11-25) the three
+ * finalists of copy at n=524288 took 7648-8896 ns in their rounds against
+ * 5664-5696 ns in the search, the default 6304 ns in both, and the
+ * default won; at the other 30 sizes of that run no finalist moved by
+ * more than 3%. */
+#define FINAL_SHIFT_WARN 1.2
+
+void atune__tune_warn_shift(const atune__tune_opts *o,
+                            const atune__outcome *out, int64_t idx)
+{
+    atune__config c;
+    char cfg[512];
+
+    if (o->quiet || out->final_shift <= FINAL_SHIFT_WARN || idx < 0)
+        return;
+    atune__space_config(out->m, idx, &c);
+    atune__config_str(out->m, &c, cfg, sizeof(cfg));
+    fprintf(stderr,
+            "autotune: warning: %s %s: in the final pick %s took %.0f%% "
+            "longer than in the search; the GPU's state may have changed "
+            "(tune this size again to check)\n",
+            out->m->name, out->size_key, cfg, 100 * (out->final_shift - 1));
+}

@@ -314,7 +314,7 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
 {
     int64_t nok = 0, *idx = NULL;
     atune__member *m = NULL;
-    double *t = NULL;
+    double *t = NULL, *searched = NULL;
     int k = s->spec->final_k, win = -1, rc = 0;
 
     for (int64_t pos = 0; pos < s->sp.nvalid; pos++)
@@ -326,7 +326,8 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
     m = atune__calloc((size_t)nok, sizeof(*m));
     idx = atune__calloc((size_t)k + 1, sizeof(*idx));
     t = atune__calloc((size_t)k + 1, sizeof(*t));
-    if (!m || !idx || !t) {
+    searched = atune__calloc((size_t)k + 1, sizeof(*searched));
+    if (!m || !idx || !t || !searched) {
         rc = atune__fail(s->err, ATUNE__EOSERR, "out of memory");
         goto done;
     }
@@ -337,19 +338,27 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
     qsort(m, (size_t)nok, sizeof(*m), by_time);
     for (int i = 0; i < k; i++) {
         idx[i] = s->sp.index[m[i].pos];
+        searched[i] = m[i].t;
         t[i] = NAN;
     }
     if (default_joins(s, idx, k)) {
         idx[k] = 0;
+        searched[k] = s->t[0];
         t[k++] = NAN;
     }
     if ((rc = remeasure(s->ctx, idx, k, t, s->err))) {
         s->stop = rc == ATUNE__EINTR ? "interrupted" : "error";
         goto done;
     }
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < k; i++) {
         if (isfinite(t[i]) && t[i] >= 0 && (win < 0 || t[i] < t[win]))
             win = i;
+        if (isfinite(t[i]) && searched[i] > 0 &&
+            t[i] / searched[i] > out->final_shift) {
+            out->final_shift = t[i] / searched[i];
+            out->final_shift_idx = idx[i];
+        }
+    }
     if (win >= 0) {
         out->best = idx[win];
         out->best_time_ns = t[win];
@@ -358,6 +367,7 @@ done:
     free(m);
     free(idx);
     free(t);
+    free(searched);
     return rc;
 }
 
@@ -396,6 +406,8 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
     out->best_time_ns = INFINITY;
     out->evaluations = 0;
     out->stop = "exhausted";
+    out->final_shift = 0;
+    out->final_shift_idx = -1;
     if (!tq)
         return unknown(name, err);
     if ((rc = atune__space_view_init(&s.sp, spec, err)))

@@ -78,6 +78,11 @@ typedef struct atune__search_result {
     double best_time_ns; /* its time (re-measured when final_k > 0) */
     int64_t evaluations; /* distinct configurations evaluated */
     const char *stop;    /* "exhausted", "budget", "converged", ... */
+    /* The final pick's largest disagreement with the search: the highest
+     * ratio of a candidate's re-measured time to its search time (0 when
+     * there was no final pick), and that candidate's space index. */
+    double final_shift;
+    int64_t final_shift_idx;
 } atune__search_result;
 
 /* Runs the search. With no strategy and no budget (spec->strategy NULL,
