@@ -84,7 +84,7 @@ void atune__tune_summary(const atune__tune_opts *o, const atune__outcome *out,
  * finalists of copy at n=524288 took 7648-8896 ns in their rounds against
  * 5664-5696 ns in the search, the default 6304 ns in both, and the
  * default won; at the other 30 sizes of that run no finalist moved by
- * more than 3%. */
+ * more than 4%. */
 #define FINAL_SHIFT_WARN 1.2
 
 void atune__tune_warn_shift(const atune__tune_opts *o,
