@@ -28,22 +28,6 @@ struct size_report {
     int64_t bytes[ATUNE__MAX_SIZES]; /* device memory the runner needs */
 };
 
-/* The compute capability of "sm_XY", "sm_XYZ" and their 'a' and 'f'
- * forms, or 0. */
-static int64_t arch_cc(const char *arch)
-{
-    char *end;
-    long v;
-
-    if (!arch || strncmp(arch, "sm_", 3) != 0)
-        return 0;
-    v = strtol(arch + 3, &end, 10);
-    return v > 0 && (*end == '\0' || ((*end == 'a' || *end == 'f') &&
-                                      end[1] == '\0'))
-               ? v
-               : 0;
-}
-
 /* Validates m on the generic device, with the compute capability of the
  * target architecture (a constraint such as "EVICT == 0 || cc >= 80"
  * must rule out at sm_75 what ptxas would refuse there), and collects the
@@ -56,8 +40,8 @@ static int validate(const atune__manifest *m, const char *arch,
     int rc;
 
     atune__devattr_default(&dev);
-    if (arch_cc(arch))
-        dev.cc = arch_cc(arch);
+    /* "sm_75", "sm_90a": main.c's arch_valid has checked the form. */
+    dev.cc = strtol(arch + 3, NULL, 10);
     rc = atune__space_validate_set(m, &dev, valid, sr->valid, err);
     for (int s = 0; !rc && s < m->nsizes; s++)
         rc = atune__size_memory(m, &m->sizes[s], &dev, &sr->bytes[s], err);

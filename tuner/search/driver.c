@@ -314,8 +314,8 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
 {
     int64_t nok = 0, *idx = NULL;
     atune__member *m = NULL;
-    double *t = NULL, *searched = NULL;
-    int k = s->spec->final_k, win = -1, rc = 0;
+    double *t = NULL;
+    int k = s->spec->final_k, nbest, win = -1, rc = 0;
 
     for (int64_t pos = 0; pos < s->sp.nvalid; pos++)
         nok += s->done[pos] && isfinite(s->t[pos]);
@@ -326,8 +326,7 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
     m = atune__calloc((size_t)nok, sizeof(*m));
     idx = atune__calloc((size_t)k + 1, sizeof(*idx));
     t = atune__calloc((size_t)k + 1, sizeof(*t));
-    searched = atune__calloc((size_t)k + 1, sizeof(*searched));
-    if (!m || !idx || !t || !searched) {
+    if (!m || !idx || !t) {
         rc = atune__fail(s->err, ATUNE__EOSERR, "out of memory");
         goto done;
     }
@@ -338,12 +337,11 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
     qsort(m, (size_t)nok, sizeof(*m), by_time);
     for (int i = 0; i < k; i++) {
         idx[i] = s->sp.index[m[i].pos];
-        searched[i] = m[i].t;
         t[i] = NAN;
     }
+    nbest = k;
     if (default_joins(s, idx, k)) {
         idx[k] = 0;
-        searched[k] = s->t[0];
         t[k++] = NAN;
     }
     if ((rc = remeasure(s->ctx, idx, k, t, s->err))) {
@@ -351,11 +349,14 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
         goto done;
     }
     for (int i = 0; i < k; i++) {
+        /* The search's time: the i-th best's, or the default's (at
+         * position 0) after them. */
+        double searched = i < nbest ? m[i].t : s->t[0];
         if (isfinite(t[i]) && t[i] >= 0 && (win < 0 || t[i] < t[win]))
             win = i;
-        if (isfinite(t[i]) && searched[i] > 0 &&
-            t[i] / searched[i] > out->final_shift) {
-            out->final_shift = t[i] / searched[i];
+        if (isfinite(t[i]) && searched > 0 &&
+            t[i] / searched > out->final_shift) {
+            out->final_shift = t[i] / searched;
             out->final_shift_idx = idx[i];
         }
     }
@@ -367,7 +368,6 @@ done:
     free(m);
     free(idx);
     free(t);
-    free(searched);
     return rc;
 }
 
