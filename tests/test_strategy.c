@@ -137,6 +137,7 @@ typedef struct ctx {
     int reverse; /* re-measured times reverse the order */
     int all_fail;
     double slow_first; /* > 0: the first candidate re-measured this much slower */
+    int slow_calls;    /* in this many calls (0: in every call) */
 } ctx;
 
 static int eval_cb(void *p, int64_t idx, double *time_ns, double *spread_ns,
@@ -181,7 +182,8 @@ static int remeasure_cb(void *p, const int64_t *idx, int k, double *time_ns,
         time_ns[i] = c->all_fail  ? INFINITY
                      : c->reverse ? 500.0 - i
                                   : c->s->t[idx[i]];
-        if (i == 0 && c->slow_first > 0)
+        if (i == 0 && c->slow_first > 0 &&
+            (c->slow_calls == 0 || c->calls <= c->slow_calls))
             time_ns[i] *= c->slow_first;
     }
     return 0;
@@ -338,13 +340,37 @@ static void test_final_pick(void **state)
         assert_int_equal(c.k, 4);
         assert_int_equal(out.best, c.idx[0]);
         assert_true(out.final_shift == 1.0);
+        assert_int_equal(c.calls, 1);
+        assert_int_equal(out.final_retried, 0);
         ctx_free(&c);
-        /* The fastest re-measured 1.5x slower: it loses, and the result
-         * says which candidate disagreed with its search, and by how
-         * much (tune.c warns). */
+        /* The fastest re-measured 1.5x slower, once: the candidates are
+         * measured again and the second numbers decide. */
+        ctx_init(&c, &s);
+        c.slow_first = 1.5;
+        c.slow_calls = 1;
+        assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
+        assert_int_equal(c.calls, 2);
+        assert_int_equal(out.final_retried, 1);
+        assert_int_equal(out.best, c.idx[0]);
+        assert_true(out.final_shift == 1.0);
+        ctx_free(&c);
+        /* 1.19x is within the limit: no second measurement, and it
+         * loses. */
+        ctx_init(&c, &s);
+        c.slow_first = 1.19;
+        assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
+        assert_int_equal(c.calls, 1);
+        assert_int_equal(out.final_retried, 0);
+        assert_true(fabs(out.final_shift - 1.19) < 1e-12);
+        ctx_free(&c);
+        /* 1.5x slower in both: it loses, and the result says which
+         * candidate disagreed with its search, and by how much (tune.c
+         * warns). */
         ctx_init(&c, &s);
         c.slow_first = 1.5;
         assert_int_equal(run(&s, names[i], 40, 7, 3, &c, &out, &err), 0);
+        assert_int_equal(c.calls, 2);
+        assert_int_equal(out.final_retried, 1);
         assert_true(out.best != c.idx[0]);
         assert_true(fabs(out.final_shift - 1.5) < 1e-12);
         assert_int_equal(out.final_shift_idx, c.idx[0]);

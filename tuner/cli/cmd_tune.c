@@ -82,9 +82,11 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
         atune__json_str(j, "stop", out->stop);
     else
         atune__json_null(j, "stop");
-    /* The final pick's largest re-measured time over the search's (tune.c
-     * warns over 1.2); 0 when there was none. */
+    /* The final pick's largest re-measured time over the search's; 0 when
+     * there was none. Over 1.2 the pick is measured again (final_retried)
+     * and final_shift is the second's. */
     atune__json_num(j, "final_shift", out->final_shift);
+    atune__json_bool(j, "final_retried", out->final_retried);
     atune__json_object(j, "statuses");
     for (int s = 0; s < ATUNE__ST_COUNT; s++)
         atune__json_int(j, atune__status_name((atune__status)s),

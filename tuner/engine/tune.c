@@ -583,6 +583,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
         rc = atune__search(&spec, eval_cb, remeasure_cb, &sc, &found, err);
     out->stop = found.stop;
     out->final_shift = found.final_shift;
+    out->final_retried = found.final_retried;
     atune__tune_warn_shift(o, out, found.final_shift_idx);
     /* The re-measured winner replaces its first, shorter measurement. */
     if (!rc && sc.final_idx >= 0 && sc.final_idx == found.best) {

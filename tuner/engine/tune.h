@@ -83,6 +83,7 @@ typedef struct atune__outcome {
     /* The final pick's largest disagreement with the search (a
      * candidate's re-measured time over its search time; 0 when none). */
     double final_shift;
+    int final_retried; /* it was over the limit and re-measured once */
     double last_ns;    /* the latest evaluation's time (search feedback) */
     double last_spread_ns; /* and its interquartile range */
     /* Merge by evidence: what became of the profile's previous best of
@@ -146,8 +147,9 @@ void atune__tune_progress(const atune__tune_opts *o, const atune__outcome *out,
                           int64_t done, int64_t total, double t0);
 void atune__tune_summary(const atune__tune_opts *o, const atune__outcome *out,
                          int failed);
-/* tune_progress.c: a warning when out->final_shift says that candidate
- * idx took far longer in the final pick than in the search. */
+/* tune_progress.c: when the final pick was re-measured (its first rounds
+ * disagreed with the search), a note, or a warning naming candidate idx
+ * when the second rounds disagree too. */
 void atune__tune_warn_shift(const atune__tune_opts *o,
                             const atune__outcome *out, int64_t idx);
 

@@ -300,15 +300,58 @@ static int default_joins(const atune__search_state *s, const int64_t *idx,
            isfinite(s->t[0]) && s->t[0] <= (1 + DEFAULT_WINDOW) * s->best_t;
 }
 
+/* The winner among the k re-measured candidates (-1 when none has a
+ * finite time), and into out the largest ratio of a new time to its
+ * search time: the i-th best's (m[i]) for the first nbest, the default's
+ * after them. */
+static int judge(const atune__search_state *s, const atune__member *m,
+                 int nbest, const int64_t *idx, const double *t, int k,
+                 atune__search_result *out)
+{
+    int win = -1;
+
+    out->final_shift = 0;
+    out->final_shift_idx = -1;
+    for (int i = 0; i < k; i++) {
+        double searched = i < nbest ? m[i].t : s->t[0];
+        if (isfinite(t[i]) && t[i] >= 0 && (win < 0 || t[i] < t[win]))
+            win = i;
+        if (isfinite(t[i]) && searched > 0 &&
+            t[i] / searched > out->final_shift) {
+            out->final_shift = t[i] / searched;
+            out->final_shift_idx = idx[i];
+        }
+    }
+    return win;
+}
+
+/* Re-measures the k candidates idx into t (each NAN before the call, as
+ * the callback's contract says); on an error, says why the search
+ * stopped. */
+static int remeasure_all(atune__search_state *s, atune__remeasure_fn remeasure,
+                         const int64_t *idx, int k, double *t)
+{
+    int rc;
+
+    for (int i = 0; i < k; i++)
+        t[i] = NAN;
+    if ((rc = remeasure(s->ctx, idx, k, t, s->err)))
+        s->stop = rc == ATUNE__EINTR ? "interrupted" : "error";
+    return rc;
+}
+
 /* The final pick: the k best re-measured, and the default configuration
  * beside them when it is not one of them; the winner is the fastest by the
  * new numbers. The default is there so that a pick is never slower than
  * the default side by side: at launch-bound sizes (a 4-5 us kernel, an
  * interquartile range of 8-20%) the search's best measured 1-2% slower
  * than the default in 6 of the 212 sections of the H100 and H200
- * profiles of 2026-11-23. Candidates left without a finite new time
- * (failed, or not re-measured) cannot win; when none has one, the
- * search's own numbers decide. */
+ * profiles of 2026-11-23. When a candidate's new time disagrees with its
+ * search time by more than ATUNE__FINAL_SHIFT_LIMIT, all are re-measured
+ * once more and the second numbers decide: a state of the GPU that lasted
+ * one set of rounds should not pick the configuration. Candidates left
+ * without a finite new time (failed, or not re-measured) cannot win; when
+ * none has one, the search's own numbers decide. */
 static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
                       atune__search_result *out)
 {
@@ -335,30 +378,19 @@ static int final_pick(atune__search_state *s, atune__remeasure_fn remeasure,
         if (s->done[pos] && isfinite(s->t[pos]))
             m[nok++] = (atune__member){pos, s->t[pos]};
     qsort(m, (size_t)nok, sizeof(*m), by_time);
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < k; i++)
         idx[i] = s->sp.index[m[i].pos];
-        t[i] = NAN;
-    }
     nbest = k;
-    if (default_joins(s, idx, k)) {
-        idx[k] = 0;
-        t[k++] = NAN;
-    }
-    if ((rc = remeasure(s->ctx, idx, k, t, s->err))) {
-        s->stop = rc == ATUNE__EINTR ? "interrupted" : "error";
+    if (default_joins(s, idx, k))
+        idx[k++] = 0;
+    if ((rc = remeasure_all(s, remeasure, idx, k, t)))
         goto done;
-    }
-    for (int i = 0; i < k; i++) {
-        /* The search's time: the i-th best's, or the default's (at
-         * position 0) after them. */
-        double searched = i < nbest ? m[i].t : s->t[0];
-        if (isfinite(t[i]) && t[i] >= 0 && (win < 0 || t[i] < t[win]))
-            win = i;
-        if (isfinite(t[i]) && searched > 0 &&
-            t[i] / searched > out->final_shift) {
-            out->final_shift = t[i] / searched;
-            out->final_shift_idx = idx[i];
-        }
+    win = judge(s, m, nbest, idx, t, k, out);
+    if (out->final_shift > ATUNE__FINAL_SHIFT_LIMIT) {
+        out->final_retried = 1;
+        if ((rc = remeasure_all(s, remeasure, idx, k, t)))
+            goto done;
+        win = judge(s, m, nbest, idx, t, k, out);
     }
     if (win >= 0) {
         out->best = idx[win];
@@ -408,6 +440,7 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
     out->stop = "exhausted";
     out->final_shift = 0;
     out->final_shift_idx = -1;
+    out->final_retried = 0;
     if (!tq)
         return unknown(name, err);
     if ((rc = atune__space_view_init(&s.sp, spec, err)))

@@ -83,7 +83,21 @@ typedef struct atune__search_result {
      * there was no final pick), and that candidate's space index. */
     double final_shift;
     int64_t final_shift_idx;
+    /* 1 when a shift over ATUNE__FINAL_SHIFT_LIMIT had the candidates
+     * re-measured a second time (final_shift is then the second's). */
+    int final_retried;
 } atune__search_result;
+
+/* A finalist whose rounds of the final pick took this much longer than
+ * its search measurement: the pick rests on numbers that disagree with
+ * themselves. On an H100 (2026-11-25) the three finalists of copy at
+ * n=524288 took 7648-8896 ns in their rounds against 5664-5696 ns in the
+ * search, the default 6304 ns in both, and the default won; at the other
+ * 30 sizes of that run no finalist moved by more than 4%, and tuned again
+ * on another H100 that size's finalists moved by 0.9%. The final pick is
+ * then re-measured once, and tune warns when the second still
+ * disagrees. */
+#define ATUNE__FINAL_SHIFT_LIMIT 1.2
 
 /* Runs the search. With no strategy and no budget (spec->strategy NULL,
  * spec->budget 0), the default strategy stops when further evaluation is
