@@ -40,7 +40,8 @@ static char *read_text(const char *dir, const char *file)
     atune__err err = {0};
     char *text = NULL;
 
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+        fail_msg("path too long: %s/%s", dir, file);
     if (atune__read_file(path, &text, NULL, &err) != ATUNE__OK)
         fail_msg("%s", err.msg);
     return text;
