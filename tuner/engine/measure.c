@@ -117,35 +117,6 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
     return 0;
 }
 
-static int verify(atune__problem *p, atune__kernel *k,
-                  const atune__launch *l, void **args, const atune__timing *t,
-                  atune__result *res, atune__err *err)
-{
-    atune__device *d = p->d;
-    CUresult crc;
-    int rc, ok = 1;
-
-    if ((rc = atune__problem_prepare(p, 1, err)))
-        return rc;
-    crc = launch(p, k, l, args);
-    if (crc != CUDA_SUCCESS)
-        return launch_failed(p, crc, "launch", res, err);
-    atune__timing_watch(t, 1);
-    crc = d->cu->cuStreamSynchronize(d->stream);
-    atune__timing_watch(t, 0);
-    if (crc != CUDA_SUCCESS)
-        return launch_failed(p, crc, "kernel", res, err);
-    for (int i = 0; ok && i < p->m->nargs; i++) {
-        const struct buffer *b = &p->buf[i];
-        if (b->arg->role == ATUNE__SCALAR || b->arg->role == ATUNE__INPUT)
-            continue;
-        if ((rc = compare(p, b, &ok, res, err)))
-            return rc;
-    }
-    res->status = ok ? ATUNE__ST_OK : ATUNE__ST_WRONG_OUTPUT;
-    return 0;
-}
-
 /* Waits for the launches queued so far; a failure is the kernel's. */
 static int wait_for(atune__problem *p, const atune__timing *t, int launches,
                     atune__result *res, atune__err *err)
@@ -156,6 +127,31 @@ static int wait_for(atune__problem *p, const atune__timing *t, int launches,
     crc = p->d->cu->cuStreamSynchronize(p->d->stream);
     atune__timing_watch(t, 0);
     return crc == CUDA_SUCCESS ? 0 : launch_failed(p, crc, "kernel", res, err);
+}
+
+static int verify(atune__problem *p, atune__kernel *k,
+                  const atune__launch *l, void **args, const atune__timing *t,
+                  atune__result *res, atune__err *err)
+{
+    CUresult crc;
+    int rc, ok = 1;
+
+    if ((rc = atune__problem_prepare(p, 1, err)))
+        return rc;
+    crc = launch(p, k, l, args);
+    if (crc != CUDA_SUCCESS)
+        return launch_failed(p, crc, "launch", res, err);
+    if ((rc = wait_for(p, t, 1, res, err)) || res->status != ATUNE__ST_OK)
+        return rc;
+    for (int i = 0; ok && i < p->m->nargs; i++) {
+        const struct buffer *b = &p->buf[i];
+        if (b->arg->role == ATUNE__SCALAR || b->arg->role == ATUNE__INPUT)
+            continue;
+        if ((rc = compare(p, b, &ok, res, err)))
+            return rc;
+    }
+    res->status = ok ? ATUNE__ST_OK : ATUNE__ST_WRONG_OUTPUT;
+    return 0;
 }
 
 /* Launches n times between event pairs; restores buffers (and flushes L2)
