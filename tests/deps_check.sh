@@ -68,7 +68,19 @@ grep -q 'missing: cmocka development files' "$tmp/cmocka.out" && ok || { ko "no 
 grep -q 'apt-get install -y -qq libcmocka-dev$' "$tmp/calls" && ok || { ko "apt-get not asked for libcmocka-dev alone"; cat "$tmp/calls"; }
 grep -q '^dpkg' "$tmp/calls" && ko "deps.sh asked dpkg" || ok
 
-# 5. The fuzzers' tools, where they are installed: nothing to do.
+# 5. ATUNE_DOCS=1 and a groff that does not run: groff-base alone.
+mkdir -p "$tmp/nogroff"
+printf '#!/bin/sh\nexit 127\n' >"$tmp/nogroff/groff"
+chmod +x "$tmp/nogroff/groff"
+: >"$tmp/calls"
+ATUNE_DOCS=1 PATH="$tmp/shim:$tmp/nogroff:$PATH" bash "$deps" >"$tmp/groff.out" 2>&1
+grep -q 'missing: groff' "$tmp/groff.out" && ok || { ko "no word of groff"; cat "$tmp/groff.out"; }
+grep -q 'apt-get install -y -qq groff-base$' "$tmp/calls" && ok || { ko "apt-get not asked for groff-base alone"; cat "$tmp/calls"; }
+# Without ATUNE_DOCS groff is not needed.
+run nodocs "$tmp/nogroff"
+[ "$(rc nodocs)" = 0 ] && [ ! -s "$tmp/calls" ] && ok || { ko "groff asked for without ATUNE_DOCS"; cat "$tmp/nodocs.out"; }
+
+# 6. The fuzzers' tools, where they are installed: nothing to do.
 if command -v clang >/dev/null 2>&1; then
   : >"$tmp/calls"
   ATUNE_FUZZ=1 PATH="$tmp/shim:$PATH" bash "$deps" >"$tmp/fuzz.out" 2>&1

@@ -6,7 +6,7 @@
 # profiles and journals in profiles.tgz.
 #
 #   STEPS="test default tune bench consumer kt evaluate all ncu engine
-#          flush study regret merge cand sweep"  (run in this order)
+#          flush study regret merge cand sweep docs"  (run in this order)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -322,6 +322,14 @@ fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
   ATUNE_CONSUMER_GPU=1 ATUNE_CONSUMER_OWN=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has docs; then
+  # The documentation's examples, those marked ```sh gpu included
+  # (tests/docs_examples.sh; CI runs the others).
+  say "documentation examples, GPU ones included"
+  ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
+    bash "$root/tests/docs_examples.sh" --gpu 2>&1 | tee "$OUT/docs.txt" | tee -a "$log" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"
