@@ -21,7 +21,7 @@ typedef int4 vec_t;
  * behind the tuner's L2 flush) L2 is full of dirty lines, and each line a
  * copy brings in evicts one; the copy's own clean source lines, marked
  * evict_first, become the victims of its later allocations instead. On
- * an H200 (2026-11-25, tests/data/copy_evict_cover) the cover-once
+ * an H200 (2026-11-25, docs/results.md: finished studies) the cover-once
  * configurations with 128-512 threads gained 2.3% at n = 2^20 and 1.5% at
  * 2^22 over cudaMemcpy, and lost 1.7-2% at 2^28: a knob, not a rule. */
 #if EVICT
@@ -80,7 +80,7 @@ copy_tuned(const int *__restrict__ in, int *__restrict__ out, long n)
 #if GRID == 0
     /* The grid covers n once: one pass, and no loop around it. With the
      * loop, the same configurations took 2.5-4.5% longer at n = 2^20 and
-     * 1.5-2.5% at 2^22 (H100, 2026-11-25, tests/data/copy_cover), which
+     * 1.5-2.5% at 2^22 (H100, 2026-11-25, docs/results.md), which
      * put them under cudaMemcpy at 2^20. */
     {
 #else

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_layers.sh -- keeps the layout of tuner/ true to the architecture
-# (README, "Architecture"): each folder is one layer, and a layer may use
+# (ARCHITECTURE.md, "Layers"): each folder is one layer, and a layer may use
 # only the layers below it.
 #
 #   tests/check_layers.sh [SOURCE_DIR [BUILD_DIR]]

@@ -58,16 +58,6 @@ for t in d["templates"]:
     print(f'{t["name"]}: {t["configurations"]} configurations compiled in {t["seconds"]:.1f} s')
 PY
 
-# The bulk-copy candidate (tests/data/copy_bulk): cp.async.bulk and
-# mbarrier PTX through NVRTC, every configuration (315 thread copies and
-# 84 bulk ones).
-"$bin" check --arch sm_90 --json --templates "$src/tests/data/copy_bulk" \
-  >"$tmp/bulk.json" 2>"$tmp/bulk.err"
-rc=$?
-[ $rc -eq 0 ] && ok || { ko "copy_bulk check exit $rc"; head -20 "$tmp/bulk.err"; }
-python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["templates"]; assert len(t) == 1 and t[0]["configurations"] == 399, t' \
-  "$tmp/bulk.json" && ok || ko "copy_bulk: not 399 configurations"
-
 # A template whose VW=3 does not compile.
 mkdir -p "$tmp/t"
 cat >"$tmp/t/broken.cu" <<'CU'

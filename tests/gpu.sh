@@ -6,24 +6,24 @@
 # profiles and journals in profiles.tgz.
 #
 #   STEPS="test default tune bench consumer kt evaluate all ncu engine
-#          flush study regret merge cand sweep"  (run in this order)
+#          flush study regret merge cand sweep docs"  (run in this order)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
 #                             that profile instead of tuning the ladders;
 #                             SIZES_1D, SIZES_2D, SEED: tests/bench/regret.sh
-#   STUDY=tests/data/x STUDY_KERNEL=copy
+#   STUDY=studies/x STUDY_KERNEL=copy
 #                             study: the configurations of x/study.cfg (one
 #                             a line) of template x/KERNEL and the vendor in
 #                             alternating rounds (tests/bench/bench
 #                             BENCH_CONFIGS)
-#   CAND="tests/data/x"       cand: candidate template folders to brute-force
+#   CAND="studies/x"         cand: candidate template folders to brute-force
 #                             and benchmark (tests/bench/bench --templates)
 #   DEFAULT_DIR=profiles      default: where the cold default run writes
 #                             (default /tmp/atune-default); "profiles" makes
 #                             this GPU's committed profile afresh
 #   NO_BRUTE=1                default: no brute force afterwards
-#   SWEEP="tests/data/sweep"  sweep: template folders to brute-force at every
+#   SWEEP="studies/sweep"    sweep: template folders to brute-force at every
 #                             size (data for choosing ladders), journals
 #                             and --json in sweep.tgz
 #   ALL_ARGS="--kernel copy"  all: the work run on GPU 0 and on --device all
@@ -291,7 +291,7 @@ if has regret; then
   fi
 fi
 if has cand; then
-  # Candidate templates (CAND="tests/data/copy_bulk ..."): brute force at
+  # Candidate templates (CAND="studies/copy_bulk ...", studies/README.md): brute force at
   # every size into a profile of their own, then against the vendor.
   for dir in ${CAND:-}; do
     name=$(basename "$dir")
@@ -306,10 +306,10 @@ if has cand; then
   done
 fi
 if has sweep; then
-  # Brute force at many sizes (tests/data/sweep: dense ladders, odd twins
+  # Brute force at many sizes (studies/sweep: dense ladders, odd twins
   # and random sizes), for deciding ladders and look-ups offline.
   mkdir -p "$OUT/sweep"
-  for dir in ${SWEEP:-tests/data/sweep}; do
+  for dir in ${SWEEP:-studies/sweep}; do
     name=$(basename "$dir")
     say "sweep $name: brute force at every size"
     start=$(date +%s)
@@ -322,6 +322,14 @@ fi
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
   ATUNE_CONSUMER_GPU=1 ATUNE_CONSUMER_OWN=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has docs; then
+  # The documentation's examples, those marked ```sh gpu included
+  # (tests/docs_examples.sh; CI runs the others).
+  say "documentation examples, GPU ones included"
+  ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
+    bash "$root/tests/docs_examples.sh" --gpu 2>&1 | tee "$OUT/docs.txt" | tee -a "$log" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"

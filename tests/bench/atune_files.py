@@ -1,5 +1,5 @@
 """atune_files.py -- autotune's journals and profiles as the benchmark
-scripts of tests/bench read them (README, "Journal" and "Profile" for the
+scripts of tests/bench read them (docs/formats.md for the
 formats)."""
 
 

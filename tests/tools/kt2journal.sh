@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kt2journal.sh -- converts a Kernel Tuner brute-force cache (JSON, or
 # gzip'ed JSON, as in AutoTuningAssociation/benchmark_hub) into an autotune
-# results journal (README.md, "Journal"), for `tune --simulate` and
+# results journal (docs/formats.md, "Journal"), for `tune --simulate` and
 # tests/eval_strategies.c.
 #
 #   kt2journal.sh AUTOTUNE TEMPLATE_DIR NAME CACHE WORK DEVICE [MAP] > OUT

@@ -153,7 +153,7 @@ static void emit_common(FILE *f)
             "then,\n"
             " * when the .cu includes headers of its own, the 8 bytes of their "
             "hash\n"
-            " * (README: 'The template hash'); printed as 16 hex digits. */\n"
+            " * (docs/formats.md: 'The template hash'); printed as 16 hex digits. */\n"
             "#define ATUNE_HEADER_FNV_SEED UINT64_C(0xcbf29ce484222325)\n"
             "static inline uint64_t atune_header_fnv1a(const void *data, "
             "size_t len,\n"

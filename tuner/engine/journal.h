@@ -1,7 +1,7 @@
 /* journal.h -- the results journal: every evaluated configuration, appended
  * (and flushed) the moment it finishes, so that nothing measured is lost.
  *
- * A text file, one record per line, tab-separated (README.md, "Journal"):
+ * A text file, one record per line, tab-separated (docs/formats.md, "Journal"):
  *   kernel size config status time_ns spread_ns metric samples hash detail
  * Lines starting with '#' are comments: a format line first, then one
  * "# run:" line for every tuning run that appended to the file. Later runs

@@ -83,7 +83,7 @@ static void esc(FILE *f, const char *s)
     }
 }
 
-/* "43,031.6": thousands grouped from 10,000 up, as README writes them. */
+/* "43,031.6": thousands grouped from 10,000 up, as docs/results.md writes them. */
 static void num_text(double v, int decimals, char *buf, size_t len)
 {
     char plain[64];

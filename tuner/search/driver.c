@@ -20,7 +20,7 @@
  * methods (genetic_algorithm, diff_evo) need more evaluations than 10% of
  * a 315-configuration space to get going, and the bandit spends its first
  * evaluations finding out which of its techniques works. The numbers and
- * the date are in README.md, "Search strategies"; rerun the harness when
+ * the date are in docs/results.md, "Search strategies"; rerun the harness when
  * new journals are recorded. */
 
 /* The default first. */

@@ -1,5 +1,5 @@
 /* manifest.h -- a kernel template: NAME.cu plus its NAME.ini manifest.
- * The format is specified in README.md ("Template manifest"). */
+ * The format is specified in docs/manifest.md. */
 #ifndef ATUNE_MANIFEST_H
 #define ATUNE_MANIFEST_H
 
