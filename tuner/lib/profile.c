@@ -773,3 +773,10 @@ atune_device_match atune_profile_device_match(const atune_profile *p)
 {
     return p ? p->match : ATUNE_DEVICE_FILE;
 }
+
+const char *atune__profile_wanted_name(const atune_profile *p)
+{
+    return p && p->match != ATUNE_DEVICE_FILE && p->wanted.name[0]
+               ? p->wanted.name
+               : NULL;
+}
