@@ -292,7 +292,10 @@ ATUNE_API int atune_jit_set_effort(atune_jit *j, atune_jit_effort effort);
  * file first. ATUNE_OK; ATUNE_EINVAL ("" path); ATUNE_EPARSE (the file
  * exists and is not a record: the message says file:line); ATUNE_EIO
  * (cannot be read, its lock file cannot be made, or it is a symbolic
- * link); the message is atune_jit_record_errmsg(). */
+ * link; then nothing is recorded); the message is
+ * atune_jit_record_errmsg(). A file that goes bad later (ATUNE_RECORD's,
+ * or changed by someone else) is never merged into: the counts wait in
+ * memory and atune_jit_config_for() says so. */
 ATUNE_API int atune_jit_set_record(const char *path);
 
 /* Merges what this process recorded since the last merge into the

@@ -134,8 +134,11 @@ int atune_jit_set_record(const char *path)
     rec.new_pending = 0;
     rec.last_flush = 0;
     /* A file that is not a record is found out now, not at exit. */
-    if (copy && (rc = atune__record_read(copy, 1, &check, &err)) != 0)
+    if (copy && (rc = atune__record_read(copy, 1, &check, &err)) != 0) {
         set_error(err.msg);
+        free(rec.path);
+        rec.path = NULL;
+    }
     atune__record_free(&check);
     pthread_mutex_unlock(&mu);
     return public_status(rc);

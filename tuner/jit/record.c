@@ -308,7 +308,7 @@ int atune__record_read(const char *path, int missing_ok, atune__record *r,
     if (fd < 0 && errno == ENOENT && missing_ok)
         return 0;
     if (fd < 0 && errno == ELOOP)
-        return atune__fail(err, ATUNE__EDATA,
+        return atune__fail(err, ATUNE__EIO,
                            "%s: a symbolic link: refused (the record is "
                            "never read or written through one)",
                            path);
