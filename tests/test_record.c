@@ -23,6 +23,7 @@
 #include <atune/atune.h>
 #include <atune/atune_jit.h>
 
+#include "jit/cudrv.h"
 #include "jit/record.h"
 
 static char tmp[] = "/tmp/atune-test-record-XXXXXX";
@@ -567,6 +568,86 @@ static int env_child(const char *profile)
     return 0; /* the pending counts are merged at exit */
 }
 
+/* Record, tune, serve, on the stub driver: a process with a CUDA context
+ * and no profile records its sizes under its GPU's name; `autotune tune
+ * --sizes-from` tunes them; the next process gets exact hits and records
+ * nothing. */
+static int loop_child(const char *dir)
+{
+    atune_device dev = {"NVIDIA Stub H100", 90, 132, ""};
+    const atune__cudrv *cu = atune__cudrv_load(NULL);
+    atune_profile *p = NULL;
+    atune_jit *j = NULL;
+    const atune_config *c;
+    CUcontext ctx;
+    char msg[2048];
+    int rc = 0;
+
+    if (!cu || cu->cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS ||
+        cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS ||
+        atune_jit_open(NULL, "copy", &j) != ATUNE_OK)
+        return 2;
+    if (*dir && atune_profile_open_for(dir, &dev, &p) != ATUNE_OK)
+        return 3;
+    for (int i = 0; i < 3 && !rc; i++)
+        rc = atune_jit_config_for(j, p, "n=1000000", NULL, &c, msg,
+                                  sizeof(msg));
+    if (!rc)
+        rc = atune_jit_config_for(j, p, "n=3000017", NULL, &c, msg,
+                                  sizeof(msg));
+    printf("%s\n", msg);
+    if (rc)
+        return 4;
+    /* With a profile: exact hits, nothing recorded. */
+    if (p && (!c || !strstr(msg, "(exact)") || strstr(msg, "recorded")))
+        return 5;
+    atune_jit_close(j);
+    atune_profile_close(p);
+    return 0;
+}
+
+static void test_record_tune_serve(void **state)
+{
+    const char *stub = getenv("ATUNE_STUB_DRIVER_DIR");
+    const char *bin = getenv("ATUNE_BINARY");
+    char rec[4200], dir[4200], cmd[20000];
+    atune__record r = {0};
+    atune__err err = {0};
+
+    (void)state;
+    if (!stub || !bin)
+        skip();
+    path_in(rec, sizeof(rec), "loop.rec");
+    path_in(dir, sizeof(dir), "loop-profiles");
+    snprintf(cmd, sizeof(cmd),
+             "LD_LIBRARY_PATH='%s' ATUNE_RECORD='%s' /proc/%ld/exe "
+             "loop-child ''",
+             stub, rec, (long)getpid());
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(atune__record_read(rec, 0, &r, &err), 0);
+    assert_int_equal(r.n, 2);
+    assert_int_equal(
+        count_of(&r, "NVIDIA Stub H100", "copy", "n=1000000", "no-profile"),
+        3);
+    atune__record_free(&r);
+    snprintf(cmd, sizeof(cmd),
+             "LD_LIBRARY_PATH='%s' '%s' tune --kernel copy --sizes-from '%s' "
+             "--budget 2 -p '%s' --quiet >/dev/null",
+             stub, bin, rec, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof(cmd),
+             "LD_LIBRARY_PATH='%s' ATUNE_RECORD='%s' /proc/%ld/exe "
+             "loop-child '%s'",
+             stub, rec, (long)getpid(), dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(atune__record_read(rec, 0, &r, &err), 0);
+    assert_int_equal(r.n, 2);
+    assert_int_equal(count_of(&r, "NVIDIA Stub H100", "copy", "n=1000000",
+                              NULL),
+                     3);
+    atune__record_free(&r);
+}
+
 /* --- effort --------------------------------------------------------------- */
 
 static void test_effort(void **state)
@@ -653,10 +734,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_served_fallback),
         cmocka_unit_test(test_eight_processes),
         cmocka_unit_test(test_env),
+        cmocka_unit_test(test_record_tune_serve),
         cmocka_unit_test(test_effort),
     };
 
     if (argc == 3 && strcmp(argv[1], "env-child") == 0)
         return env_child(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "loop-child") == 0)
+        return loop_child(argv[2]);
     return cmocka_run_group_tests(tests, setup, teardown);
 }
