@@ -548,6 +548,10 @@ static void test_env(void **state)
     atune__record_free(&r);
 }
 
+/* Left open for the exit's merge (static: reachable, not leaked). */
+static atune_profile *env_p;
+static atune_jit *env_j;
+
 static int env_child(const char *profile)
 {
     atune_profile *p = NULL;
@@ -556,9 +560,11 @@ static int env_child(const char *profile)
     char msg[2048];
     int rc = 0;
 
-    if (atune_profile_open(profile, &p) != ATUNE_OK ||
-        atune_jit_open(NULL, "copy", &j) != ATUNE_OK)
+    if (atune_profile_open(profile, &env_p) != ATUNE_OK ||
+        atune_jit_open(NULL, "copy", &env_j) != ATUNE_OK)
         return 2;
+    p = env_p;
+    j = env_j;
     for (int i = 0; i < 3 && !rc; i++)
         rc = atune_jit_config_for(j, p, "n=999", NULL, &c, msg, sizeof(msg));
     if (rc || !strstr(msg, "recorded in '")) {
