@@ -372,6 +372,9 @@ static void test_served_ways(void **state)
      * capability: its exact entry is another GPU's. */
     assert_int_equal(atune_profile_open_for(tmp, &dev, &other), ATUNE_OK);
     assert_int_equal(atune_profile_device_match(other), ATUNE_DEVICE_CC);
+    assert_string_equal(atune_profile_wanted(other)->name, "Other GPU");
+    assert_null(atune_profile_wanted(p)); /* opened by path */
+    assert_null(atune_profile_wanted(NULL));
     assert_int_equal(atune_jit_config_for(j, other, "n=1048576", NULL, &c, msg,
                                           sizeof(msg)),
                      ATUNE_OK);

@@ -12,7 +12,6 @@
 
 #include "jit/appjit_internal.h"
 #include "jit/record.h"
-#include "lib/profile_internal.h"
 
 /* A new key waits at most this long for its merge. */
 #define FLUSH_INTERVAL_S 1.0
@@ -199,7 +198,8 @@ static void size_key(const atune_jit *j, const int64_t *v, char *buf,
 void atune__jit_gpu_model(atune_jit *j, const atune_profile *p, char *buf,
                           size_t len)
 {
-    const char *wanted = atune__profile_wanted_name(p);
+    const atune_device *w = atune_profile_wanted(p);
+    const char *wanted = w && w->name[0] ? w->name : NULL;
     const atune__cudrv *cu = j->cu;
     CUcontext ctx = NULL;
     CUdevice dev;

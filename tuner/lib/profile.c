@@ -774,9 +774,7 @@ atune_device_match atune_profile_device_match(const atune_profile *p)
     return p ? p->match : ATUNE_DEVICE_FILE;
 }
 
-const char *atune__profile_wanted_name(const atune_profile *p)
+const atune_device *atune_profile_wanted(const atune_profile *p)
 {
-    return p && p->match != ATUNE_DEVICE_FILE && p->wanted.name[0]
-               ? p->wanted.name
-               : NULL;
+    return p && p->match != ATUNE_DEVICE_FILE ? &p->wanted : NULL;
 }

@@ -22,11 +22,6 @@ int atune__profile_open_mem(const char *path, const char *text, size_t len,
  * order (the writer re-emits them). NULL when the profile did not parse. */
 const atune__ini *atune__profile_doc(const atune_profile *p);
 
-/* The name of the GPU that atune_profile_open_for() chose p for (which a
- * profile chosen by compute capability does not carry in its [device]);
- * NULL for a profile opened by path, or NULL. */
-const char *atune__profile_wanted_name(const atune_profile *p);
-
 /* The canonical form of a "KERNEL SIZE" section name, its size variables
  * sorted by name ("mm n=2,m=1" -> "mm m=1,n=2"), so that two names of the
  * same size compare equal. Returns 0, or -1 when name is not a valid
