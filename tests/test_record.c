@@ -116,7 +116,8 @@ static int64_t count_of(const atune__record *r, const char *gpu,
     return -1;
 }
 
-/* --- the format ------------------------------------------------------------ */
+/* --- the format ------------------------------------------------------------
+ */
 
 static void expect_bad(const char *text, const char *want)
 {
@@ -132,13 +133,14 @@ static void expect_bad(const char *text, const char *want)
 
 static void test_format(void **state)
 {
-    static const char good[] = ATUNE__RECORD_HEADER "\n"
-                               "# a comment\n"
-                               "# dropped: 5\n"
-                               "NVIDIA H100 80GB HBM3\tcopy\tn=1000000\t"
-                               "nearest\t12\n"
-                               "NVIDIA H100 80GB HBM3\tmatmul\t"
-                               "m=4096,n=4096,k=4094\tfallback\t3\n";
+    static const char good[] =
+        ATUNE__RECORD_HEADER "\n"
+                             "# a comment\n"
+                             "# dropped: 5\n"
+                             "NVIDIA H100 80GB HBM3\tcopy\tn=1000000\t"
+                             "nearest\t12\n"
+                             "NVIDIA H100 80GB HBM3\tmatmul\t"
+                             "m=4096,n=4096,k=4094\tfallback\t3\n";
     atune__record r = {0};
     atune__err err = {0};
     char big[1200];
@@ -193,9 +195,9 @@ static void test_format(void **state)
     {
         char nul[] = ATUNE__RECORD_HEADER "\nG\0\tcopy\n";
         atune__record rn = {0};
-        assert_int_equal(atune__record_parse("rec", nul, sizeof(nul) - 1, &rn,
-                                             &err),
-                         ATUNE__EDATA);
+        assert_int_equal(
+            atune__record_parse("rec", nul, sizeof(nul) - 1, &rn, &err),
+            ATUNE__EDATA);
         assert_non_null(strstr(err.msg, "rec:2: NUL byte"));
     }
 }
@@ -249,8 +251,10 @@ static void test_merge_and_bounds(void **state)
 
     (void)state;
     path_in(path, sizeof(path), "merge.rec");
-    assert_non_null(atune__record_add(&a, "G", "copy", "n=1", ATUNE__SERVED_NEAREST, 2, NULL));
-    assert_non_null(atune__record_add(&a, "G", "copy", "n=2", ATUNE__SERVED_DEFAULTS, 1, NULL));
+    assert_non_null(atune__record_add(&a, "G", "copy", "n=1",
+                                      ATUNE__SERVED_NEAREST, 2, NULL));
+    assert_non_null(atune__record_add(&a, "G", "copy", "n=2",
+                                      ATUNE__SERVED_DEFAULTS, 1, NULL));
     old = umask(022);
     assert_int_equal(atune__record_merge(path, &a, &err), 0);
     umask(old);
@@ -260,8 +264,10 @@ static void test_merge_and_bounds(void **state)
     /* Nothing new: nothing written. */
     assert_int_equal(atune__record_merge(path, &a, &err), 0);
     atune__record_add(&a, "G", "copy", "n=1", ATUNE__SERVED_NEAREST, 3, NULL);
-    assert_non_null(atune__record_add(&b, "G", "copy", "n=1", ATUNE__SERVED_FALLBACK, 10, NULL));
-    assert_non_null(atune__record_add(&b, "H", "copy", "n=1", ATUNE__SERVED_OTHER_GPU, 1, NULL));
+    assert_non_null(atune__record_add(&b, "G", "copy", "n=1",
+                                      ATUNE__SERVED_FALLBACK, 10, NULL));
+    assert_non_null(atune__record_add(&b, "H", "copy", "n=1",
+                                      ATUNE__SERVED_OTHER_GPU, 1, NULL));
     assert_int_equal(atune__record_merge(path, &a, &err), 0);
     assert_int_equal(atune__record_merge(path, &b, &err), 0);
     assert_int_equal(atune__record_read(path, 0, &r, &err), 0);
@@ -309,18 +315,18 @@ static void test_malformed_not_merged(void **state)
     write_text(path, bad);
     assert_int_equal(atune_jit_set_record(path), ATUNE_EPARSE);
     assert_non_null(strstr(atune_jit_record_errmsg(), "bad.rec:2: expected 5"));
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_null(strstr(msg, "recorded")); /* refused: not recording */
     /* A good file that someone spoils later. */
     write_text(path, ATUNE__RECORD_HEADER "\n");
     assert_int_equal(atune_jit_set_record(path), ATUNE_OK);
     assert_string_equal(atune_jit_record_errmsg(), "");
     write_text(path, bad);
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_non_null(c);
     assert_non_null(strstr(msg, "not yet merged"));
     assert_non_null(strstr(msg, "bad.rec:2"));
@@ -329,7 +335,8 @@ static void test_malformed_not_merged(void **state)
     /* Fixed by hand: the waiting count arrives. */
     write_text(path, ATUNE__RECORD_HEADER "\n");
     assert_int_equal(atune_jit_record_flush(), ATUNE_OK);
-    assert_non_null(strstr(slurp(path), "Test GPU\tcopy\tn=1000\tnearest\t1\n"));
+    assert_non_null(
+        strstr(slurp(path), "Test GPU\tcopy\tn=1000\tnearest\t1\n"));
     assert_int_equal(atune_jit_set_record(NULL), ATUNE_OK);
     atune_jit_close(j);
     atune_profile_close(p);
@@ -351,23 +358,23 @@ static void test_served_ways(void **state)
     path_in(path, sizeof(path), "ways.rec");
     assert_int_equal(atune_jit_set_record(path), ATUNE_OK);
     /* An exact entry of this GPU: not recorded. */
-    assert_int_equal(atune_jit_config_for(j, p, "n=1048576", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1048576", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_null(strstr(msg, "recorded"));
     assert_non_null(strstr(msg, "; effort profile"));
     /* A nearest size, twice; spaces and another spelling are one key. */
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_non_null(strstr(msg, "recorded in '"));
-    assert_int_equal(atune_jit_config_for(j, p, " n = 1000000", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, " n = 1000000", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     /* No profile. */
-    assert_int_equal(atune_jit_config_for(j, NULL, "n=77", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, NULL, "n=77", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     /* The same profile chosen for another GPU model by its compute
      * capability: its exact entry is another GPU's. */
     assert_int_equal(atune_profile_open_for(tmp, &dev, &other), ATUNE_OK);
@@ -375,9 +382,9 @@ static void test_served_ways(void **state)
     assert_string_equal(atune_profile_wanted(other)->name, "Other GPU");
     assert_null(atune_profile_wanted(p)); /* opened by path */
     assert_null(atune_profile_wanted(NULL));
-    assert_int_equal(atune_jit_config_for(j, other, "n=1048576", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, other, "n=1048576", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_non_null(c);
     assert_int_equal(atune_jit_record_flush(), ATUNE_OK);
     assert_int_equal(atune__record_read(path, 0, &r, &err), 0);
@@ -609,8 +616,8 @@ static int serve_child(int argc, char **argv)
             &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ||
         cu->cuDeviceGetAttribute(
             &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d) ||
-        cu->cuDeviceGetAttribute(
-            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d) ||
+        cu->cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                 d) ||
         atune_jit_open(NULL, "copy", &j) != ATUNE_OK)
         return 2;
     dev.cc = 10 * major + minor;
@@ -652,8 +659,7 @@ static void test_record_tune_serve(void **state)
     assert_int_equal(atune__record_read(rec, 0, &r, &err), 0);
     assert_int_equal(r.n, 2);
     assert_int_equal(
-        count_of(&r, "NVIDIA Stub H100", "copy", "n=1000000", "no-profile"),
-        2);
+        count_of(&r, "NVIDIA Stub H100", "copy", "n=1000000", "no-profile"), 2);
     atune__record_free(&r);
     snprintf(cmd, sizeof(cmd),
              "LD_LIBRARY_PATH='%s' '%s' tune --kernel copy --sizes-from '%s' "
@@ -667,9 +673,8 @@ static void test_record_tune_serve(void **state)
     assert_int_equal(system(cmd), 0);
     assert_int_equal(atune__record_read(rec, 0, &r, &err), 0);
     assert_int_equal(r.n, 2);
-    assert_int_equal(count_of(&r, "NVIDIA Stub H100", "copy", "n=1000000",
-                              NULL),
-                     2);
+    assert_int_equal(
+        count_of(&r, "NVIDIA Stub H100", "copy", "n=1000000", NULL), 2);
     atune__record_free(&r);
 }
 
@@ -683,21 +688,21 @@ static void test_effort(void **state)
     char msg[2048];
 
     (void)state;
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_non_null(strstr(msg, "; effort profile"));
     setenv("ATUNE_EFFORT", "estimate", 1);
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_ptr_equal(c, c2);
     assert_non_null(strstr(msg, "; effort estimate"));
     /* Never silently an estimate: refused until it is built. */
     setenv("ATUNE_EFFORT", "measure", 1);
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg,
-                                          sizeof(msg)),
-                     ATUNE_ENOTSUP);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg, sizeof(msg)),
+        ATUNE_ENOTSUP);
     assert_null(c2);
     assert_non_null(strstr(atune_jit_errmsg(j),
                            "ATUNE_EFFORT=measure: not available in this "
@@ -705,22 +710,22 @@ static void test_effort(void **state)
     assert_string_equal(atune_jit_strerror(ATUNE_ENOTSUP),
                         "not available in this build");
     setenv("ATUNE_EFFORT", "patient", 1);
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg,
-                                          sizeof(msg)),
-                     ATUNE_ENOTSUP);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg, sizeof(msg)),
+        ATUNE_ENOTSUP);
     setenv("ATUNE_EFFORT", "fast", 1);
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg,
-                                          sizeof(msg)),
-                     ATUNE_EINVAL);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg, sizeof(msg)),
+        ATUNE_EINVAL);
     assert_non_null(strstr(atune_jit_errmsg(j),
                            "ATUNE_EFFORT='fast' is not an effort level "
                            "(profile, estimate, measure, patient)"));
     /* The call wins over the environment. */
     assert_int_equal(atune_jit_set_effort(j, ATUNE_JIT_EFFORT_ESTIMATE),
                      ATUNE_OK);
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_non_null(strstr(msg, "; effort estimate"));
     assert_int_equal(atune_jit_set_effort(j, ATUNE_JIT_EFFORT_MEASURE),
                      ATUNE_ENOTSUP);
@@ -733,15 +738,15 @@ static void test_effort(void **state)
     assert_int_equal(atune_jit_set_effort(NULL, ATUNE_JIT_EFFORT_PROFILE),
                      ATUNE_EINVAL);
     /* Still estimate after the refusals. */
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_non_null(strstr(msg, "; effort estimate"));
     assert_int_equal(atune_jit_set_effort(j, ATUNE_JIT_EFFORT_PROFILE),
                      ATUNE_OK);
-    assert_int_equal(atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg,
-                                          sizeof(msg)),
-                     ATUNE_OK);
+    assert_int_equal(
+        atune_jit_config_for(j, p, "n=1000000", NULL, &c2, msg, sizeof(msg)),
+        ATUNE_OK);
     assert_non_null(strstr(msg, "; effort profile"));
     unsetenv("ATUNE_EFFORT");
     atune_jit_close(j);

@@ -61,8 +61,8 @@ int atune__cmd_show_record(const atune__cli *o)
         total = sat_add(total, r.e[i].count);
         ngpu += i == 0 || strcmp(r.e[i].gpu, r.e[i - 1].gpu) != 0;
     }
-    printf("record %s: %d key%s on %d GPU model%s, %lld serving%s\n",
-           o->record, r.n, r.n == 1 ? "" : "s", ngpu, ngpu == 1 ? "" : "s",
+    printf("record %s: %d key%s on %d GPU model%s, %lld serving%s\n", o->record,
+           r.n, r.n == 1 ? "" : "s", ngpu, ngpu == 1 ? "" : "s",
            (long long)total, total == 1 ? "" : "s");
     if (r.dropped > 0)
         printf("  %lld servings of keys beyond the bound of %d were not "

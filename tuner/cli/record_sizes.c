@@ -11,8 +11,7 @@
 #include "jit/record.h"
 
 /* The template called name, or NULL. */
-static atune__manifest *template_of(const atune__templates *t,
-                                    const char *name)
+static atune__manifest *template_of(const atune__templates *t, const char *name)
 {
     for (int i = 0; i < t->n; i++)
         if (strcmp(t->m[i]->name, name) == 0)
@@ -46,8 +45,7 @@ static int size_of(const char *path, const atune__rec_entry *e,
             return atune__fail(err, ATUNE__EDATA,
                                "%s:%d: size '%s' of %s: its variables are "
                                "not those of the template (%s)",
-                               path, e->line, e->size, m->name,
-                               m->ini_path);
+                               path, e->line, e->size, m->name, m->ini_path);
         found[k] = 1;
         nitems++;
         s->value[k] = strtoll(eq + 1, &end, 10);
@@ -135,8 +133,8 @@ int atune__cli_sizes_from(const char *path, const char *gpu,
                 continue;
             }
             size_of(path, mine[k], m, &sizes[kept], err);
-            snprintf(sizes[kept].name, sizeof(sizes[kept].name),
-                     "recorded_%d", kept + 1);
+            snprintf(sizes[kept].name, sizeof(sizes[kept].name), "recorded_%d",
+                     kept + 1);
             kept++;
         }
         if (kept == 0)
@@ -155,12 +153,14 @@ int atune__cli_sizes_from(const char *path, const char *gpu,
                     m->name, left, left == 1 ? "" : "s", ATUNE__MAX_SIZES);
     }
     if (!quiet && other_gpu)
-        fprintf(stderr, "record: %d line%s of other GPU models not tuned "
-                        "here\n",
+        fprintf(stderr,
+                "record: %d line%s of other GPU models not tuned "
+                "here\n",
                 other_gpu, other_gpu == 1 ? "" : "s");
     if (!quiet && unknown)
-        fprintf(stderr, "record: %d line%s of kernels that are no template "
-                        "here (--templates, --kernel) not tuned\n",
+        fprintf(stderr,
+                "record: %d line%s of kernels that are no template "
+                "here (--templates, --kernel) not tuned\n",
                 unknown, unknown == 1 ? "" : "s");
 out:
     free(mine);

@@ -209,8 +209,7 @@ static int defaults(atune_jit *j, const atune__devattr *a, const int64_t *size,
  * *served is -1 for the looked-up entry at its exact size. */
 static int choose(atune_jit *j, atune_profile *p, const char *size,
                   const int64_t *v, const atune__devattr *a,
-                  const atune_config **out, char *msg, size_t len,
-                  int *served)
+                  const atune_config **out, char *msg, size_t len, int *served)
 {
     const atune_config *c = NULL, *alt;
     char why[512];

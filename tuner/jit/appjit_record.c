@@ -18,13 +18,13 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-    int decided;      /* ATUNE_RECORD read, or atune_jit_set_record called */
-    char *path;       /* NULL: not recording */
+    int decided; /* ATUNE_RECORD read, or atune_jit_set_record called */
+    char *path;  /* NULL: not recording */
     atune__record table;
-    int pending;      /* counts not yet merged */
-    int new_pending;  /* of them, a key not in the file yet */
+    int pending;       /* counts not yet merged */
+    int new_pending;   /* of them, a key not in the file yet */
     double last_flush; /* atune__now() of the last merge; 0: none yet */
-    char error[1024]; /* the last failure, "" when none */
+    char error[1024];  /* the last failure, "" when none */
 } rec;
 
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;

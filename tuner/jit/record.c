@@ -145,8 +145,10 @@ int atune__record_check_key(const char *gpu, const char *kernel,
     const char *why;
 
     if (!*gpu || strlen(gpu) >= ATUNE__RECORD_GPU_MAX)
-        return atune__fail(err, ATUNE__EUSAGE, "GPU name empty or over %d "
-                           "bytes", ATUNE__RECORD_GPU_MAX - 1);
+        return atune__fail(err, ATUNE__EUSAGE,
+                           "GPU name empty or over %d "
+                           "bytes",
+                           ATUNE__RECORD_GPU_MAX - 1);
     for (const char *c = gpu; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             return atune__fail(err, ATUNE__EUSAGE,
@@ -239,9 +241,8 @@ static int parse_line(const char *path, int ln, char *line, atune__record *r,
                            "%s:%d: the key of line %d again (%s %s on '%s')",
                            path, ln, e->line, f[1], f[2], f[0]);
     if (r->n >= ATUNE__RECORD_MAX_KEYS)
-        return atune__fail(err, ATUNE__EDATA,
-                           "%s:%d: more than %d keys", path, ln,
-                           ATUNE__RECORD_MAX_KEYS);
+        return atune__fail(err, ATUNE__EDATA, "%s:%d: more than %d keys", path,
+                           ln, ATUNE__RECORD_MAX_KEYS);
     e = atune__record_add(r, f[0], f[1], f[2], served, count, &added);
     if (!e)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
@@ -268,9 +269,8 @@ int atune__record_parse(const char *path, const char *text, size_t len,
                                path, ln);
         n = (size_t)(nl - (text + at));
         if (n > LINE_MAX_BYTES)
-            return atune__fail(err, ATUNE__EDATA,
-                               "%s:%d: line over %d bytes", path, ln,
-                               LINE_MAX_BYTES);
+            return atune__fail(err, ATUNE__EDATA, "%s:%d: line over %d bytes",
+                               path, ln, LINE_MAX_BYTES);
         memcpy(line, text + at, n);
         line[n] = '\0';
         at += n + 1;
@@ -322,10 +322,9 @@ int atune__record_read(const char *path, int missing_ok, atune__record *r,
     }
     if (st.st_size > ATUNE__RECORD_MAX_BYTES) {
         close(fd);
-        return atune__fail(err, ATUNE__EDATA,
-                           "%s: %lld bytes, over the %d a record may hold",
-                           path, (long long)st.st_size,
-                           ATUNE__RECORD_MAX_BYTES);
+        return atune__fail(
+            err, ATUNE__EDATA, "%s: %lld bytes, over the %d a record may hold",
+            path, (long long)st.st_size, ATUNE__RECORD_MAX_BYTES);
     }
     text = malloc((size_t)st.st_size + 1);
     if (!text) {
@@ -352,8 +351,9 @@ int atune__record_read(const char *path, int missing_ok, atune__record *r,
 static void write_record(FILE *f, const atune__record *r)
 {
     fprintf(f, "%s\n", ATUNE__RECORD_HEADER);
-    fprintf(f, "# gpu, kernel, size, served, count (tab-separated); "
-               "at most %d keys\n",
+    fprintf(f,
+            "# gpu, kernel, size, served, count (tab-separated); "
+            "at most %d keys\n",
             ATUNE__RECORD_MAX_KEYS);
     if (r->dropped > 0)
         fprintf(f, "# dropped: %lld\n", (long long)r->dropped);
@@ -426,8 +426,7 @@ static int take_lock(const char *path, int *fd, atune__err *err)
     return 0;
 }
 
-int atune__record_merge(const char *path, atune__record *mine,
-                        atune__err *err)
+int atune__record_merge(const char *path, atune__record *mine, atune__err *err)
 {
     atune__record file = {0};
     int lock = -1, rc, pending = mine->dropped > 0;

@@ -97,7 +97,6 @@ int atune__record_read(const char *path, int missing_ok, atune__record *r,
  * 0644 less the umask). On success every entry's flushed is its count and
  * mine->dropped is 0. The file is left as it was on any error (a
  * malformed file is never merged into: ATUNE__EDATA). */
-int atune__record_merge(const char *path, atune__record *mine,
-                        atune__err *err);
+int atune__record_merge(const char *path, atune__record *mine, atune__err *err);
 
 #endif
