@@ -43,7 +43,7 @@ static void after_fork_parent(void)
  * itself: the child merges only what it serves from now on. */
 static void after_fork_child(void)
 {
-    pthread_mutex_init(&mu, NULL);
+    pthread_mutex_unlock(&mu); /* this thread locked it in before_fork */
     for (int i = 0; i < rec.table.n; i++)
         rec.table.e[i].flushed = rec.table.e[i].count;
     rec.table.dropped = 0;

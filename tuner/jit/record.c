@@ -287,10 +287,7 @@ int atune__record_parse(const char *path, const char *text, size_t len,
         if ((rc = parse_line(path, ln, line, r, err)) != 0)
             return rc;
     }
-    if (ln == 0)
-        return atune__fail(err, ATUNE__EDATA, "%s: empty file, not a record",
-                           path);
-    return 0;
+    return 0; /* an empty file is an empty record: `: >FILE` resets it */
 }
 
 /* --- reading ------------------------------------------------------------- */

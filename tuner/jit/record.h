@@ -77,7 +77,7 @@ int atune__record_check_key(const char *gpu, const char *kernel,
                             const char *size, atune__err *err);
 
 /* Parses len bytes of record text read from path (for messages) into r
- * (empty first). ATUNE__EDATA "path:LINE: ..." for anything that is not
+ * (empty first); no bytes at all are an empty record. ATUNE__EDATA "path:LINE: ..." for anything that is not
  * a record line as written, a key given twice, or more keys than the
  * bound. */
 int atune__record_parse(const char *path, const char *text, size_t len,
