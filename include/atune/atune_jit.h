@@ -245,7 +245,10 @@ ATUNE_API int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
  * k=1024". p NULL gives the defaults. ATUNE_OK whenever *out can be
  * launched (also when p has no entry for the kernel); ATUNE_EINVAL (bad
  * size or argument); ATUNE_ELAUNCH when not even the defaults can run at
- * size (the message says why). */
+ * size (the message says why); ATUNE_EINVAL or ATUNE_ENOTSUP for the
+ * effort level asked (atune_jit_set_effort, ATUNE_EFFORT, below). The
+ * message ends with "; effort profile" (the level used) and, when the
+ * serving was recorded (atune_jit_set_record), "; recorded in 'FILE'". */
 ATUNE_API int atune_jit_config_for(atune_jit *j, atune_profile *p,
                                    const char *size, const atune_jit_attr *attr,
                                    const atune_config **out, char *msg,
