@@ -6,7 +6,8 @@
 # profiles and journals in profiles.tgz.
 #
 #   STEPS="test default tune bench consumer kt evaluate all ncu engine
-#          flush study regret merge cand sweep docs"  (run in this order)
+#          flush study regret merge cand sweep record docs"  (run in this
+#          order; record: tests/gpu_record.sh, record-tune-serve of copy)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -319,6 +320,15 @@ if has sweep; then
   done
   tar czf "$OUT/sweep.tgz" -C "$OUT" sweep && rm -rf "$OUT/sweep"
 fi
+if has record; then
+  # Record, tune, serve (docs/first-use.md): five untuned copy sizes
+  # recorded with no profile, tuned with --sizes-from, served exactly.
+  say "record, tune, serve"
+  (cd "$build" && ctest -R '^gpu.gpu_record$' -V --timeout 900) 2>&1 | tee -a "$log" |
+    grep -E "record-tune-serve|tune --sizes-from|FAIL|tests passed" | tee "$OUT/record.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
 if has consumer; then
   say "example consumer against installed copies (launches the tuned copy)"
   ATUNE_CONSUMER_GPU=1 ATUNE_CONSUMER_OWN=1 bash "$root/tests/ci.d/consumer.sh" 2>&1 | tee -a "$log" | tail -30

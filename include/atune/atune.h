@@ -177,6 +177,11 @@ ATUNE_API const atune_device *atune_profile_device(const atune_profile *p);
  * opened by path (or p is NULL). */
 ATUNE_API atune_device_match atune_profile_device_match(const atune_profile *p);
 
+/* The device atune_profile_open_for() chose p for (another GPU model than
+ * p's [device] when it was chosen by compute capability); NULL for a
+ * profile opened by path, or NULL. */
+ATUNE_API const atune_device *atune_profile_wanted(const atune_profile *p);
+
 /* Finds the configuration of kernel at size, a problem size written as in
  * the profile's section names: "n=1048576" or "m=4096,n=4096,k=4096"
  * (variables in any order, optional spaces). The exact size wins; else the

@@ -57,7 +57,8 @@ extern "C" {
     XX(ECOMPILE, 32, "template does not compile")                              \
     XX(ENODEV, 33, "no usable CUDA driver or GPU")                             \
     XX(ECUDA, 34, "CUDA driver call failed")                                   \
-    XX(ELAUNCH, 35, "configuration cannot launch at this size")
+    XX(ELAUNCH, 35, "configuration cannot launch at this size")                \
+    XX(ENOTSUP, 36, "not available in this build")
 
 enum {
 #define ATUNE_JIT_XX(code, value, msg) ATUNE_##code = value,
@@ -244,11 +245,72 @@ ATUNE_API int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
  * k=1024". p NULL gives the defaults. ATUNE_OK whenever *out can be
  * launched (also when p has no entry for the kernel); ATUNE_EINVAL (bad
  * size or argument); ATUNE_ELAUNCH when not even the defaults can run at
- * size (the message says why). */
+ * size (the message says why); ATUNE_EINVAL or ATUNE_ENOTSUP for the
+ * effort level asked (atune_jit_set_effort, ATUNE_EFFORT, below). The
+ * message ends with "; effort profile" (the level used) and, when the
+ * serving was recorded (atune_jit_set_record), "; recorded in 'FILE'". */
 ATUNE_API int atune_jit_config_for(atune_jit *j, atune_profile *p,
                                    const char *size, const atune_jit_attr *attr,
                                    const atune_config **out, char *msg,
                                    size_t len);
+
+/* How much atune_jit_config_for() may do to choose a configuration
+ * (FFTW's planner effort, docs/first-use.md). PROFILE, the default: only
+ * what the profile holds, made safe at the size as described above;
+ * never measures, so every process and rank given the same profile gets
+ * the same answer. ESTIMATE: the nearest tuned entry with its checks
+ * (in this build the same choice as PROFILE: neither measures).
+ * MEASURE and PATIENT would measure candidates on the GPU at first use;
+ * they are not available in this build: ATUNE_ENOTSUP. */
+typedef enum atune_jit_effort {
+    ATUNE_JIT_EFFORT_PROFILE = 0,
+    ATUNE_JIT_EFFORT_ESTIMATE,
+    ATUNE_JIT_EFFORT_MEASURE,
+    ATUNE_JIT_EFFORT_PATIENT
+} atune_jit_effort;
+
+/* Sets the effort of j's atune_jit_config_for() calls, over the
+ * environment's ATUNE_EFFORT (profile, estimate, measure or patient;
+ * unset: profile; any other value makes atune_jit_config_for() fail with
+ * ATUNE_EINVAL, measure and patient with ATUNE_ENOTSUP, naming the
+ * variable). ATUNE_EINVAL (NULL j, no such level), ATUNE_ENOTSUP (MEASURE
+ * and PATIENT: the effort stays as it was). */
+ATUNE_API int atune_jit_set_effort(atune_jit *j, atune_jit_effort effort);
+
+/* Records, for the whole process, every (GPU model, kernel, size) that
+ * atune_jit_config_for() serves without an exact tuned entry of this GPU
+ * model (no profile, a nearest size, a fallback entry, the defaults, or
+ * an entry of another GPU model), how, and how many times, in the file
+ * path, for `autotune tune --sizes-from path`; NULL stops recording. The
+ * environment's ATUNE_RECORD=path does the same from the first
+ * atune_jit_config_for() on, unless this was called. The process counts
+ * in memory and merges its counts into the file, under a lock, at the
+ * first sighting of a key (at most once a second: later ones wait for the
+ * next call after that), at atune_jit_close(), at atune_jit_record_flush()
+ * and at exit; many processes may record into one file. The file holds
+ * one line per key and at most 4096 keys (docs/first-use.md). The GPU
+ * model is the current CUDA context's device, else the one the profile
+ * was opened for (atune_profile_open_for), else the profile's own
+ * [device], else "unknown". Flushes what was recorded for the previous
+ * file first. ATUNE_OK; ATUNE_EINVAL ("" path); ATUNE_EPARSE (the file
+ * exists and is not a record: the message says file:line); ATUNE_EIO
+ * (cannot be read, its lock file cannot be made, or it is a symbolic
+ * link; then nothing is recorded); the message is
+ * atune_jit_record_errmsg(). A file that goes bad later (ATUNE_RECORD's,
+ * or changed by someone else) is never merged into: the counts wait in
+ * memory and atune_jit_config_for() says so. */
+ATUNE_API int atune_jit_set_record(const char *path);
+
+/* Merges what this process recorded since the last merge into the
+ * record file now. ATUNE_OK (also when not recording); ATUNE_EPARSE (the
+ * file is malformed: it is left as it is, the counts are kept for a later
+ * merge); ATUNE_EIO. */
+ATUNE_API int atune_jit_record_flush(void);
+
+/* The message of the last failed record call or merge of this process
+ * (also those of atune_jit_config_for(), which does not fail for them but
+ * says "not recorded" in its message); "" when none. Never NULL. */
+ATUNE_API const char *atune_jit_record_errmsg(void);
 
 /* Builds configuration c (NULL: the template's defaults; parameters that
  * c lacks take their defaults, extra ones are ignored) for the device of

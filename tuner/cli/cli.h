@@ -26,6 +26,8 @@ typedef struct atune__cli {
     int replace;           /* --replace: no merge by evidence */
     double launch_timeout; /* --launch-timeout SEC: watchdog limit per launch */
     const char *evaluate;  /* --evaluate PROFILE: another GPU's best here */
+    const char *sizes_from; /* tune --sizes-from RECORD: the recorded sizes */
+    const char *record;    /* show --record RECORD */
     uint64_t seed;
     int nfiles;
     char **files;          /* show, compare: profile paths */

@@ -182,6 +182,8 @@ int atune__cmd_show(const atune__cli *o)
     atune__err err;
     int ret = 0;
 
+    if (o->record && ((ret = atune__cmd_show_record(o)) != 0 || !o->nfiles))
+        return ret;
     /* The templates that wrote the sections: to check their values. */
     if (atune__templates_load(o->templates, NULL, &t, &err))
         return atune__cli_error(err.code, "%s", err.msg);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/record_sizes.h"
 #include "engine/compile_procs.h"
 #include "engine/evaluate.h"
 #include "base/json.h"
@@ -144,6 +145,7 @@ static int tune_device(int ordinal, const atune__cli *o,
                        atune__procs *procs, atune__json *j)
 {
     atune__device *d = NULL;
+    atune__templates recorded = {0};
     atune__tune_opts opts;
     atune__tune_run run;
     atune__err err;
@@ -155,6 +157,15 @@ static int tune_device(int ordinal, const atune__cli *o,
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
     atune__device_set_procs(d, procs);
+    if (o->sizes_from) {
+        rc = atune__cli_sizes_from(o->sizes_from, atune__device_info(d)->name,
+                                   t, &recorded, o->quiet, &err);
+        if (rc) {
+            atune__device_close(d);
+            return atune__cli_error(rc, "%s", err.msg);
+        }
+        t = &recorded;
+    }
     atune__tune_opts_default(&opts);
     opts.profile_dir = o->profile_dir;
     opts.journal = o->journal;
@@ -210,6 +221,7 @@ static int tune_device(int ordinal, const atune__cli *o,
                 atune__now() - t0);
     atune__tune_run_free(&run);
     atune__device_close(d);
+    free(recorded.m);
     return rc;
 }
 
@@ -295,6 +307,12 @@ int atune__cmd_tune(const atune__cli *o)
                                 "no template%s has a size '%s' (autotune "
                                 "list shows them)",
                                 o->kernels ? " of --kernel" : "", o->size);
+    }
+    /* A bad record fails here too; its GPU model is the worker's to see. */
+    if (o->sizes_from &&
+        (rc = atune__cli_sizes_from(o->sizes_from, NULL, &t, NULL, 1, &err))) {
+        atune__templates_free(&t);
+        return atune__cli_error(rc, "%s", err.msg);
     }
     if (atune__worker_fd() >= 0) {
         rc = run_worker(o, &t);

@@ -9,6 +9,8 @@ int atune__cmd_tune(const atune__cli *o);
 int atune__cmd_list(const atune__cli *o);
 int atune__cmd_check(const atune__cli *o);
 int atune__cmd_show(const atune__cli *o);
+/* `autotune show --record FILE` (cmd_show_record.c). */
+int atune__cmd_show_record(const atune__cli *o);
 int atune__cmd_simulate(const atune__cli *o);
 int atune__cmd_compare(const atune__cli *o);
 /* `autotune header`: parses its own options (argv[0] is "header"). */

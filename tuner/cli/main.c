@@ -17,7 +17,8 @@ static const char usage_text[] =
     "                [--profile-dir DIR] [--templates DIR] [--journal FILE]\n"
     "                [--strategy S] [--budget EVALS] [--time-limit SECONDS]\n"
     "                [--seed N] [--launch-timeout SEC] [--no-resume]\n"
-    "                [--replace] [--evaluate PROFILE] [--json] [--quiet]\n"
+    "                [--replace] [--evaluate PROFILE] [--sizes-from RECORD]\n"
+    "                [--json] [--quiet]\n"
     "       autotune tune --simulate JOURNAL [--kernel a,b] [--size NAME]\n"
     "                [--strategy S] [--budget EVALS] [--seed N] [--json]\n"
     "       autotune list [--templates DIR] [--kernel a,b] [--json]\n"
@@ -25,6 +26,7 @@ static const char usage_text[] =
     "                [--memory BYTES] [--budget CONFIGS] [--time-limit SECONDS]\n"
     "                [--json]\n"
     "       autotune show [--templates DIR] PROFILE...\n"
+    "       autotune show --record RECORD [PROFILE...]\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
     "       autotune header --kernel NAME [--templates DIR] [-o FILE]\n"
     "       autotune --help | --version\n";
@@ -70,6 +72,10 @@ static const char help_text[] =
     "      --evaluate PROFILE  measure PROFILE's best configurations here\n"
     "                        and record how they do (compare shows it)\n"
     "      --simulate FILE   replay a journal's measurements instead of a GPU\n"
+    "      --sizes-from RECORD  tune the sizes that applications recorded on\n"
+    "                        this GPU model (ATUNE_RECORD) instead of the\n"
+    "                        templates' sizes\n"
+    "      --record RECORD   show: summarize a record\n"
     "      --seed N          seed of the input data and of the search\n"
     "      --arch sm_XX      check: target architecture (default sm_90)\n"
     "      --memory BYTES    check: fail where a size needs more device memory\n"
@@ -113,7 +119,9 @@ enum {
     OPT_LAUNCH_TIMEOUT,
     OPT_EVALUATE,
     OPT_MEMORY,
-    OPT_REPLACE
+    OPT_REPLACE,
+    OPT_SIZES_FROM,
+    OPT_RECORD
 };
 
 static const struct option options[] = {
@@ -137,6 +145,8 @@ static const struct option options[] = {
     {"launch-timeout", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
     {"evaluate", required_argument, NULL, OPT_EVALUATE},
     {"replace", no_argument, NULL, OPT_REPLACE},
+    {"sizes-from", required_argument, NULL, OPT_SIZES_FROM},
+    {"record", required_argument, NULL, OPT_RECORD},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -158,7 +168,10 @@ static const char *option_commands(int opt)
     case OPT_LAUNCH_TIMEOUT:
     case OPT_EVALUATE:
     case OPT_REPLACE:
+    case OPT_SIZES_FROM:
         return "tune";
+    case OPT_RECORD:
+        return "show";
     case 'k':
         return "tune list check";
     case 't':
@@ -314,7 +327,7 @@ static const char *option_name(int opt)
 /* Options that --simulate (a replay, no GPU, no profile) cannot honour. */
 static const int not_with_simulate[] = {
     'd', 'p', OPT_JOURNAL, OPT_NO_RESUME, OPT_LAUNCH_TIMEOUT, OPT_EVALUATE,
-    OPT_TIME_LIMIT, OPT_NO_CACHE, OPT_REPLACE};
+    OPT_TIME_LIMIT, OPT_NO_CACHE, OPT_REPLACE, OPT_SIZES_FROM};
 
 static int check_combinations(const atune__cli *o, const unsigned char *seen)
 {
@@ -329,6 +342,9 @@ static int check_combinations(const atune__cli *o, const unsigned char *seen)
                 return ATUNE__EUSAGE;
             }
     }
+    if (o->sizes_from && (seen['s'] || o->evaluate))
+        return usage_error("%s", "--sizes-from chooses the sizes: --size "
+                                 "and --evaluate do not apply");
     if (o->evaluate && (seen[OPT_STRATEGY] || seen[OPT_BUDGET] ||
                         seen[OPT_TIME_LIMIT] || seen[OPT_NO_RESUME] ||
                         seen[OPT_REPLACE]))
@@ -412,6 +428,8 @@ static int parse(int argc, char **argv, atune__cli *o)
         case OPT_NO_RESUME: o->no_resume = 1; break;
         case OPT_EVALUATE: o->evaluate = optarg; break;
         case OPT_REPLACE: o->replace = 1; break;
+        case OPT_SIZES_FROM: o->sizes_from = optarg; break;
+        case OPT_RECORD: o->record = optarg; break;
         case OPT_LAUNCH_TIMEOUT: {
             char *end;
             o->launch_timeout = strtod(optarg, &end);
@@ -463,7 +481,7 @@ static int parse(int argc, char **argv, atune__cli *o)
         o->files != argv + 1)
         return usage_error("the command '%s' comes first: autotune "
                            "COMMAND [options]", o->files[0]);
-    if (takes_files && o->nfiles == 0)
+    if (takes_files && o->nfiles == 0 && !o->record)
         return usage_error("%s needs a profile file", o->command);
     if (!takes_files && o->nfiles > 0)
         return usage_error("unexpected argument '%s'", o->files[0]);

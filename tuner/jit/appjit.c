@@ -160,6 +160,7 @@ void atune_jit_close(atune_jit *j)
     atune__cache_close(j->cache);
     atune__manifest_free(j->m);
     free(j);
+    atune__jit_record_close();
 }
 
 const char *atune_jit_template_hash(const atune_jit *j)

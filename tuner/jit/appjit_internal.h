@@ -8,6 +8,7 @@
 
 #include "jit/cache.h"
 #include "jit/cudrv.h"
+#include "jit/record.h"
 #include "template/space.h"
 
 #define ATUNE__LAUNCH_CACHE 8 /* launch shapes kept per kernel, by size */
@@ -52,6 +53,9 @@ struct atune_jit {
     int nsize;
     int size_arg[ATUNE__MAX_SIZE_VARS];
     int args_declared; /* atune_jit_declare_args() succeeded */
+    int effort_set;    /* atune_jit_set_effort() was called: effort, not
+                          ATUNE_EFFORT, decides */
+    atune_jit_effort effort;
 };
 
 int atune__jit_fail(atune_jit *j, int status, const char *fmt, ...)
@@ -80,5 +84,25 @@ int atune__jit_shape_of(atune_jit *j, const atune__config *cfg,
                         atune__launch *l);
 
 void atune__jit_attr_from_public(const atune_jit_attr *p, atune__devattr *a);
+
+/* appjit_record.c: whether this process records (ATUNE_RECORD or
+ * atune_jit_set_record). */
+int atune__jit_recording(void);
+
+/* appjit_record.c: the GPU model a serving is recorded for: the current
+ * context's device, else the device p was opened for, else p's [device],
+ * else "unknown". */
+void atune__jit_gpu_model(atune_jit *j, const atune_profile *p, char *buf,
+                          size_t len);
+
+/* appjit_record.c: counts one serving of j's kernel at size (values in
+ * the template's order) on gpu, served so; merges it into the file when
+ * it is due. Returns 1 when recorded, with what happened in note ("recorded
+ * in 'FILE'", or why the merge has to wait); 0 when not recording. */
+int atune__jit_record(atune_jit *j, const char *gpu, const int64_t *size,
+                      atune__served served, char *note, size_t notelen);
+
+/* appjit_record.c: merges what is pending (atune_jit_close). */
+void atune__jit_record_close(void);
 
 #endif

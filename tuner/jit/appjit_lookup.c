@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jit/appjit_internal.h"
@@ -204,46 +205,38 @@ static int defaults(atune_jit *j, const atune__devattr *a, const int64_t *size,
     return atune__jit_shape_of(j, &cfg, a, size, &l);
 }
 
-int atune_jit_config_for(atune_jit *j, atune_profile *p, const char *size,
-                         const atune_jit_attr *attr, const atune_config **out,
-                         char *msg, size_t len)
+/* The configuration for size (values v), and how it was served:
+ * *served is -1 for the looked-up entry at its exact size. */
+static int choose(atune_jit *j, atune_profile *p, const char *size,
+                  const int64_t *v, const atune__devattr *a,
+                  const atune_config **out, char *msg, size_t len, int *served)
 {
-    int64_t v[ATUNE__MAX_SIZE_VARS];
     const atune_config *c = NULL, *alt;
-    atune__devattr a;
     char why[512];
     int rc;
 
-    say(msg, len, "%s", "");
-    if (!j || !out)
-        return ATUNE_EINVAL;
-    *out = NULL;
-    j->msg[0] = '\0';
-    if (!j->m)
-        return atune__jit_fail(j, ATUNE_EINVAL, "template did not open");
-    if ((rc = atune__jit_size_values(j, size, v)) != 0)
-        return rc;
-    if (attr)
-        atune__jit_attr_from_public(attr, &a);
-    else
-        atune__devattr_default(&a);
     rc = p ? atune_profile_lookup(p, j->m->name, size, &c) : ATUNE_ENOTFOUND;
     if (rc == ATUNE_ENOTFOUND) {
         say(msg, len, "%s %s: no tuned entry%s; using the template's defaults",
             j->m->name, size, p ? "" : " (no profile)");
-        return defaults(j, &a, v, out);
+        *served = p ? ATUNE__SERVED_DEFAULTS : ATUNE__SERVED_NO_PROFILE;
+        return defaults(j, a, v, out);
     }
     if (rc != ATUNE_OK)
         return atune__jit_fail(j, rc, "%s", atune_profile_errmsg(p));
-    if (usable(j, c, &a, v, why, sizeof(why))) {
+    if (usable(j, c, a, v, why, sizeof(why))) {
         double grow, alt_grow;
-        alt = less_padded(j, p, c, &a, v, &grow, &alt_grow);
+        alt = less_padded(j, p, c, a, v, &grow, &alt_grow);
         *out = alt ? alt : c;
         if (!alt) {
+            *served = atune_config_size_match(c) == ATUNE_SIZE_EXACT
+                          ? -1
+                          : ATUNE__SERVED_NEAREST;
             atune_config_describe(p, c, msg ? msg : why,
                                   msg ? len : sizeof(why));
             return ATUNE_OK;
         }
+        *served = ATUNE__SERVED_FALLBACK;
         say(msg, len,
             "%s %s: the tuned entry of %s (nearest) would launch %.0f%% "
             "more padded blocks here than at its own size; using the tuned "
@@ -252,7 +245,7 @@ int atune_jit_config_for(atune_jit *j, atune_profile *p, const char *size,
             atune_config_size(alt), 100 * (alt_grow - 1));
         return ATUNE_OK;
     }
-    alt = nearest_usable(j, p, c, &a, v);
+    alt = nearest_usable(j, p, c, a, v);
     if (alt) {
         say(msg, len,
             "%s %s: the tuned configuration of %s cannot run here (%s); "
@@ -260,11 +253,146 @@ int atune_jit_config_for(atune_jit *j, atune_profile *p, const char *size,
             j->m->name, size, atune_config_size(c), why,
             atune_config_size(alt));
         *out = alt;
+        *served = ATUNE__SERVED_FALLBACK;
         return ATUNE_OK;
     }
     say(msg, len,
         "%s %s: the tuned configuration of %s cannot run here (%s) and no "
         "other tuned entry can; using the template's defaults",
         j->m->name, size, atune_config_size(c), why);
-    return defaults(j, &a, v, out);
+    *served = ATUNE__SERVED_DEFAULTS;
+    return defaults(j, a, v, out);
+}
+
+/* --- effort --------------------------------------------------------------- */
+
+static const char *const effort_names[] = {"profile", "estimate", "measure",
+                                           "patient"};
+#define NEFFORTS (int)(sizeof(effort_names) / sizeof(effort_names[0]))
+
+static int not_built(atune_jit *j, const char *what)
+{
+    return atune__jit_fail(
+        j, ATUNE_ENOTSUP,
+        "%s: not available in this build (measuring candidates at first "
+        "use is not built yet: docs/first-use.md); use profile or estimate, "
+        "and `autotune tune --sizes-from` for sizes recorded with "
+        "ATUNE_RECORD",
+        what);
+}
+
+int atune_jit_set_effort(atune_jit *j, atune_jit_effort effort)
+{
+    if (!j)
+        return ATUNE_EINVAL;
+    j->msg[0] = '\0';
+    if (effort == ATUNE_JIT_EFFORT_MEASURE ||
+        effort == ATUNE_JIT_EFFORT_PATIENT)
+        return not_built(j, effort == ATUNE_JIT_EFFORT_MEASURE
+                                ? "effort measure"
+                                : "effort patient");
+    if (effort != ATUNE_JIT_EFFORT_PROFILE &&
+        effort != ATUNE_JIT_EFFORT_ESTIMATE)
+        return atune__jit_fail(j, ATUNE_EINVAL, "no effort level %d",
+                               (int)effort);
+    j->effort = effort;
+    j->effort_set = 1;
+    return ATUNE_OK;
+}
+
+/* The handle's effort, else ATUNE_EFFORT's, else profile. */
+static int effort_of(atune_jit *j, atune_jit_effort *out)
+{
+    const char *env = getenv("ATUNE_EFFORT");
+    char what[96];
+
+    *out = ATUNE_JIT_EFFORT_PROFILE;
+    if (j->effort_set) {
+        *out = j->effort;
+        return ATUNE_OK;
+    }
+    if (!env || !*env)
+        return ATUNE_OK;
+    for (int i = 0; i < NEFFORTS; i++) {
+        if (strcmp(env, effort_names[i]) != 0)
+            continue;
+        *out = (atune_jit_effort)i;
+        if (*out == ATUNE_JIT_EFFORT_MEASURE ||
+            *out == ATUNE_JIT_EFFORT_PATIENT) {
+            snprintf(what, sizeof(what), "ATUNE_EFFORT=%s", env);
+            return not_built(j, what);
+        }
+        return ATUNE_OK;
+    }
+    return atune__jit_fail(j, ATUNE_EINVAL,
+                           "ATUNE_EFFORT='%.64s' is not an effort level "
+                           "(profile, estimate, measure, patient)",
+                           env);
+}
+
+/* Appends to a message that say() wrote. */
+static void say_more(char *msg, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void say_more(char *msg, size_t len, const char *fmt, ...)
+{
+    size_t used;
+    va_list ap;
+
+    if (!msg || len == 0)
+        return;
+    used = strnlen(msg, len);
+    if (used + 1 >= len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Counts the serving in the record, when recording: everything but an
+ * exact tuned entry of this GPU model. */
+static void record(atune_jit *j, const atune_profile *p, const int64_t *v,
+                   int served, char *msg, size_t len)
+{
+    char gpu[ATUNE__RECORD_GPU_MAX], note[1400];
+
+    if (!atune__jit_recording())
+        return;
+    atune__jit_gpu_model(j, p, gpu, sizeof(gpu));
+    if (served < 0 && strcmp(atune_profile_device(p)->name, gpu) != 0)
+        served = ATUNE__SERVED_OTHER_GPU;
+    if (served >= 0 &&
+        atune__jit_record(j, gpu, v, (atune__served)served, note, sizeof(note)))
+        say_more(msg, len, "; %s", note);
+}
+
+int atune_jit_config_for(atune_jit *j, atune_profile *p, const char *size,
+                         const atune_jit_attr *attr, const atune_config **out,
+                         char *msg, size_t len)
+{
+    int64_t v[ATUNE__MAX_SIZE_VARS];
+    atune_jit_effort effort;
+    atune__devattr a;
+    int rc, served = -1;
+
+    say(msg, len, "%s", "");
+    if (!j || !out)
+        return ATUNE_EINVAL;
+    *out = NULL;
+    j->msg[0] = '\0';
+    if (!j->m)
+        return atune__jit_fail(j, ATUNE_EINVAL, "template did not open");
+    if ((rc = atune__jit_size_values(j, size, v)) != 0 ||
+        (rc = effort_of(j, &effort)) != 0)
+        return rc;
+    if (attr)
+        atune__jit_attr_from_public(attr, &a);
+    else
+        atune__devattr_default(&a);
+    /* profile and estimate choose alike: neither measures. */
+    if ((rc = choose(j, p, size, v, &a, out, msg, len, &served)) != 0)
+        return rc;
+    say_more(msg, len, "; effort %s", effort_names[effort]);
+    record(j, p, v, served, msg, len);
+    return ATUNE_OK;
 }

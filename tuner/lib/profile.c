@@ -773,3 +773,8 @@ atune_device_match atune_profile_device_match(const atune_profile *p)
 {
     return p ? p->match : ATUNE_DEVICE_FILE;
 }
+
+const atune_device *atune_profile_wanted(const atune_profile *p)
+{
+    return p && p->match != ATUNE_DEVICE_FILE ? &p->wanted : NULL;
+}
