@@ -38,6 +38,7 @@ struct atune__pool {
     job *jobs;
     pthread_mutex_t lock;
     pthread_cond_t done;
+    pthread_cond_t work; /* new jobs for idle workers */
     pthread_t th[MAX_THREADS];
     worker_arg args[MAX_THREADS];
     int nthreads;
@@ -49,6 +50,10 @@ struct atune__pool {
     job *extra;          /* configurations asked for but not submitted */
     int64_t nurgent;
     int stop;
+    int in_order;        /* workers go on in index order when idle */
+    int window;          /* hinted jobs compiled ahead, at most */
+    int64_t compiled;    /* jobs done by NVRTC (not the disk cache) */
+    int64_t cached;      /* jobs the disk cache answered */
     int fatal;
     atune__err fatal_err;
     double cpu_s;
@@ -72,12 +77,12 @@ static job *next_job(atune__pool *p)
         if (jb->state == PENDING)
             return jb;
     }
-    while (p->isoon < p->nsoon) {
+    while (p->isoon < p->nsoon && (p->in_order || p->isoon < p->window)) {
         job *jb = p->soon[p->isoon++];
         if (jb->state == PENDING)
             return jb;
     }
-    while (p->next < p->n) {
+    while (p->in_order && p->next < p->n) {
         job *jb = &p->jobs[p->next++];
         if (jb->state == PENDING)
             return jb;
@@ -92,8 +97,14 @@ static void *worker(void *arg)
     job *jb;
 
     pthread_mutex_lock(&p->lock);
-    while (!p->stop && (jb = next_job(p)) != NULL)
-        compile_job(p, jb, wa->self);
+    while (!p->stop) {
+        if ((jb = next_job(p)) != NULL)
+            compile_job(p, jb, wa->self);
+        else if (p->in_order && p->next >= p->n)
+            break; /* everything submitted is done or taken */
+        else
+            pthread_cond_wait(&p->work, &p->lock);
+    }
     pthread_mutex_unlock(&p->lock);
     return NULL;
 }
@@ -123,6 +134,10 @@ static void compile_job(atune__pool *p, job *jb, int self)
         jb->error = atune__strdup(err.msg);
     pthread_mutex_lock(&p->lock);
     p->cpu_s += atune__now() - t0;
+    if (hit)
+        p->cached++;
+    else if (!rc || rc == ATUNE__EDATA)
+        p->compiled++;
     if ((rc && rc != ATUNE__EDATA) || (rc == ATUNE__EDATA && !jb->error)) {
         if (!p->fatal) {
             p->fatal = rc == ATUNE__EDATA ? ATUNE__EOSERR : rc;
@@ -158,8 +173,10 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
     p->n = n;
     for (int64_t i = 0; i < n; i++)
         p->jobs[i].idx = index[i];
+    p->in_order = 1;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->done, NULL);
+    pthread_cond_init(&p->work, NULL);
     if (threads <= 0)
         threads = atune__pool_default_threads();
     if (procs)
@@ -250,8 +267,10 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
      * anyway). */
     if (jb->state == PENDING && !p->procs)
         compile_job(p, jb, -1);
-    else if (jb->state == PENDING)
+    else if (jb->state == PENDING) {
         p->urgent[p->nurgent++] = jb;
+        pthread_cond_signal(&p->work);
+    }
     while (jb->state != DONE && !p->fatal)
         pthread_cond_wait(&p->done, &p->lock);
     if (jb->state != DONE) {
@@ -273,10 +292,12 @@ void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n)
     pthread_mutex_lock(&p->lock);
     p->nsoon = p->isoon = 0;
     for (int i = 0; i < n && p->nsoon < MAX_SOON; i++) {
+        /* Done ones too: the window counts positions of the list. */
         job *jb = find_submitted(p, idx[i]);
-        if (jb && jb->state == PENDING)
+        if (jb)
             p->soon[p->nsoon++] = jb;
     }
+    pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -293,6 +314,22 @@ void atune__pool_release(atune__pool *p, int64_t idx)
     pthread_mutex_unlock(&p->lock);
 }
 
+void atune__pool_follow(atune__pool *p, int window)
+{
+    pthread_mutex_lock(&p->lock);
+    p->in_order = 0;
+    p->window = window > 0 ? window : p->nthreads;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void atune__pool_counts(atune__pool *p, int64_t *compiled, int64_t *cached)
+{
+    pthread_mutex_lock(&p->lock);
+    *compiled = p->compiled;
+    *cached = p->cached;
+    pthread_mutex_unlock(&p->lock);
+}
+
 double atune__pool_cpu_seconds(const atune__pool *p)
 {
     return p->cpu_s;
@@ -304,6 +341,7 @@ void atune__pool_free(atune__pool *p)
         return;
     pthread_mutex_lock(&p->lock);
     p->stop = 1;
+    pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->nthreads; i++)
         pthread_join(p->th[i], NULL);
@@ -320,6 +358,7 @@ void atune__pool_free(atune__pool *p)
     }
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->work);
     free(p->jobs);
     free(p->urgent);
     free(p);

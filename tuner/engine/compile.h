@@ -40,6 +40,18 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
  * are kept. */
 void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n);
 
+/* From now on the workers compile only what a consumer waits for and the
+ * first `window` configurations of the latest atune__pool_prefetch list
+ * (0: one per worker), never the rest of the index order: a search that
+ * visits a small part of the space does not pay for compiling the rest,
+ * and an empty prefetch list (the search stopped) stops the background
+ * compiles. Brute force, which visits everything in order, does not call
+ * it. */
+void atune__pool_follow(atune__pool *p, int window);
+
+/* Modules compiled by NVRTC so far, and those the disk cache answered. */
+void atune__pool_counts(atune__pool *p, int64_t *compiled, int64_t *cached);
+
 /* Frees what atune__pool_get gave for idx, for a consumer that is done
  * with it (check, which goes through a space once and may meet millions
  * of configurations); idx must not be asked for again. */

@@ -151,6 +151,14 @@ int atune__journal_done(atune__journal *j, const char *resumed,
     return 0;
 }
 
+int atune__journal_note(atune__journal *j, const char *note, atune__err *err)
+{
+    if (fprintf(j->f, "# %s\n", note) < 0 || fflush(j->f) != 0)
+        return atune__fail(err, ATUNE__EIO, "cannot write journal '%s': %s",
+                           j->path, strerror(errno));
+    return 0;
+}
+
 /* Tabs and newlines would break the record: detail becomes one line. */
 static void one_line(const char *in, char *out, size_t len)
 {

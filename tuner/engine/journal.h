@@ -45,6 +45,11 @@ int atune__journal_append(atune__journal *j, const char *kernel,
 /* Marks the run complete ("# done: DATE run=ID resumed=A,B"): its records,
  * and those of the runs it resumed (resumed: a comma list or NULL), are
  * not resumed again. */
+/* Appends "# NOTE" (one line, no newline in note): what readers of
+ * records skip, such as the "# size:" summary tune writes after each
+ * size. */
+int atune__journal_note(atune__journal *j, const char *note, atune__err *err);
+
 int atune__journal_done(atune__journal *j, const char *resumed,
                         atune__err *err);
 

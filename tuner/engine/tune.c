@@ -581,6 +581,8 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     spec.nvalid = valid.n;
     if (!rc)
         rc = atune__search(&spec, eval_cb, remeasure_cb, &sc, &found, err);
+    /* The search stopped: so do the compiles it hinted at. */
+    atune__pool_prefetch(pool, NULL, 0);
     out->stop = found.stop;
     out->final_shift = found.final_shift;
     out->final_retried = found.final_retried;
@@ -606,8 +608,6 @@ static int size_selected(const atune__tune_opts *o, const atune__size *s)
     return !o->size || strcmp(o->size, s->name) == 0;
 }
 
-/* Starts compiling every configuration valid at any selected size, in
- * index order: the order the search evaluates them. */
 /* Whether the unfinished run measured configuration idx at every
  * selected size: then it need not be compiled. */
 static int resumed_everywhere(const atune__manifest *m,
@@ -631,6 +631,9 @@ static int resumed_everywhere(const atune__manifest *m,
     return 1;
 }
 
+/* Submits every configuration valid at any selected size (brute force
+ * compiles them in index order, the order it evaluates them; a search
+ * only what it hints at: atune__pool_follow). */
 static int start_pool(atune__device *d, const atune__manifest *m,
                       const atune__tune_opts *o, const atune__resume *r,
                       atune__pool **pool, atune__err *err)
@@ -754,6 +757,9 @@ int atune__tune(atune__device *d, const atune__templates *t,
         atune__pool *pool = NULL;
         if ((rc = start_pool(d, m, o, rs.resume, &pool, err)))
             break;
+        /* A search compiles what it measures next (compile.h). */
+        if (!o->strategy || strcmp(o->strategy, "brute_force") != 0)
+            atune__pool_follow(pool, 0);
         for (int s = 0; !rc && s < m->nsizes; s++) {
             int64_t seeds[ATUNE__MAX_SEEDS];
             atune__outcome *out;
@@ -765,8 +771,15 @@ int atune__tune(atune__device *d, const atune__templates *t,
             out->strategy = o->strategy ? o->strategy
                                         : atune__strategy_default();
             atune__size_key(out->size, out->size_key, sizeof(out->size_key));
+            int64_t c0, h0;
+            atune__pool_counts(pool, &c0, &h0);
             rc = tune_size(d, m, out->size, pool, &rs, o, seeds,
                            ladder_seeds(run, out, o, seeds), out, err);
+            atune__pool_counts(pool, &out->compiled, &out->cached);
+            out->compiled -= c0;
+            out->cached -= h0;
+            if (!rc)
+                rc = atune__tune_journal_size(rs.j, out, err);
             atune__tune_summary(o, out, rc != 0);
         }
         atune__pool_free(pool);

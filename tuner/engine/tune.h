@@ -78,6 +78,11 @@ typedef struct atune__outcome {
     /* wall time: waiting for the compiler, verifying, timing; the rest of
      * wall_s is the framework (loading modules, search, journal) */
     double wall_s, compile_s, verify_s, measure_s;
+    /* Modules the compile pool made while this size was searched: by
+     * NVRTC, and from the disk cache (a pool serves every size of its
+     * template, so the counts of a size include what it compiled ahead
+     * for the next). */
+    int64_t compiled, cached;
     const char *strategy;
     const char *stop;  /* why the search ended */
     /* The final pick's largest disagreement with the search (a
@@ -147,6 +152,12 @@ void atune__tune_progress(const atune__tune_opts *o, const atune__outcome *out,
                           int64_t done, int64_t total, double t0);
 void atune__tune_summary(const atune__tune_opts *o, const atune__outcome *out,
                          int failed);
+/* tune_progress.c: appends out's "# size:" line to journal j (none when
+ * j is NULL): its evaluations, the modules compiled for them and where
+ * its wall time went, as --json says. */
+struct atune__journal;
+int atune__tune_journal_size(struct atune__journal *j,
+                             const atune__outcome *out, atune__err *err);
 /* tune_progress.c: when the final pick was re-measured (its first rounds
  * disagreed with the search), a note, or a warning naming candidate idx
  * when the second rounds disagree too. */

@@ -1,11 +1,12 @@
 /* tune_progress.c -- what a tuning run tells the person watching it on
  * stderr: the progress line of the size being tuned and each size's
- * summary (see tune.h). */
+ * summary; and each size's summary line in the journal (see tune.h). */
 #include "engine/tune.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/journal.h"
 #include "search/strategy.h"
 
 static void format_eta(double s, char *buf, size_t len)
@@ -106,4 +107,25 @@ void atune__tune_warn_shift(const atune__tune_opts *o,
                 "check)\n",
                 out->m->name, out->size_key, cfg,
                 100 * (out->final_shift - 1));
+}
+
+/* The size's "# size:" line: its evaluations, the modules compiled for
+ * them, and where its wall time went (waiting for NVRTC, timing,
+ * verifying; the rest is the framework), as --json says. */
+int atune__tune_journal_size(atune__journal *j, const atune__outcome *out,
+                             atune__err *err)
+{
+    char line[512];
+
+    if (!j)
+        return 0;
+    snprintf(line, sizeof(line),
+             "size: %s %s evaluations=%lld modules_compiled=%lld "
+             "modules_cached=%lld wall_s=%.3f compile_s=%.3f "
+             "measure_s=%.3f verify_s=%.3f framework_s=%.3f",
+             out->m->name, out->size_key, (long long)out->evaluations,
+             (long long)out->compiled, (long long)out->cached, out->wall_s,
+             out->compile_s, out->measure_s, out->verify_s,
+             out->wall_s - out->compile_s - out->verify_s - out->measure_s);
+    return atune__journal_note(j, line, err);
 }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Issue 34: the default search compiles what it will measure next, not the
+# space in index order. A cold default `tune` on the stub CUDA driver
+# (tests/stubdrv; NVRTC compiles for real) compiles at most twice the
+# configurations it evaluates, says so in --json (modules_compiled,
+# modules_cached) with the split of its wall time (compile_s: waiting for
+# NVRTC; measure_s, verify_s, framework_s), and a warm run compiles nothing.
+# On the stub a launch costs next to nothing, so waiting for NVRTC is most
+# of the wall time here: the GPU's share is a step of tests/gpu.sh.
+set -u
+bin=${ATUNE_BINARY:?run through ctest}
+stub=${ATUNE_STUB_DRIVER_DIR:?run through ctest}
+[ -e "$stub/libcuda.so.1" ] || { echo "no stub driver in $stub"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export ATUNE_CACHE_DIR=$tmp/cache
+unset ATUNE_STUB_GPUS ATUNE_STUB_LOG
+# Launches slow enough that idle compile workers would run ahead.
+export ATUNE_STUB_DELAY_US=300
+cd "$tmp" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# NAME FILE: the number of the first "NAME": in FILE.
+num() { sed -n "s/^ *\"$1\": \([0-9.e+-]*\),*$/\1/p" "$2" | head -1; }
+
+"$bin" tune --kernel copy --size small -p p --json >cold.json 2>err
+[ $? -eq 0 ] && ok || { ko "cold tune: exit"; cat err; }
+ev=$(num evaluations cold.json) mc=$(num modules_compiled cold.json)
+space=$(num space cold.json)
+wall=$(num wall_s cold.json) cs=$(num compile_s cold.json)
+echo "cold default run: $ev of $space evaluated, $mc modules compiled," \
+  "${cs}s of ${wall}s waiting for NVRTC"
+[ -n "$ev" ] && [ -n "$mc" ] && ok || ko "--json lacks evaluations or modules_compiled"
+[ "${ev:-0}" -gt 0 ] && [ "${mc:-0}" -ge "${ev:-0}" ] && ok ||
+  ko "cold run: $mc modules for $ev evaluations (each needs one)"
+[ "${mc:-0}" -le $((2 * ${ev:-0})) ] && ok ||
+  ko "cold run compiled $mc modules for $ev evaluations (want <= 2x)"
+[ "${mc:-0}" -lt "${space:-0}" ] && ok || ko "cold run compiled the whole space"
+# The journal ends the size with the same counts.
+grep -q "^# size: copy n=1048576 evaluations=$ev modules_compiled=$mc " \
+  p/nvidia-stub-h100.journal && ok || ko "journal has no '# size:' line with the counts"
+
+"$bin" tune --kernel copy --size small -p p2 --json >warm.json 2>err
+[ $? -eq 0 ] && ok || { ko "warm tune: exit"; cat err; }
+[ "$(num modules_compiled warm.json)" = 0 ] && ok || ko "warm run compiled modules"
+[ "$(num modules_cached warm.json)" -ge "$(num evaluations warm.json)" ] && ok ||
+  ko "warm run: fewer cached modules than evaluations"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
