@@ -364,8 +364,8 @@ static void default_header(const opts *o)
            "over %d seeds.\n\n",
            o->seeds);
     printf("| journal | kernel size | valid | of optimum | evaluated | stop "
-           "| mean of optimum | worst | mean evaluated |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
+           "| mean of optimum | worst | mean evaluated | most evaluated |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static int default_space(const char *jname, atune__sim *sim, const opts *o)
@@ -404,11 +404,11 @@ static int default_space(const char *jname, atune__sim *sim, const opts *o)
         failures++;
     }
     printf("| %s | %s %s | %lld | %.2f%% | %lld (%.1f%%) | %s | %.2f%% | "
-           "%.2f%% | %.1f%% |\n",
+           "%.2f%% | %.1f%% | %.1f%% |\n",
            jname, sim->m->name, sim->size_key, (long long)sim->space,
            100 * frac0, (long long)ev0,
            100.0 * (double)ev0 / (double)sim->space, stop0,
-           100 * sumf / o->seeds, 100 * minf, 100 * sume / o->seeds);
+           100 * sumf / o->seeds, 100 * minf, 100 * sume / o->seeds, 100 * maxe);
     dtot.frac += frac0;
     dtot.evaluated += (double)ev0 / (double)sim->space;
     dtot.mean_frac += sumf / o->seeds;
