@@ -5,7 +5,7 @@
 # under $OUT (default ./out): log.txt, tune-N.json, bench.txt, and the
 # profiles and journals in profiles.tgz.
 #
-#   STEPS="test default tune bench consumer kt evaluate all ncu engine
+#   STEPS="test default cold tune bench consumer kt evaluate all ncu engine
 #          flush study regret merge cand sweep record docs"  (run in this
 #          order; record: tests/gpu_record.sh, record-tune-serve of copy)
 #                             (default: test tune bench consumer)
@@ -24,6 +24,10 @@
 #                             (default /tmp/atune-default); "profiles" makes
 #                             this GPU's committed profile afresh
 #   NO_BRUTE=1                default: no brute force afterwards
+#   COLD_ARGS="--templates DIR --kernel K"
+#                             cold: what the cold default run tunes
+#                             (default: every built-in template); its
+#                             compile/eval split in cold.json and the log
 #   SWEEP="studies/sweep"    sweep: template folders to brute-force at every
 #                             size (data for choosing ladders), journals
 #                             and --json in sweep.tgz
@@ -127,6 +131,28 @@ if has default; then
       --paired "$OUT/default-paired.ini" 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   fi
+fi
+if has cold; then
+  # Issue 34: a default run with an empty module cache, and where its wall
+  # time went (tests/bench/compile_split.py): at most 2 modules compiled
+  # per evaluation and at most a quarter of the wall time waiting for
+  # NVRTC, or the step fails. Each size's numbers are also in the journal's
+  # "# size:" lines.
+  say "cold default run: compile/eval split (${COLD_ARGS:-built-in templates})"
+  cache=$(mktemp -d)
+  rm -rf /tmp/atune-cold
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 ${COLD_ARGS:-} \
+    --profile-dir /tmp/atune-cold --json >"$OUT/cold.json" 2>>"$log"
+  trc=$?
+  end=$(date +%s.%N)
+  echo "cold default run: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
+  [ $trc -eq 0 ] || status=1
+  cp /tmp/atune-cold/*.journal "$OUT/cold.journal" 2>/dev/null
+  python3 "$root/tests/bench/compile_split.py" "$OUT/cold.json" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  rm -rf "$cache"
 fi
 kargs=()
 [ -n "$KERNELS" ] && kargs=(--kernel "$KERNELS")
