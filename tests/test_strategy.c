@@ -1083,6 +1083,18 @@ static void test_seeded_sizes(void **state)
     atune__templates_free(&t[1]);
 }
 
+/* Only strategies that hint at their next proposals have the compile
+ * pool follow them (tune.c); brute force keeps the index order. */
+static void test_strategy_hints(void **state)
+{
+    (void)state;
+    assert_true(atune__strategy_hints(NULL));
+    assert_true(atune__strategy_hints("greedy_ils"));
+    assert_false(atune__strategy_hints("brute_force"));
+    assert_false(atune__strategy_hints("random"));
+    assert_false(atune__strategy_hints("nosuch"));
+}
+
 /* Seeds are evaluated right after the default, in their order; invalid
  * and repeated ones are passed over; brute force stays exhaustive. */
 static void test_seed_order(void **state)
@@ -1136,6 +1148,7 @@ int main(void)
         cmocka_unit_test(test_seeds_nearest),
         cmocka_unit_test(test_seeded_sizes),
         cmocka_unit_test(test_seed_order),
+        cmocka_unit_test(test_strategy_hints),
     };
 
     return cmocka_run_group_tests_name("strategy", tests, NULL, NULL);

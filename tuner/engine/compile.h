@@ -45,8 +45,9 @@ void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n);
  * (0: one per worker), never the rest of the index order: a search that
  * visits a small part of the space does not pay for compiling the rest,
  * and an empty prefetch list (the search stopped) stops the background
- * compiles. Brute force, which visits everything in order, does not call
- * it. */
+ * compiles. tune calls it for strategies that say what they will propose
+ * next (atune__strategy_hints: the default); brute force, which visits
+ * everything in order, and those that do not say keep the index order. */
 void atune__pool_follow(atune__pool *p, int window);
 
 /* Modules compiled by NVRTC so far, and those the disk cache answered. */

@@ -758,7 +758,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
         if ((rc = start_pool(d, m, o, rs.resume, &pool, err)))
             break;
         /* A search compiles what it measures next (compile.h). */
-        if (!o->strategy || strcmp(o->strategy, "brute_force") != 0)
+        if (atune__strategy_hints(o->strategy))
             atune__pool_follow(pool, 0);
         for (int s = 0; !rc && s < m->nsizes; s++) {
             int64_t seeds[ATUNE__MAX_SEEDS];

@@ -55,6 +55,14 @@ const atune__technique *atune__technique_find(const char *name)
     return NULL;
 }
 
+int atune__strategy_hints(const char *name)
+{
+    const atune__technique *tq =
+        atune__technique_find(name ? name : atune__strategy_default());
+
+    return tq && tq->upcoming;
+}
+
 int atune__strategy_known(const char *name)
 {
     return name && atune__technique_find(name) != NULL;

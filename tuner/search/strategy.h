@@ -139,6 +139,11 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
  * evaluations in a row without a gain beyond the noise that stop it. */
 int64_t atune__search_patience(int64_t nvalid);
 
+/* Whether strategy name (NULL: the default) tells what it will propose
+ * next (spec->prefetch): a compile pool can then follow it instead of the
+ * space's index order. */
+int atune__strategy_hints(const char *name);
+
 /* NULL-terminated list of strategy names, the default first. */
 const char *const *atune__strategy_names(void);
 const char *atune__strategy_default(void);
