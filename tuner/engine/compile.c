@@ -12,6 +12,17 @@
 #define MAX_THREADS 64
 #define MAX_SOON 64
 
+/* Hinted configurations compiled ahead of a search (atune__pool_follow).
+ * A climb abandons the rest of its neighbourhood when it moves, so what
+ * was compiled ahead of that is waste: replayed on the design journals
+ * (tests/eval_strategies --defaults --window W, 20 seeds), modules per
+ * evaluation were 1.06 / 1.25 / 1.42 / 1.58 / 1.73 / 2.11 / 2.52 on
+ * average (largest run 2.08 at W = 4, 2.31 at 5) for W = 1, 2, 3, 4, 5,
+ * 8, 16. Four ahead cover a compile of ~0.12 s behind measurements of
+ * ~30 ms (H100 default run, 2026-11-25) and keep under 2 per
+ * evaluation. */
+#define DEFAULT_WINDOW 4
+
 enum { PENDING, RUNNING, DONE };
 
 typedef struct atune__pool atune__pool_t;
@@ -318,7 +329,7 @@ void atune__pool_follow(atune__pool *p, int window)
 {
     pthread_mutex_lock(&p->lock);
     p->in_order = 0;
-    p->window = window > 0 ? window : p->nthreads;
+    p->window = window > 0 ? window : DEFAULT_WINDOW;
     pthread_mutex_unlock(&p->lock);
 }
 

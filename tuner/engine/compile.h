@@ -42,7 +42,7 @@ void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n);
 
 /* From now on the workers compile only what a consumer waits for and the
  * first `window` configurations of the latest atune__pool_prefetch list
- * (0: one per worker), never the rest of the index order: a search that
+ * (0: 4, compile.c says why), never the rest of the index order: a search that
  * visits a small part of the space does not pay for compiling the rest,
  * and an empty prefetch list (the search stopped) stops the background
  * compiles. tune calls it for strategies that say what they will propose
