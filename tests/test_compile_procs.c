@@ -1,8 +1,9 @@
 /* test_compile_procs.c -- the compile pool with NVRTC in child processes:
  * every CUBIN equals the one compiled in this process, a compile error
  * comes back as the configuration's error, out-of-order requests are
- * served, the children's cache counters reach the parent, and the children
- * end with the pool. NVRTC runs (no GPU). */
+ * served, the children's cache counters reach the parent, a pool following
+ * a search compiles only what it hints at, and the children end with the
+ * pool. NVRTC runs (no GPU). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -232,6 +234,71 @@ static void test_time_limit_env(void **state)
 }
 
 /* Stopping reaps every child: none is left to wait for. */
+static void nap(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    nanosleep(&ts, NULL);
+}
+
+/* A pool following a search (atune__pool_follow) compiles what is asked
+ * for and the first `window` hinted configurations, not the rest of the
+ * index order, and nothing more once the hints are dropped. */
+static void test_follow(void **state)
+{
+    const atune__manifest *m;
+    const char *names[1];
+    int64_t index[N], hint[4], compiled = 0, cached = 0;
+    atune__procs *ps = NULL;
+    atune__pool *pool = NULL;
+    const atune__cubin *got;
+    const char *cerr;
+    atune__err err;
+
+    (void)state;
+    load(NULL, "copy");
+    m = t.m[0];
+    names[0] = m->kernel;
+    for (int i = 0; i < N; i++)
+        index[i] = i;
+    assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
+    assert_int_equal(atune__pool_start(m, "sm_90", names, 1, index, N, 0,
+                                       NULL, ps, &pool, &err),
+                     0);
+    /* Before this, each of the 2 workers may have taken one job in index
+     * order. */
+    atune__pool_follow(pool, 2);
+    for (int i = 0; i < 4; i++)
+        hint[i] = index[10 + i];
+    atune__pool_prefetch(pool, hint, 4);
+    assert_int_equal(atune__pool_get(pool, index[10], &got, &cerr, &err), 0);
+    assert_non_null(got);
+    /* The window's second (index 11) is compiled in the background. */
+    for (int i = 0; i < 600 && compiled < 2; i++) {
+        nap(50);
+        atune__pool_counts(pool, &compiled, &cached);
+    }
+    assert_true(compiled >= 2);
+    nap(500);
+    atune__pool_counts(pool, &compiled, &cached);
+    assert_true(compiled <= 4); /* 10, 11 and at most 2 taken in order */
+    /* Hints dropped (the search stopped): nothing more is compiled. */
+    atune__pool_prefetch(pool, NULL, 0);
+    {
+        int64_t before = compiled;
+        nap(500);
+        atune__pool_counts(pool, &compiled, &cached);
+        assert_int_equal(compiled, before);
+    }
+    /* What is asked for is still compiled at once. */
+    assert_int_equal(atune__pool_get(pool, index[20], &got, &cerr, &err), 0);
+    assert_non_null(got);
+    atune__pool_counts(pool, &compiled, &cached);
+    assert_true(compiled <= 5);
+    atune__pool_free(pool);
+    atune__procs_stop(ps);
+}
+
 static void test_children_reaped(void **state)
 {
     atune__procs *ps = NULL;
@@ -250,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_same_cubins),
         cmocka_unit_test(test_compile_error),
         cmocka_unit_test(test_cache_counts),
+        cmocka_unit_test(test_follow),
         cmocka_unit_test(test_children_reaped),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_time_limit_env),
