@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -535,36 +534,6 @@ static char *path_with(const char *path, const char *suffix)
     return s;
 }
 
-/* An exclusive flock on <path>.lock, held until *fd is closed. The lock
- * file is kept: deleting it would let two writers lock different files. */
-static int take_lock(const char *path, int *fd, atune__err *err)
-{
-    char *lock = path_with(path, ".lock");
-    int rc = ATUNE__OK;
-
-    if (!lock)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (*fd < 0) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT,
-                         "cannot create lock file '%s': %s", lock,
-                         strerror(errno));
-        goto out;
-    }
-    while (flock(*fd, LOCK_EX) != 0) {
-        if (errno == EINTR)
-            continue;
-        rc = atune__fail(err, ATUNE__EIO, "cannot lock '%s': %s", lock,
-                         strerror(errno));
-        close(*fd);
-        *fd = -1;
-        break;
-    }
-out:
-    free(lock);
-    return rc;
-}
-
 /* The existing profile at path, or NULL when there is none. */
 static int read_old(const char *path, const atune__pw_device *dev,
                     atune_profile **out, atune__err *err)
@@ -604,63 +573,6 @@ static int read_old(const char *path, const atune__pw_device *dev,
 fail:
     atune_profile_close(p);
     return rc;
-}
-
-/* Parses the new text as applications will. */
-static int verify(const char *path, const text *t, atune__err *err)
-{
-    atune_profile *p;
-    int rc = atune__profile_open_mem(path, t->buf, t->len, &p);
-
-    if (rc != ATUNE_OK)
-        rc = atune__fail(err, ATUNE__EDATA,
-                         "cannot write a profile that would not read back: %s",
-                         p ? atune_profile_errmsg(p) : "out of memory");
-    atune_profile_close(p);
-    return rc;
-}
-
-static int sync_dir(const char *path, atune__err *err)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    int fd, rc = ATUNE__OK;
-
-    if (!slash)
-        dir = atune__strdup(".");
-    else if (slash == path)
-        dir = atune__strdup("/");
-    else
-        dir = atune__strndup(path, (size_t)(slash - path));
-    if (!dir)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    /* Some file systems cannot sync a directory (EINVAL): nothing to do. */
-    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
-        rc = atune__fail(err, ATUNE__EIO,
-                         "wrote '%s' but cannot sync directory '%s': %s", path,
-                         dir, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    free(dir);
-    return rc;
-}
-
-static int fill_text(FILE *f, void *ctx)
-{
-    const text *t = ctx;
-
-    return fwrite(t->buf, 1, t->len, f) != t->len;
-}
-
-/* Writes t to <path>.tmp.<pid>, syncs it and renames it over path, then
- * syncs the directory. On failure before the rename the temp file is
- * removed and path is as it was. */
-static int replace(const char *path, const text *t, atune__err *err)
-{
-    int rc = atune__replace_file(path, fill_text, (void *)t, err);
-
-    return rc ? rc : sync_dir(path, err);
 }
 
 /* Whether the section of e in doc is as seen. */
@@ -706,7 +618,7 @@ static int update(const char *path, const atune__pw_device *dev,
         rc = check_entries(entries, n, canon, err);
     if (rc != ATUNE__OK)
         goto out;
-    if ((rc = take_lock(path, &lock, err)) != ATUNE__OK)
+    if ((rc = atune__profile_lock(path, &lock, err)) != ATUNE__OK)
         goto out;
     if ((rc = read_old(path, dev, &old, err)) != ATUNE__OK)
         goto out;
@@ -717,9 +629,7 @@ static int update(const char *path, const atune__pw_device *dev,
     rc = build(&t, dev, atune__profile_doc(old), entries, n, canon, err);
     if (rc != ATUNE__OK)
         goto out;
-    if ((rc = verify(path, &t, err)) != ATUNE__OK)
-        goto out;
-    rc = replace(path, &t, err);
+    rc = atune__profile_replace(path, t.buf, t.len, err);
 out:
     atune_profile_close(old);
     free(t.buf);
@@ -755,7 +665,7 @@ int atune__profile_check(const char *path, const atune__pw_device *dev,
 
     if ((rc = check_device(dev, err)) != ATUNE__OK)
         return rc;
-    if ((rc = take_lock(path, &lock, err)) != ATUNE__OK)
+    if ((rc = atune__profile_lock(path, &lock, err)) != ATUNE__OK)
         return rc;
     if ((rc = read_old(path, dev, &old, err)) != ATUNE__OK)
         goto out;

@@ -116,4 +116,19 @@ void atune__pw_section(const char *kernel, const char *size_key, char *buf,
  * slug is truncated to fit len. */
 void atune__slugify(const char *name, char *buf, size_t len);
 
+/* ---- the file (profile_file.c), shared by every writer ---- */
+
+/* An exclusive flock on <path>.lock (created and kept), held until *fd is
+ * closed; *fd is -1 on failure. ATUNE__ECANTCREAT, ATUNE__EIO,
+ * ATUNE__EOSERR. */
+int atune__profile_lock(const char *path, int *fd, atune__err *err);
+
+/* Replaces the profile at path by len bytes of buf: parsed first as
+ * applications will (ATUNE__EDATA when it would not read back), written to
+ * <path>.tmp.<pid>, synced and renamed over path, then the directory is
+ * synced. On failure before the rename path is as it was and no temp file
+ * is left. Call it holding the lock. */
+int atune__profile_replace(const char *path, const char *buf, size_t len,
+                           atune__err *err);
+
 #endif
