@@ -10,9 +10,7 @@
 #include <atune/atune.h>
 
 #include "engine/profile_write.h"
-#include "engine/stats.h"
-
-#define ROUNDS 5
+#include "engine/retime.h"
 
 /* One (kernel, size) to evaluate. */
 typedef struct pair {
@@ -56,65 +54,24 @@ static int exact_config(atune_profile *p, const atune__manifest *m,
     return FOUND;
 }
 
-/* Compiles and loads configuration c of m for d. */
-static int load(atune__device *d, const atune__manifest *m,
-                const atune__config *c, atune__cache *cache,
-                atune__kernel **k, atune__result *res, atune__err *err)
-{
-    const char *names[] = {m->kernel};
-    atune__cubin cubin = {0};
-    int rc;
-
-    *k = NULL;
-    rc = atune__device_compile(d, cache, m, c, names, 1, &cubin, err);
-    if (rc == ATUNE__EDATA) {
-        res->status = ATUNE__ST_COMPILE_ERROR;
-        return 0;
-    }
-    if (!rc)
-        rc = atune__kernel_load(d, m, &cubin, k, res, err);
-    atune__cubin_free(&cubin);
-    return rc;
-}
-
-/* Both configurations, interleaved over ROUNDS rounds; each time is the
- * median of its rounds' medians. */
+/* Both configurations, side by side (retime.h). */
 static int measure_pair(atune__device *d, const atune__tune_opts *o, pair *pr,
                         atune__err *err)
 {
-    atune__problem *p = NULL;
-    atune__kernel *k[2] = {NULL, NULL};
-    const atune__config *c[2] = {&pr->own, &pr->other};
-    double t[2][ROUNDS];
+    atune__config c[2] = {pr->own, pr->other};
+    double t[2];
     atune__result res[2];
-    int rc;
+    int rc = atune__retime(d, pr->m, pr->size, c, 2, &o->timing, o->seed,
+                           o->cache, t, res, err);
 
-    memset(res, 0, sizeof(res));
-    rc = atune__problem_open(d, pr->m, pr->size, o->seed, &p, err);
-    for (int i = 0; !rc && i < 2; i++)
-        rc = load(d, pr->m, c[i], o->cache, &k[i], &res[i], err);
-    for (int r = 0; !rc && r < ROUNDS; r++)
-        for (int i = 0; !rc && i < 2; i++) {
-            t[i][r] = INFINITY;
-            if (!k[i])
-                continue;
-            rc = atune__problem_eval(p, k[i], c[i], &o->timing, &res[i], err);
-            if (!rc && res[i].status == ATUNE__ST_OK)
-                t[i][r] = res[i].time_ns;
-        }
-    for (int i = 0; !rc && i < 2; i++) {
-        atune__summary s;
-        atune__summarize(t[i], ROUNDS, &s);
-        *(i ? &pr->other_ns : &pr->own_ns) = s.median;
-    }
-    if (!rc)
-        snprintf(pr->status, sizeof(pr->status), "%s%s%s",
-                 atune__status_name(res[1].status),
-                 res[1].detail[0] ? ": " : "", res[1].detail);
-    for (int i = 0; i < 2; i++)
-        atune__kernel_unload(k[i]);
-    atune__problem_close(p);
-    return rc;
+    if (rc)
+        return rc;
+    pr->own_ns = t[0];
+    pr->other_ns = t[1];
+    snprintf(pr->status, sizeof(pr->status), "%s%s%s",
+             atune__status_name(res[1].status), res[1].detail[0] ? ": " : "",
+             res[1].detail);
+    return 0;
 }
 
 /* port.<slug>.<field> = value among e's extra keys; nonzero when it does
