@@ -6,9 +6,11 @@
 #include <stdint.h>
 
 typedef struct atune__cli {
-    const char *command;   /* tune, list, check, show, compare */
+    const char *command;   /* tune, list, check, show, compare, merge */
     int device_num;        /* --device N: the GPU ordinal (default 0) */
     int device_all;        /* --device all */
+    int device_given;      /* --device was given */
+    int force_models;      /* merge --force-models: other GPU models too */
     const char *kernels;   /* comma list or NULL */
     const char *size;      /* size name or NULL */
     const char *strategy;  /* NULL: the default */
@@ -30,7 +32,7 @@ typedef struct atune__cli {
     const char *record;    /* show --record RECORD */
     uint64_t seed;
     int nfiles;
-    char **files;          /* show, compare: profile paths */
+    char **files;          /* show, compare, merge: profile paths */
     const char *html;      /* compare --html FILE: the report */
     char **argv;           /* the command line, for worker processes */
 } atune__cli;

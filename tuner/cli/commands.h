@@ -13,6 +13,7 @@ int atune__cmd_show(const atune__cli *o);
 int atune__cmd_show_record(const atune__cli *o);
 int atune__cmd_simulate(const atune__cli *o);
 int atune__cmd_compare(const atune__cli *o);
+int atune__cmd_merge(const atune__cli *o);
 /* `autotune header`: parses its own options (argv[0] is "header"). */
 int atune__cmd_header(int argc, char **argv);
 

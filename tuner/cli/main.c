@@ -28,6 +28,8 @@ static const char usage_text[] =
     "       autotune show [--templates DIR] PROFILE...\n"
     "       autotune show --record RECORD [PROFILE...]\n"
     "       autotune compare PROFILE... [--json] [--html FILE]\n"
+    "       autotune merge OUT.ini IN.ini... [--device N] [--templates DIR]\n"
+    "                [--force-models] [--no-cache] [--quiet]\n"
     "       autotune header --kernel NAME [--templates DIR] [-o FILE]\n"
     "       autotune --help | --version\n";
 
@@ -46,6 +48,9 @@ static const char help_text[] =
     "  check    compile every valid configuration (no GPU needed)\n"
     "  show     print profiles\n"
     "  compare  profiles of several GPUs side by side\n"
+    "  merge    profiles of one GPU model into OUT, the faster configuration\n"
+    "           of each section kept: timed side by side with --device,\n"
+    "           else by recorded time (OUT's own sections take part)\n"
     "  header   a template's metadata as a C header (autotune header --help)\n"
     "\n"
     "options:\n"
@@ -83,6 +88,7 @@ static const char help_text[] =
     "                        $ATUNE_CACHE_DIR, else $XDG_CACHE_HOME/autotune)\n"
     "      --json            one JSON document on stdout\n"
     "      --html FILE       compare: also write an HTML report to FILE\n"
+    "      --force-models    merge: profiles of other GPU models too\n"
     "  -q, --quiet           no progress or summaries on stderr\n"
     "  -h, --help            this help\n"
     "  -V, --version         version and build\n"
@@ -121,7 +127,8 @@ enum {
     OPT_MEMORY,
     OPT_REPLACE,
     OPT_SIZES_FROM,
-    OPT_RECORD
+    OPT_RECORD,
+    OPT_FORCE_MODELS
 };
 
 static const struct option options[] = {
@@ -147,6 +154,7 @@ static const struct option options[] = {
     {"replace", no_argument, NULL, OPT_REPLACE},
     {"sizes-from", required_argument, NULL, OPT_SIZES_FROM},
     {"record", required_argument, NULL, OPT_RECORD},
+    {"force-models", no_argument, NULL, OPT_FORCE_MODELS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -158,6 +166,7 @@ static const char *option_commands(int opt)
 {
     switch (opt) {
     case 'd':
+        return "tune merge";
     case 's':
     case 'p':
     case OPT_JOURNAL:
@@ -175,11 +184,14 @@ static const char *option_commands(int opt)
     case 'k':
         return "tune list check";
     case 't':
-        return "tune list check show";
+        return "tune list check show merge";
+    case OPT_FORCE_MODELS:
+        return "merge";
     case OPT_ARCH:
     case OPT_MEMORY:
         return "check";
     case OPT_NO_CACHE:
+        return "tune check merge";
     case OPT_BUDGET:
     case OPT_TIME_LIMIT:
         return "tune check";
@@ -275,7 +287,7 @@ static void version(void)
 static int is_command(const char *s)
 {
     static const char *const commands[] = {"tune", "list", "check", "show",
-                                           "compare"};
+                                           "compare", "merge"};
 
     for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
         if (strcmp(s, commands[i]) == 0)
@@ -395,6 +407,7 @@ static int parse(int argc, char **argv, atune__cli *o)
             if (parse_device(optarg, o))
                 return usage_error("invalid device '%s' (a decimal GPU "
                                    "ordinal, or all)", optarg);
+            o->device_given = 1;
             break;
         case 'k': o->kernels = optarg; break;
         case 's': o->size = optarg; break;
@@ -430,6 +443,7 @@ static int parse(int argc, char **argv, atune__cli *o)
         case OPT_REPLACE: o->replace = 1; break;
         case OPT_SIZES_FROM: o->sizes_from = optarg; break;
         case OPT_RECORD: o->record = optarg; break;
+        case OPT_FORCE_MODELS: o->force_models = 1; break;
         case OPT_LAUNCH_TIMEOUT: {
             char *end;
             o->launch_timeout = strtod(optarg, &end);
@@ -481,8 +495,15 @@ static int parse(int argc, char **argv, atune__cli *o)
         o->files != argv + 1)
         return usage_error("the command '%s' comes first: autotune "
                            "COMMAND [options]", o->files[0]);
+    int merge = strcmp(o->command, "merge") == 0;
+    takes_files |= merge;
     if (takes_files && o->nfiles == 0 && !o->record)
         return usage_error("%s needs a profile file", o->command);
+    if (merge && o->nfiles < 2)
+        return usage_error("%s", "merge needs OUT.ini and at least one "
+                                 "profile to merge into it");
+    if (merge && o->device_all)
+        return usage_error("%s", "merge re-times on one GPU: --device N");
     if (!takes_files && o->nfiles > 0)
         return usage_error("unexpected argument '%s'", o->files[0]);
     return check_combinations(o, seen);
@@ -522,6 +543,8 @@ int main(int argc, char **argv)
         rc = atune__cmd_show(&o);
     else if (strcmp(o.command, "compare") == 0)
         rc = atune__cmd_compare(&o);
+    else if (strcmp(o.command, "merge") == 0)
+        rc = atune__cmd_merge(&o);
     else if (o.simulate)
         rc = atune__cmd_simulate(&o);
     else
