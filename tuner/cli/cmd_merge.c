@@ -113,10 +113,10 @@ int atune__cmd_merge(const atune__cli *o)
         fprintf(stderr, "%s: unchanged (%d sections)\n", out, st.sections);
     else if (!o->quiet)
         fprintf(stderr,
-                "%s: %d sections from %d profiles; %d chosen between "
+                "%s: %d sections from %d input%s; %d chosen between "
                 "configurations (%d re-timed side by side, %d by recorded "
                 "time)\n",
-                out, st.sections, n, st.decided, st.retimed,
+                out, st.sections, n, n == 1 ? "" : "s", st.decided, st.retimed,
                 st.decided - st.retimed);
 out:
     if (gpu.d)
