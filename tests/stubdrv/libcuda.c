@@ -19,6 +19,10 @@
  *   ATUNE_STUB_SCALE=X       every time times X (default 1)
  *   ATUNE_STUB_DELAY_US=N    each launch of a tuned kernel takes N us of
  *                            real time (so that tests can kill a run)
+ *   CUDA_VISIBLE_DEVICES=i,j as the driver: the process sees physical GPUs
+ *                            i, j... (of ATUNE_STUB_GPUS) as devices 0, 1...;
+ *                            a device's UUID ends with its physical index.
+ *                            Ignored unless it is a list of numbers.
  * Planted faults, for launches of a tuned kernel (not *_ref, fill_*, cmp_*)
  * with the given block.x, or "BX,GX": block.x and grid.x:
  *   ATUNE_STUB_ERROR_BLOCK   the launch fails (CUDA_ERROR_INVALID_VALUE)
@@ -50,6 +54,7 @@ struct block { uintptr_t at; size_t size; struct block *next; };
 
 static struct {
     int ngpu, skew_dev;
+    int phys[64]; /* physical index of each device (CUDA_VISIBLE_DEVICES) */
     double clock_ms, skew, scale;
     uint64_t fake_next, used;
     struct block *real;
@@ -115,6 +120,27 @@ static struct block *real_at(uintptr_t p)
     return NULL;
 }
 
+/* CUDA_VISIBLE_DEVICES as the driver reads it (numbers only): the listed
+ * physical GPUs that exist, in the list's order, up to the first that
+ * does not. */
+static void visible_devices(void)
+{
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    int n = 0;
+
+    if (!v || !*v || strspn(v, "0123456789,") != strlen(v))
+        return;
+    while (*v && n < 64) {
+        char *end;
+        long i = strtol(v, &end, 10);
+        if (end == v || i >= st.ngpu)
+            break;
+        st.phys[n++] = (int)i;
+        v = *end == ',' ? end + 1 : end;
+    }
+    st.ngpu = n;
+}
+
 static CUresult s_cuInit(unsigned flags)
 {
     (void)flags;
@@ -123,6 +149,9 @@ static CUresult s_cuInit(unsigned flags)
     st.scale = envreal("ATUNE_STUB_SCALE", 1);
     if (st.ngpu > 64)
         st.ngpu = 64;
+    for (int i = 0; i < 64; i++)
+        st.phys[i] = i;
+    visible_devices();
     return st.ngpu > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 
@@ -209,7 +238,7 @@ static CUresult s_cuDeviceTotalMem(size_t *bytes, CUdevice d)
 static CUresult s_cuDeviceGetUuid(CUuuid *u, CUdevice d)
 {
     memset(u->bytes, 0x5a, sizeof(u->bytes));
-    u->bytes[15] = (char)d;
+    u->bytes[15] = (char)(d >= 0 && d < 64 ? st.phys[d] : d);
     return CUDA_SUCCESS;
 }
 
