@@ -6,8 +6,8 @@
 # profiles and journals in profiles.tgz.
 #
 #   STEPS="test default cold tune bench consumer kt evaluate all ncu engine
-#          flush study regret merge cand sweep record docs"  (run in this
-#          order; record: tests/gpu_record.sh, record-tune-serve of copy)
+#          flush study regret merge profmerge cand sweep record docs"  (run in
+#          this order; record: tests/gpu_record.sh, record-tune-serve of copy)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -249,6 +249,52 @@ if has merge; then
   grep -E '^previous = (kept|replaced|same)$' "$OUT/merge-2.ini" | sort | uniq -c | tee -a "$log"
   [ "$(grep -cE '^previous = (kept|replaced|same)$' "$OUT/merge-2.ini")" = \
     "$(grep -c '^\[copy' "$OUT/merge-2.ini")" ] || { echo "merge: a section was not merged by evidence" | tee -a "$log"; status=1; }
+fi
+if has profmerge; then
+  # autotune merge (issue 37): one GPU model, copy and saxpy at one size
+  # tuned twice with different budgets into two profiles, then merged with
+  # --device 0: where the two disagree the configurations are timed side by
+  # side and the faster kept (merged_by = retimed, merged_time_ns no more
+  # than merged_other_ns); every section of both is in the result; merging
+  # again changes nothing.
+  say "profile merge: copy,saxpy small, --budget 3 and --budget 60, merge --device 0"
+  d=/tmp/atune-pmerge
+  rm -rf "$d"
+  mkdir -p "$d"
+  "$build/autotune" --device 0 --kernel copy,saxpy --size small --strategy random \
+    --budget 3 --seed 1 --profile-dir "$d/a" --quiet >"$OUT/profmerge-a.txt" 2>>"$log" || status=1
+  "$build/autotune" --device 0 --kernel copy,saxpy --size small --budget 60 \
+    --profile-dir "$d/b" --quiet >"$OUT/profmerge-b.txt" 2>>"$log" || status=1
+  pa=$(ls "$d"/a/*.ini) pb=$(ls "$d"/b/*.ini)
+  "$build/autotune" merge --device 0 "$d/merged.ini" "$pa" "$pb" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  cp "$d/merged.ini" "$OUT/profmerge.ini"
+  cp "$pa" "$OUT/profmerge-a.ini"
+  cp "$pb" "$OUT/profmerge-b.ini"
+  cp "$d/merged.ini" "$d/once.ini"
+  "$build/autotune" merge --device 0 "$d/merged.ini" "$pa" "$pb" 2>&1 | tee -a "$log"
+  cmp -s "$d/merged.ini" "$d/once.ini" || { echo "profmerge: merging again changed the result" | tee -a "$log"; status=1; }
+  # Every section of both inputs is there (which one was kept is the
+  # re-timing's to say, below; not the recorded times').
+  for s in $(cat "$pa" "$pb" | sed -n 's/^\[\(copy\|saxpy\) \(.*\)\]$/\1:\2/p' | sort -u); do
+    grep -q "^\[${s/:/ }\]$" "$d/merged.ini" || { echo "profmerge: [${s/:/ }] missing" | tee -a "$log"; status=1; }
+  done
+  awk -F' = ' '
+    /^\[/ { sec = $0 }
+    $1 == "merged_by" { by[sec] = $2 }
+    $1 == "merged_time_ns" { t[sec] = $2 }
+    $1 == "merged_other_ns" { o[sec] = $2 }
+    END {
+      bad = 0; n = 0
+      for (s in by) {
+        printf "%s merged_by=%s kept %s ns, other %s ns\n", s, by[s], t[s], o[s]
+        if (by[s] == "retimed") { n++; if (t[s] + 0 > o[s] + 0) bad = 1 }
+        else if (by[s] != "same_config") bad = 1
+      }
+      if (n == 0) print "profmerge: no section was re-timed (the two runs agreed everywhere: rerun with another --seed)"
+      exit bad || n == 0
+    }' "$d/merged.ini" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "profmerge: a disagreement not re-timed, or the slower kept" | tee -a "$log"; status=1; }
 fi
 if has ncu; then
   # What the driver's copy does at the small size next to the tuned copy
