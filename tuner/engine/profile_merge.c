@@ -290,7 +290,7 @@ static int emit_device(text *t, const source *src, int nsrc, atune__err *err)
         if (rc)
             return rc;
     }
-    if (date && !value_of(d, "date"))
+    if (date && (!d || !value_of(d, "date")))
         return emit(t, err, "date = %s", date);
     return 0;
 }
