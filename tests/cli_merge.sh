@@ -68,6 +68,14 @@ ino=$(stat -c %i m.ini)
 "$bin" merge -q m3.ini $B m.ini $A && cmp -s m3.ini m.ini && ok ||
     { ko "the output merged with its inputs is not the same bytes"; diff m3.ini m.ini | head; }
 
+# A tune that rewrites a merged section drops the merge's keys (they
+# described the record they came with); --evaluate-style additions keep them.
+mkdir -p t && cp m.ini t/$slug.ini
+"$bin" tune --kernel copy --size small --strategy random --budget 2 --seed 5 -p t -q >/dev/null 2>err ||
+    { ko "tune into a merged profile"; cat err; }
+[ -z "$(sec t/$slug.ini "$C" | grep '^merged_')" ] && [ "$(key t/$slug.ini "$S" merged_from)" = $B ] && ok ||
+    ko "tune kept stale merged_ keys in a section it rewrote, or dropped them from one it did not touch"
+
 # --- another GPU model --------------------------------------------------------
 sed 's/^name = NVIDIA Stub H100$/name = NVIDIA Stub H200/' $A >h200.ini
 "$bin" merge mm.ini $B h200.ini 2>err

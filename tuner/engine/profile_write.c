@@ -382,7 +382,8 @@ static int sets_extra(const atune__pw_entry *e, const char *key)
 }
 
 /* An old key that is not the tuner's own: lower case and none of the
- * fields emit_entry writes. */
+ * fields emit_entry writes. A merge's keys (merged_*, profile_merge.h)
+ * describe the record they were written with: a new record drops them. */
 static int is_extra_key(const char *key)
 {
     static const char *const own[] = {
@@ -390,7 +391,8 @@ static int is_extra_key(const char *key)
         "evaluated", "space", "strategy",  "template_hash"};
 
     if (!(*key >= 'a' && *key <= 'z') ||
-        strncmp(key, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0)
+        strncmp(key, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0 ||
+        strncmp(key, "merged_", strlen("merged_")) == 0)
         return 0;
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if (strcmp(key, own[i]) == 0)
