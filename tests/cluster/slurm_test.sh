@@ -29,8 +29,10 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
    ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
     say "installing slurm-wlm and munge"
     export DEBIAN_FRONTEND=noninteractive
-    timeout 300 apt-get update -qq
-    timeout 600 apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+    timeout 300 apt-get update -qq || fail "apt-get update failed"
+    timeout 600 apt-get install -y -qq --no-install-recommends slurm-wlm munge \
+        >/tmp/atune-slurm-apt.log 2>&1 ||
+        { tail -20 /tmp/atune-slurm-apt.log; fail "apt-get install slurm-wlm munge failed"; }
 fi
 
 # The cluster page shows the job file as it is run here.
