@@ -169,6 +169,10 @@ for i in $(seq 150); do
     [ "$i" = 150 ] && fail "task 3 did not go back to pending"
     sleep 0.2
 done
+# slurmd refuses a launch whose credential is from the second in which
+# the killed attempt's was revoked ("Job credential revoked"): start it a
+# few seconds later, not two minutes.
+sleep 3
 scontrol update jobid="${job}_3" StartTime=now
 rc=0
 wait $sb || rc=$?
