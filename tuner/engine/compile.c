@@ -20,7 +20,13 @@
  * average (largest run 2.08 at W = 4, 2.31 at 5) for W = 1, 2, 3, 4, 5,
  * 8, 16. Four ahead cover a compile of ~0.12 s behind measurements of
  * ~30 ms (H100 default run, 2026-11-25) and keep under 2 per
- * evaluation. */
+ * evaluation. But a window of 4 leaves most of a 16-core machine idle:
+ * the H100's cold default run (2026-11-26) waited 66.6 of its 108 s for
+ * NVRTC, matmul 36 of 50 s. So the window is at least the workers' count,
+ * and workers left idle go on in index order within a budget: a
+ * follower starts at most twice as many compiles as the search has
+ * asked for configurations (at least one per worker), which keeps the
+ * modules per evaluation under 2 over a run. */
 #define DEFAULT_WINDOW 4
 
 enum { PENDING, RUNNING, DONE };
@@ -63,6 +69,8 @@ struct atune__pool {
     int stop;
     int in_order;        /* workers go on in index order when idle */
     int window;          /* hinted jobs compiled ahead, at most */
+    int64_t requests;    /* configurations asked for (atune__pool_get) */
+    int64_t started;     /* jobs taken by a worker or a consumer */
     int64_t compiled;    /* jobs done by NVRTC (not the disk cache) */
     int64_t cached;      /* jobs the disk cache answered */
     int fatal;
@@ -88,12 +96,16 @@ static job *next_job(atune__pool *p)
         if (jb->state == PENDING)
             return jb;
     }
+    /* A follower compiles ahead only within its budget (DEFAULT_WINDOW). */
+    if (!p->in_order && p->started >= 2 * p->requests &&
+        p->started >= p->nthreads)
+        return NULL;
     while (p->isoon < p->nsoon && (p->in_order || p->isoon < p->window)) {
         job *jb = p->soon[p->isoon++];
         if (jb->state == PENDING)
             return jb;
     }
-    while (p->in_order && p->next < p->n) {
+    while (p->next < p->n) {
         job *jb = &p->jobs[p->next++];
         if (jb->state == PENDING)
             return jb;
@@ -111,7 +123,7 @@ static void *worker(void *arg)
     while (!p->stop) {
         if ((jb = next_job(p)) != NULL)
             compile_job(p, jb, wa->self);
-        else if (p->in_order && p->next >= p->n)
+        else if (p->next >= p->n)
             break; /* everything submitted is done or taken */
         else
             pthread_cond_wait(&p->work, &p->lock);
@@ -131,6 +143,7 @@ static void compile_job(atune__pool *p, job *jb, int self)
     int rc, hit = 0;
 
     jb->state = RUNNING;
+    p->started++;
     pthread_mutex_unlock(&p->lock);
     t0 = atune__now();
     atune__space_config(p->m, jb->idx, &c);
@@ -268,6 +281,9 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
     *cubin = NULL;
     *error = NULL;
     pthread_mutex_lock(&p->lock);
+    p->requests++;
+    if (!p->in_order)
+        pthread_cond_broadcast(&p->work); /* the budget grew */
     if (!(jb = find(p, idx)) && !(jb = extra_job(p, idx))) {
         pthread_mutex_unlock(&p->lock);
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
@@ -330,6 +346,8 @@ void atune__pool_follow(atune__pool *p, int window)
     pthread_mutex_lock(&p->lock);
     p->in_order = 0;
     p->window = window > 0 ? window : DEFAULT_WINDOW;
+    if (window <= 0 && p->window < p->nthreads)
+        p->window = p->nthreads;
     pthread_mutex_unlock(&p->lock);
 }
 
