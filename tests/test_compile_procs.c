@@ -267,7 +267,7 @@ static void test_follow(void **state)
                      0);
     /* Before this, each of the 2 workers may have taken one job in index
      * order. */
-    atune__pool_follow(pool, 2);
+    atune__pool_follow(pool, 2, -1);
     for (int i = 0; i < 4; i++)
         hint[i] = index[10 + i];
     atune__pool_prefetch(pool, hint, 4);
@@ -299,6 +299,67 @@ static void test_follow(void **state)
     atune__procs_stop(ps);
 }
 
+/* Following with a budget (the default run's pool): past the hints, idle
+ * workers go on in index order until `floor` compiles have started, then
+ * at most twice the configurations asked for, and stop with the search. */
+static void test_follow_budget(void **state)
+{
+    const atune__manifest *m;
+    const char *names[1];
+    int64_t index[N], hint[1], compiled = 0, cached = 0;
+    atune__procs *ps = NULL;
+    atune__pool *pool = NULL;
+    const atune__cubin *got;
+    const char *cerr;
+    atune__err err;
+
+    (void)state;
+    load(NULL, "copy");
+    m = t.m[0];
+    names[0] = m->kernel;
+    for (int i = 0; i < N; i++)
+        index[i] = i;
+    assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
+    assert_int_equal(atune__pool_start(m, "sm_90", names, 1, index, N, 0,
+                                       NULL, ps, &pool, &err),
+                     0);
+    atune__pool_follow(pool, 0, 6);
+    hint[0] = index[2];
+    atune__pool_prefetch(pool, hint, 1);
+    assert_int_equal(atune__pool_get(pool, index[2], &got, &cerr, &err), 0);
+    /* The floor is reached, and then the budget holds (one request: 2). */
+    for (int i = 0; i < 600 && compiled < 6; i++) {
+        nap(50);
+        atune__pool_counts(pool, &compiled, &cached);
+    }
+    assert_true(compiled >= 6);
+    nap(500);
+    atune__pool_counts(pool, &compiled, &cached);
+    assert_true(compiled <= 6 + 2); /* 2 workers may have been mid-job */
+    /* Five more requests: the budget grows to 12. */
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(atune__pool_get(pool, index[3 + i], &got, &cerr, &err),
+                         0);
+    for (int i = 0; i < 600 && compiled < 12; i++) {
+        nap(50);
+        atune__pool_counts(pool, &compiled, &cached);
+    }
+    assert_true(compiled >= 12);
+    /* The search stopped: no more in index order. */
+    atune__pool_prefetch(pool, NULL, 0);
+    nap(300);
+    atune__pool_counts(pool, &compiled, &cached);
+    {
+        int64_t before = compiled;
+        nap(500);
+        atune__pool_counts(pool, &compiled, &cached);
+        assert_int_equal(compiled, before);
+        assert_true(compiled <= 12 + 2);
+    }
+    atune__pool_free(pool);
+    atune__procs_stop(ps);
+}
+
 static void test_children_reaped(void **state)
 {
     atune__procs *ps = NULL;
@@ -318,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_compile_error),
         cmocka_unit_test(test_cache_counts),
         cmocka_unit_test(test_follow),
+        cmocka_unit_test(test_follow_budget),
         cmocka_unit_test(test_children_reaped),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_time_limit_env),

@@ -25,9 +25,14 @@
  * NVRTC, matmul 36 of 50 s. So the window is at least the workers' count,
  * and workers left idle go on in index order within a budget: a
  * follower starts at most twice as many compiles as the search has
- * asked for configurations (at least one per worker), which keeps the
- * modules per evaluation under 2 over a run. */
+ * asked for configurations, or FOLLOW_FLOOR. Budgeted from one per
+ * worker, the first size of each kernel still waited (H100, 2026-11-26:
+ * matmul 20.8 s of 22 s at 4096^3, the compiles held to twice its
+ * requests): a space of up to FOLLOW_FLOOR configurations is compiled
+ * whole from the start, as brute force does, and a larger one at most
+ * twice what its search evaluates. */
 #define DEFAULT_WINDOW 4
+#define FOLLOW_FLOOR 256
 
 enum { PENDING, RUNNING, DONE };
 
@@ -71,6 +76,7 @@ struct atune__pool {
     int window;          /* hinted jobs compiled ahead, at most */
     int64_t requests;    /* configurations asked for (atune__pool_get) */
     int64_t started;     /* jobs taken by a worker or a consumer */
+    int floor;           /* a follower's budget at least (pool_follow) */
     int64_t compiled;    /* jobs done by NVRTC (not the disk cache) */
     int64_t cached;      /* jobs the disk cache answered */
     int fatal;
@@ -96,16 +102,18 @@ static job *next_job(atune__pool *p)
         if (jb->state == PENDING)
             return jb;
     }
-    /* A follower compiles ahead only within its budget (DEFAULT_WINDOW). */
-    if (!p->in_order && p->started >= 2 * p->requests &&
-        p->started >= p->nthreads)
+    /* A follower compiles ahead only within its budget (DEFAULT_WINDOW),
+     * and in index order only while the search runs. */
+    if (!p->in_order && p->floor >= 0 && p->started >= 2 * p->requests &&
+        p->started >= p->floor)
         return NULL;
     while (p->isoon < p->nsoon && (p->in_order || p->isoon < p->window)) {
         job *jb = p->soon[p->isoon++];
         if (jb->state == PENDING)
             return jb;
     }
-    while (p->next < p->n) {
+    while ((p->in_order || (p->nsoon > 0 && p->floor >= 0)) &&
+           p->next < p->n) {
         job *jb = &p->jobs[p->next++];
         if (jb->state == PENDING)
             return jb;
@@ -123,7 +131,7 @@ static void *worker(void *arg)
     while (!p->stop) {
         if ((jb = next_job(p)) != NULL)
             compile_job(p, jb, wa->self);
-        else if (p->next >= p->n)
+        else if (p->in_order && p->next >= p->n)
             break; /* everything submitted is done or taken */
         else
             pthread_cond_wait(&p->work, &p->lock);
@@ -341,13 +349,14 @@ void atune__pool_release(atune__pool *p, int64_t idx)
     pthread_mutex_unlock(&p->lock);
 }
 
-void atune__pool_follow(atune__pool *p, int window)
+void atune__pool_follow(atune__pool *p, int window, int floor)
 {
     pthread_mutex_lock(&p->lock);
     p->in_order = 0;
-    p->window = window > 0 ? window : DEFAULT_WINDOW;
-    if (window <= 0 && p->window < p->nthreads)
-        p->window = p->nthreads;
+    p->window = window > 0 ? window
+                : p->nthreads > DEFAULT_WINDOW ? p->nthreads
+                                               : DEFAULT_WINDOW;
+    p->floor = floor != 0 ? floor : FOLLOW_FLOOR;
     pthread_mutex_unlock(&p->lock);
 }
 

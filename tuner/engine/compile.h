@@ -40,15 +40,19 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
  * are kept. */
 void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n);
 
-/* From now on the workers compile only what a consumer waits for and the
+/* From now on the workers compile what a consumer waits for, then the
  * first `window` configurations of the latest atune__pool_prefetch list
- * (0: 4, compile.c says why), never the rest of the index order: a search that
- * visits a small part of the space does not pay for compiling the rest,
- * and an empty prefetch list (the search stopped) stops the background
- * compiles. tune calls it for strategies that say what they will propose
- * next (atune__strategy_hints: the default); brute force, which visits
- * everything in order, and those that do not say keep the index order. */
-void atune__pool_follow(atune__pool *p, int window);
+ * (0: as many as there are workers, at least 4; compile.c says why), then,
+ * while that list is not empty, the rest in index order within a budget:
+ * at most `floor` compiles started (0: 256), or twice the configurations
+ * asked for (atune__pool_get) when that is more; floor < 0: no index
+ * order at all. A search that visits a small part of a large space does
+ * not pay for compiling the rest, and an empty prefetch list (the search
+ * stopped) stops the background compiles. tune calls it for strategies
+ * that say what they will propose next (atune__strategy_hints: the
+ * default); brute force, which visits everything in order, and those that
+ * do not say keep the index order. */
+void atune__pool_follow(atune__pool *p, int window, int floor);
 
 /* Modules compiled by NVRTC so far, and those the disk cache answered. */
 void atune__pool_counts(atune__pool *p, int64_t *compiled, int64_t *cached);

@@ -759,7 +759,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
             break;
         /* A search compiles what it measures next (compile.h). */
         if (atune__strategy_hints(o->strategy))
-            atune__pool_follow(pool, 0);
+            atune__pool_follow(pool, 0, 0);
         for (int s = 0; !rc && s < m->nsizes; s++) {
             int64_t seeds[ATUNE__MAX_SEEDS];
             atune__outcome *out;
