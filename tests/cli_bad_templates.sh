@@ -39,7 +39,16 @@ load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
   range_step_and_pow2 range_too_many_values continuation_orphan
   kernel_bad_char kernel_not_name include_dir_missing nvrtc_option_reserved
   nvrtc_option_not_option param_macros_bad param_name_too_long
-  include_dirs_empty "
+  include_dirs_empty knob_redefined knob_identifier knob_template_param "
+
+# Macro knobs the source would override or be broken by: what each message
+# must say besides its file:line (the fixes included).
+declare -A knob_msg=(
+  [knob_redefined]="parameter 'BLOCK_SIZE' .* is redefined here (#define BLOCK_SIZE).*incompatible redefinition of macro.*Fix: rename the parameter.*not_macros = BLOCK_SIZE"
+  [knob_identifier]="parameter 'vw' .* is also a function parameter's name here: as -Dvw=VALUE.*Fix: rename.*not_macros = vw"
+  [knob_template_param]="parameter 'BLOCK_THREADS' .* is also a template parameter's name here.*not_macros = BLOCK_THREADS"
+  [knob_changes_nothing]="parameter 'UNROLL' changes nothing: every value (3) compiles to the same CUBIN.*Fix: use it in .*knob_changes_nothing.cu"
+)
 
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
@@ -87,6 +96,10 @@ for dir in "$data"/*/; do
   # "kind.ini:12: ..." or, for NVRTC's log, "kind.cu:8: error: ...".
   grep -q "$kind/$where: " "$out.err" && ok ||
     ko "$kind: check message does not name $where" "$out.err"
+  if [ -n "${knob_msg[$kind]:-}" ]; then
+    grep -q "${knob_msg[$kind]}" "$out.err" && ok ||
+      ko "$kind: message does not say what and how to fix" "$out.err"
+  fi
   if [ "$kind" = compile_error ]; then
     # Every configuration fails the same way: the log is printed once.
     [ "$(grep -c "$where: error" "$out.err")" -eq 1 ] && ok ||
@@ -144,6 +157,18 @@ grep -q "div_zero_work.ini:8: " "$tmp/mixed.err" && ok ||
   ko "mixed: the bad template is not named" "$tmp/mixed.err"
 grep -q "^control .* 0 failed" "$tmp/mixed.out" && ok ||
   ko "mixed: the good template is not checked" "$tmp/mixed.out"
+
+# NVRTC's warnings are shown by a check that passes: here its warning for a
+# variable never used, with the file's line.
+mkdir -p "$tmp/warn"
+sed 's/^    long i = ((long)blockIdx.x/    int unused_knob_copy = VW;\n&/' \
+  "$data/control/control.cu" >"$tmp/warn/control.cu"
+cp "$data/control/control.ini" "$tmp/warn/"
+run "$tmp/warn" "$bin" check --templates "$tmp/warn"
+[ "$rc" -eq 0 ] && ok || ko "warn: check exit $rc, want 0" "$tmp/warn.err"
+grep -q "warning: NVRTC, configuration .*" "$tmp/warn.err" &&
+  grep -q "control.cu:5: warning" "$tmp/warn.err" && ok ||
+  ko "warn: NVRTC's warning is not shown with its line" "$tmp/warn.err"
 
 # Bad command lines: 64, before any template is compiled.
 ctl=$data/control

@@ -283,6 +283,163 @@ static void show_progress(struct progress *p, int64_t done, int64_t total,
     p->shown_at = now;
 }
 
+static int name_is(void *ctx, const char *name)
+{
+    return strcmp(ctx, name) == 0;
+}
+
+static int dim3_uses(const atune__dim3 *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (atune__expr_names(d->e[i], name_is, (void *)name))
+            return 1;
+    return 0;
+}
+
+/* Whether a manifest expression ([launch], [constraints], [args]) reads
+ * the parameter: then a value that changes no code still changes the
+ * launch. */
+static int launch_uses(const atune__manifest *m, const char *name)
+{
+    void *n = (void *)name;
+
+    if (dim3_uses(&m->block, name) || dim3_uses(&m->grid, name) ||
+        atune__expr_names(m->shared, name_is, n))
+        return 1;
+    for (int i = 0; i < m->nconstraints; i++)
+        if (atune__expr_names(m->constraints[i].expr, name_is, n))
+            return 1;
+    for (int i = 0; i < m->nargs; i++)
+        if ((m->args[i].value &&
+             atune__expr_names(m->args[i].value, name_is, n)) ||
+            (m->args[i].count &&
+             atune__expr_names(m->args[i].count, name_is, n)))
+            return 1;
+    return 0;
+}
+
+/* Compiles configuration c (through the owner's child when there are
+ * children); the FNV-1a of its CUBIN in *h, or -1 when it does not
+ * compile. */
+static int cubin_hash(const atune__manifest *m, const atune__config *c,
+                      const char *arch, const char *const *names, int nnames,
+                      atune__cache *cache, atune__procs *procs, uint64_t *h,
+                      atune__err *err)
+{
+    atune__cubin cb;
+    int rc, hit;
+
+    rc = procs ? atune__procs_compile_own(procs, m, c, arch, names, nnames,
+                                          &cb, &hit, err)
+               : atune__jit_compile_cached(cache, m, c, arch, names, nnames,
+                                           &cb, &hit, err);
+    if (rc == ATUNE__EDATA)
+        return -1;
+    if (rc)
+        return rc;
+    *h = atune__fnv1a(cb.data, cb.len, ATUNE__FNV_SEED);
+    atune__cubin_free(&cb);
+    return 0;
+}
+
+/* A macro parameter whose values all compile to the same CUBIN changes
+ * nothing in the code: the source ignores it (or overrides it in a way
+ * the loader cannot see). Tried from two configurations, the first and
+ * the last checked, each with the parameter set to every value; a
+ * parameter that changes the code in either is fine. *bad: set when one
+ * changes nothing and no manifest expression reads it either (tuning it
+ * only multiplies the space); one that [launch] reads gets a note. */
+static int check_changes(const atune__manifest *m, const atune__cli *o,
+                         const int64_t *index, int64_t k,
+                         const char *const *names, int nnames,
+                         atune__cache *cache, atune__procs *procs,
+                         atune__json *j, int *bad, atune__err *err)
+{
+    for (int p = 0; p < m->nparams; p++) {
+        const atune__param *pa = &m->params[p];
+        int changes = 0, tried = 0, rc;
+        if (!pa->macro || pa->nvalues < 2 || k == 0)
+            continue;
+        for (int b = 0; b < 2 && !changes; b++) {
+            atune__config c;
+            uint64_t first = 0, h;
+            int ok = 0;
+            atune__space_config(m, index[b ? k - 1 : 0], &c);
+            for (int v = 0; v < pa->nvalues && !changes; v++) {
+                c.v[p] = pa->values[v];
+                rc = cubin_hash(m, &c, o->arch, names, nnames, cache, procs,
+                                &h, err);
+                if (rc > 0)
+                    return rc;
+                if (rc < 0)
+                    continue;
+                if (ok++ == 0)
+                    first = h;
+                else if (h != first)
+                    changes = 1;
+            }
+            tried += ok >= 2;
+        }
+        if (changes || !tried)
+            continue;
+        if (launch_uses(m, pa->name)) {
+            fprintf(stderr,
+                    "autotune: note: %s:%d: parameter '%s' changes nothing "
+                    "in the code (every value compiles to the same CUBIN); "
+                    "only [launch] sees it: declare it not a macro "
+                    "(not_macros = %s) so that its values share one "
+                    "module\n",
+                    m->ini_path, pa->line, pa->name, pa->name);
+            continue;
+        }
+        *bad = 1;
+        {
+            char msg[1024];
+            snprintf(msg, sizeof(msg),
+                     "%s:%d: parameter '%s' changes nothing: every value "
+                     "(%d) compiles to the same CUBIN and no [launch], "
+                     "[constraints] or [args] expression reads it. Fix: use "
+                     "it in %s (as a macro), or remove it from [params]",
+                     m->ini_path, pa->line, pa->name, pa->nvalues,
+                     m->cu_path);
+            if (j) {
+                atune__json_object(j, NULL);
+                atune__json_str(j, "config", "");
+                atune__json_str(j, "error", msg);
+                atune__json_end(j);
+            } else {
+                fprintf(stderr, "autotune: error: %s\n", msg);
+            }
+        }
+    }
+    return 0;
+}
+
+/* NVRTC's warnings (a redefined macro, an unused variable) are shown once
+ * per distinct log: a compile that succeeds may still not be what the
+ * user meant. */
+static void report_warnings(struct seen_logs *seen, const atune__cubin *cb,
+                            const char *cfg)
+{
+    char *text, *tagged;
+    size_t len;
+
+    if (!cb->log || !strstr(cb->log, "warning"))
+        return;
+    len = strlen(cb->log) + 2;
+    if (!(tagged = malloc(len)))
+        return;
+    snprintf(tagged, len, "\n%s", cb->log);
+    if (!seen_before(seen, tagged)) {
+        text = file_line_style(cb->log);
+        fprintf(stderr, "autotune: warning: NVRTC, configuration %s:\n%s%s",
+                cfg, text ? text : cb->log,
+                cb->log[strlen(cb->log) - 1] == '\n' ? "" : "\n");
+        free(text);
+    }
+    free(tagged);
+}
+
 /* Configurations per compile pool: 65536 jobs are a few MB. */
 #define CHECK_CHUNK ((int64_t)1 << 16)
 
@@ -301,7 +458,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     const int64_t *index = NULL;
     int64_t *picked = NULL; /* --budget's configurations */
     struct size_report sr = {{0}, {0}};
-    struct seen_logs seen = {0};
+    struct seen_logs seen = {0}, warned = {0};
     int64_t n = 0, k = 0, done = 0, nfailed = 0;
     atune__pool *pool = NULL;
     atune__err err;
@@ -362,6 +519,11 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         }
         show_progress(&pg, done, k, nfailed, o);
         rc = atune__pool_get(pool, index[done], &cubin, &msg, &err);
+        if (!rc && cubin && cubin->log && cubin->log[0]) {
+            atune__space_config(m, index[done], &c);
+            atune__config_str(m, &c, cfg, sizeof(cfg));
+            report_warnings(&warned, cubin, cfg);
+        }
         if (!rc && msg) {
             nfailed++;
             atune__space_config(m, index[done], &c);
@@ -373,6 +535,14 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     }
     if (pg.shown && pg.tty)
         fputs("\r\033[K", stderr);
+    atune__pool_free(pool);
+    pool = NULL;
+    if (!rc && started) {
+        int bad = 0;
+        rc = check_changes(m, o, index, done, names, nnames, cache, procs, j,
+                           &bad, &err);
+        nfailed += bad;
+    }
     if (seen.repeats)
         fprintf(stderr,
                 "autotune: error: %s: %lld more configurations fail to "

@@ -329,7 +329,9 @@ int atune__jit_options(const atune__manifest *m, const atune__config *c,
         add_opt(o, "-std=c++17");
     for (int i = 0; i < m->nnvrtc_opts; i++)
         add_opt(o, m->nvrtc_opts[i]);
-    for (int i = 0; m->param_macros && i < m->nparams; i++) {
+    for (int i = 0; i < m->nparams; i++) {
+        if (!m->params[i].macro)
+            continue;
         snprintf(o->defs[i], sizeof(o->defs[i]), "-D%s=%lld", m->params[i].name,
                  (long long)c->v[i]);
         add_opt(o, o->defs[i]);

@@ -28,7 +28,8 @@ static const struct {
 
 static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
-    "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros"};
+    "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros",
+    "not_macros"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* "x", "x, y" or "x, y, z". */

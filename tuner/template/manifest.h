@@ -54,6 +54,13 @@ typedef struct atune__param {
     int nvalues;
     int64_t values[ATUNE__MAX_VALUES]; /* values[0] is the default */
     int line;
+    /* 1: passed to NVRTC as -DNAME=VALUE (param_macros is yes, not listed
+     * in not_macros, and the .cu or one of its own headers names it). 0:
+     * the kernel sees it only through its name expression, or only
+     * [launch] does; configurations that differ only in it share one
+     * module (manifest_macros.c). */
+    int macro;
+    int named; /* the .cu or one of its own headers names it */
 } atune__param;
 
 typedef struct atune__size {

@@ -144,6 +144,10 @@ static int add_header(struct scan *sc, const char *name, size_t nlen,
     n64 = len;
     sc->h = atune__fnv1a(&n64, sizeof(n64), sc->h);
     sc->h = atune__fnv1a(text, len, sc->h);
+    if ((rc = atune__mf_macros_scan(ld, path, text)) != 0) {
+        free(text);
+        return rc;
+    }
     slash = strrchr(real, '/');
     dlen = slash ? (size_t)(slash - real) : 0;
     real[dlen] = '\0';
@@ -181,9 +185,14 @@ int atune__mf_hash_headers(struct loader *ld)
     struct scan sc = {.ld = ld, .h = ATUNE__FNV_SEED};
     int rc = 0;
 
+    if ((rc = atune__mf_macros_begin(ld)) ||
+        (rc = atune__mf_macros_scan(ld, m->cu_path, m->source)))
+        return rc;
     /* Built-in templates (m->dir NULL) include no headers of their own. */
     if (m->dir)
         rc = scan_text(&sc, m->source, m->dir);
+    if (!rc)
+        atune__mf_macros_end(ld);
     for (int i = 0; i < sc.n; i++)
         free(sc.seen[i]);
     if (rc)

@@ -1,0 +1,352 @@
+/* manifest_macros.c -- which parameters become -DNAME=VALUE, and whether
+ * that is safe.
+ *
+ * A parameter is passed as a macro when param_macros is yes, it is not
+ * listed in not_macros, and the .cu or one of its own headers names it: a
+ * parameter no source names can only matter to [launch], and passing it
+ * would make one module per value for the same code. A macro parameter is
+ * refused (at load, so by check and tune alike) where the source would
+ * silently override it or be broken by it:
+ *  - `#define NAME` or `#undef NAME` outside an `#ifndef NAME` guard: the
+ *    file's value wins (NVRTC only warns, "incompatible redefinition of
+ *    macro"), so every configuration compiles the same kernel;
+ *  - NAME declared as something (a variable, a function parameter, a
+ *    template parameter, a member): the macro turns the declaration into
+ *    a number, and NVRTC's error points into the code, not at the knob.
+ * The scan is lexical: comments and literals are blanked, a name right
+ * after another identifier that is not an expression keyword (`return`,
+ * `case`, ...) is a declaration, one after `.`, `->` or `::` a member. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "template/manifest_internal.h"
+
+/* Identifiers after which a name is an expression, not a declaration. */
+static const char *const expr_words[] = {
+    "return", "case",   "sizeof",    "alignof", "else",     "do",
+    "throw",  "new",    "delete",    "goto",    "co_return", "co_yield",
+    "co_await", "not",  "and",       "or",      "compl",    "bitand",
+    "bitor",  "xor",    "decltype",  "typeid",  "noexcept", "defined",
+    "unroll", "if",     "while",     "for",     "switch",   "constexpr",
+};
+
+struct lex {
+    struct loader *ld;
+    const char *path; /* for messages */
+    const char *p;
+    int line;
+    /* the previous token: 'i' identifier, '.' member access ('.', '->',
+     * '::'), 'o' anything else; for 'i' its text */
+    char prev;
+    const char *prev_s;
+    size_t prev_len;
+    int tpl_depth;      /* '<' nesting inside `template <...>`, 0 outside */
+    int pending_tpl;    /* saw `template`, waiting for its '<' */
+    int paren_depth;
+    unsigned guard[64]; /* per #if level: parameters it guards (#ifndef) */
+    int nguard;
+};
+
+static int param_of(const atune__manifest *m, const char *s, size_t len)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (strlen(m->params[i].name) == len &&
+            memcmp(m->params[i].name, s, len) == 0)
+            return i;
+    return -1;
+}
+
+static unsigned guarded(const struct lex *lx)
+{
+    unsigned g = 0;
+
+    for (int i = 0; i < lx->nguard; i++)
+        g |= lx->guard[i];
+    return g;
+}
+
+static const char *skip_blank(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || (*p == '\\' && p[1] == '\n'))
+        p += *p == '\\' ? 2 : 1;
+    return p;
+}
+
+static const char *ident_end(const char *p)
+{
+    if (!atune__mf_is_ident_char(*p) || (*p >= '0' && *p <= '9'))
+        return p;
+    while (atune__mf_is_ident_char(*p))
+        p++;
+    return p;
+}
+
+static int is_word(const char *s, size_t len, const char *w)
+{
+    return strlen(w) == len && memcmp(s, w, len) == 0;
+}
+
+static int fix_hint(struct lex *lx, int pi, int line, const char *what)
+{
+    const atune__manifest *m = lx->ld->m;
+    const char *n = m->params[pi].name;
+
+    return atune__fail(
+        lx->ld->err, ATUNE__EDATA,
+        "%s:%d: parameter '%s' (%s:%d) %s. Fix: rename the parameter in %s "
+        "(e.g. %s_KNOB, used in the source where the knob is meant), or "
+        "declare it not a macro (not_macros = %s under [template]) when the "
+        "kernel gets it another way ([launch], the kernel's name "
+        "expression)",
+        lx->path, line, n, m->ini_path, m->params[pi].line, what, m->ini_path,
+        n, n);
+}
+
+/* Every parameter named in [s, e) is named by the source. */
+static void mark_named(struct lex *lx, const char *s, const char *e)
+{
+    atune__manifest *m = lx->ld->m;
+
+    while (s < e) {
+        const char *t = ident_end(s);
+        int pi;
+        if (t == s) {
+            s++;
+            continue;
+        }
+        if ((pi = param_of(m, s, (size_t)(t - s))) >= 0)
+            m->params[pi].named = 1;
+        s = t;
+    }
+}
+
+/* The parameter `#if !defined(NAME)` or `#if !defined NAME` guards. */
+static unsigned if_guard(struct lex *lx, const char *p)
+{
+    const char *e;
+    int pi;
+
+    p = skip_blank(p);
+    if (*p != '!')
+        return 0;
+    p = skip_blank(p + 1);
+    if (strncmp(p, "defined", 7) != 0)
+        return 0;
+    p = skip_blank(p + 7);
+    if (*p == '(')
+        p = skip_blank(p + 1);
+    e = ident_end(p);
+    pi = param_of(lx->ld->m, p, (size_t)(e - p));
+    return pi >= 0 ? 1u << pi : 0;
+}
+
+/* A preprocessor line at p ('#'); returns the end of its last line. */
+static int directive(struct lex *lx, const char *p, const char **end)
+{
+    atune__manifest *m = lx->ld->m;
+    const char *d, *de, *e = p;
+    int pi, line = lx->line;
+
+    while (*e && !(*e == '\n' && e[-1] != '\\'))
+        if (*e++ == '\n')
+            lx->line++;
+    *end = e;
+    d = skip_blank(p + 1);
+    de = ident_end(d);
+    mark_named(lx, de, e);
+    if (is_word(d, (size_t)(de - d), "define") ||
+        is_word(d, (size_t)(de - d), "undef")) {
+        const char *n = skip_blank(de), *ne = ident_end(n);
+        int undef = *d == 'u';
+        pi = param_of(m, n, (size_t)(ne - n));
+        if (pi >= 0 && m->params[pi].macro && !(guarded(lx) & (1u << pi))) {
+            char what[256];
+            snprintf(what, sizeof(what),
+                     "is %s here (#%s %s)%s",
+                     undef ? "undefined" : "redefined",
+                     undef ? "undef" : "define", m->params[pi].name,
+                     undef ? ": the knob's -D value is thrown away"
+                           : ": the file's value overrides the knob's -D "
+                             "value in every configuration (NVRTC warning "
+                             "47, incompatible redefinition of macro); a "
+                             "default belongs inside #ifndef");
+            return fix_hint(lx, pi, line, what);
+        }
+    } else if (is_word(d, (size_t)(de - d), "ifndef")) {
+        const char *n = skip_blank(de), *ne = ident_end(n);
+        pi = param_of(m, n, (size_t)(ne - n));
+        if (lx->nguard < 64)
+            lx->guard[lx->nguard] = pi >= 0 ? 1u << pi : 0;
+        lx->nguard++;
+    } else if (is_word(d, (size_t)(de - d), "if") ||
+               is_word(d, (size_t)(de - d), "ifdef")) {
+        if (lx->nguard < 64)
+            lx->guard[lx->nguard] = *d == 'i' && d[2] != 'd' ? if_guard(lx, de)
+                                                              : 0;
+        lx->nguard++;
+    } else if ((is_word(d, (size_t)(de - d), "else") ||
+                is_word(d, (size_t)(de - d), "elif")) &&
+               lx->nguard > 0 && lx->nguard <= 64) {
+        lx->guard[lx->nguard - 1] = 0;
+    } else if (is_word(d, (size_t)(de - d), "endif") && lx->nguard > 0) {
+        lx->nguard--;
+    }
+    lx->prev = 'o';
+    return 0;
+}
+
+/* An identifier token [s, e): a parameter used as a declared name? */
+static int ident(struct lex *lx, const char *s, const char *e)
+{
+    atune__manifest *m = lx->ld->m;
+    size_t len = (size_t)(e - s);
+    int pi = param_of(m, s, len);
+    const char *what = NULL;
+
+    if (pi >= 0) {
+        m->params[pi].named = 1;
+        if (lx->prev == '.')
+            what = "is also a member's name here";
+        else if (lx->prev == 'i' &&
+                 atune__mf_find_name(expr_words, ARRAY_LEN(expr_words),
+                                     lx->prev_s, lx->prev_len) < 0)
+            what = lx->tpl_depth > 0 ? "is also a template parameter's name "
+                                       "here"
+                   : lx->paren_depth > 0 ? "is also a function parameter's "
+                                           "name here"
+                                         : "is also declared here (a "
+                                           "variable, function or type)";
+        if (what && m->params[pi].macro) {
+            char full[256];
+            snprintf(full, sizeof(full),
+                     "%s: as -D%s=VALUE the macro turns the declaration into "
+                     "a number",
+                     what, m->params[pi].name);
+            return fix_hint(lx, pi, lx->line, full);
+        }
+    }
+    lx->pending_tpl = is_word(s, len, "template");
+    lx->prev = 'i';
+    lx->prev_s = s;
+    lx->prev_len = len;
+    return 0;
+}
+
+static int scan(struct lex *lx)
+{
+    int bol = 1, rc;
+
+    for (const char *p = lx->p; *p;) {
+        const char *e;
+        if (*p == '\n') {
+            lx->line++;
+            bol = 1;
+            p++;
+            continue;
+        }
+        if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\\') {
+            p++;
+            continue;
+        }
+        if (bol && *p == '#') {
+            if ((rc = directive(lx, p, &p)) != 0)
+                return rc;
+            continue;
+        }
+        bol = 0;
+        if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' &&
+                                         p[1] <= '9')) {
+            /* A pp-number: 1.5e+3f, 0x1p-4; no identifier inside. */
+            for (p++; atune__mf_is_ident_char(*p) || *p == '.' ||
+                      ((*p == '+' || *p == '-') &&
+                       (p[-1] == 'e' || p[-1] == 'E' || p[-1] == 'p' ||
+                        p[-1] == 'P'));)
+                p++;
+            lx->prev = 'o';
+            continue;
+        }
+        if ((e = ident_end(p)) != p) {
+            if ((rc = ident(lx, p, e)) != 0)
+                return rc;
+            p = e;
+            continue;
+        }
+        if (*p == '<' && (lx->pending_tpl || lx->tpl_depth > 0))
+            lx->tpl_depth++;
+        else if (*p == '>' && lx->tpl_depth > 0)
+            lx->tpl_depth--;
+        else if (*p == '(')
+            lx->paren_depth++;
+        else if (*p == ')' && lx->paren_depth > 0)
+            lx->paren_depth--;
+        else if (*p == '{' || *p == ';' || *p == '}')
+            lx->paren_depth = lx->tpl_depth = 0;
+        lx->pending_tpl = 0;
+        if (*p == '.' || (*p == '-' && p[1] == '>') ||
+            (*p == ':' && p[1] == ':')) {
+            lx->prev = '.';
+            p += *p == '.' ? 1 : 2;
+            continue;
+        }
+        lx->prev = 'o';
+        p++;
+    }
+    return 0;
+}
+
+int atune__mf_macros_begin(struct loader *ld)
+{
+    atune__manifest *m = ld->m;
+    const atune__ini_entry *en =
+        atune__ini_get(atune__ini_find(ld->ini, "template"), "not_macros");
+    char *piece[ATUNE__MAX_PARAMS];
+    int n = 0, rc = 0;
+
+    for (int i = 0; i < m->nparams; i++) {
+        m->params[i].macro = m->param_macros;
+        m->params[i].named = 0;
+    }
+    if (!en)
+        return 0;
+    if ((n = atune__split_top(en->value, piece, ATUNE__MAX_PARAMS)) < 0)
+        return atune__mf_bad(ld, en->line,
+                             "not_macros must list 1 to %d parameters, "
+                             "comma-separated",
+                             ATUNE__MAX_PARAMS);
+    for (int i = 0; i < n; i++) {
+        int pi = param_of(m, piece[i], strlen(piece[i]));
+        if (pi < 0 && rc == 0)
+            rc = atune__mf_bad(ld, en->line,
+                               "not_macros: '%s' is not a parameter of "
+                               "[params]",
+                               piece[i]);
+        else if (pi >= 0)
+            m->params[pi].macro = 0;
+        free(piece[i]);
+    }
+    return rc;
+}
+
+int atune__mf_macros_scan(struct loader *ld, const char *path,
+                          const char *text)
+{
+    struct lex lx = {.ld = ld, .path = path, .line = 1, .prev = 'o'};
+    char *code = atune__mf_blank_comments(text);
+    int rc;
+
+    if (!code)
+        return atune__mf_oom(ld);
+    lx.p = code;
+    rc = scan(&lx);
+    free(code);
+    return rc;
+}
+
+void atune__mf_macros_end(struct loader *ld)
+{
+    atune__manifest *m = ld->m;
+
+    for (int i = 0; i < m->nparams; i++)
+        m->params[i].macro = m->params[i].macro && m->params[i].named;
+}
