@@ -179,6 +179,15 @@ static void human_bytes(int64_t b, char *buf, size_t len)
 static void report_sizes(const atune__manifest *m, const struct size_report *sr,
                          atune__json *j)
 {
+    int wname = 8, wkey = 24;
+
+    for (int s = 0; s < m->nsizes; s++) {
+        char key[256];
+        int l = (int)strlen(m->sizes[s].name);
+        atune__size_key(&m->sizes[s], key, sizeof(key));
+        wname = l > wname ? l : wname;
+        wkey = (int)strlen(key) > wkey ? (int)strlen(key) : wkey;
+    }
     if (j)
         atune__json_array(j, "sizes");
     for (int s = 0; s < m->nsizes; s++) {
@@ -194,8 +203,8 @@ static void report_sizes(const atune__manifest *m, const struct size_report *sr,
             continue;
         }
         human_bytes(sr->bytes[s], mem, sizeof(mem));
-        printf("  %-8s %-24s %6lld valid, %s of device memory\n",
-               m->sizes[s].name, key, (long long)sr->valid[s], mem);
+        printf("  %-*s %-*s %6lld valid, %s of device memory\n", wname,
+               m->sizes[s].name, wkey, key, (long long)sr->valid[s], mem);
     }
     if (j)
         atune__json_end(j);
@@ -440,6 +449,31 @@ static void report_warnings(struct seen_logs *seen, const atune__cubin *cb,
     free(tagged);
 }
 
+/* How the parameters reach the kernel, and how many modules the checked
+ * configurations made: launch-only parameters share modules. */
+static void report_macros(const atune__manifest *m, int64_t done,
+                          int64_t nshared)
+{
+    const char *what[] = {"macros (-D)", "not macros", "launch only"};
+    int groups = 0;
+
+    for (int w = 0; w < 3; w++) {
+        int n = 0;
+        for (int i = 0; i < m->nparams; i++) {
+            const atune__param *pa = &m->params[i];
+            if ((pa->macro ? 0 : pa->named ? 1 : 2) != w)
+                continue;
+            if (n++ == 0)
+                printf("%s%s: ", groups++ ? "; " : "  parameters: ", what[w]);
+            else
+                printf(", ");
+            printf("%s", pa->name);
+        }
+    }
+    printf("\n  modules: %lld for %lld configurations\n",
+           (long long)(done - nshared), (long long)done);
+}
+
 /* Configurations per compile pool: 65536 jobs are a few MB. */
 #define CHECK_CHUNK ((int64_t)1 << 16)
 
@@ -459,7 +493,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     int64_t *picked = NULL; /* --budget's configurations */
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0}, warned = {0};
-    int64_t n = 0, k = 0, done = 0, nfailed = 0;
+    int64_t n = 0, k = 0, done = 0, nfailed = 0, nshared = 0;
     atune__pool *pool = NULL;
     atune__err err;
     double t0 = atune__now();
@@ -510,6 +544,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
          * stays bounded however big the space. */
         if (done % CHECK_CHUNK == 0) {
             int64_t len = k - done < CHECK_CHUNK ? k - done : CHECK_CHUNK;
+            if (pool)
+                nshared += atune__pool_shared(pool);
             atune__pool_free(pool);
             pool = NULL;
             if ((rc = atune__pool_start(m, o->arch, names, nnames,
@@ -535,6 +571,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     }
     if (pg.shown && pg.tty)
         fputs("\r\033[K", stderr);
+    if (pool)
+        nshared += atune__pool_shared(pool);
     atune__pool_free(pool);
     pool = NULL;
     if (!rc && started) {
@@ -554,6 +592,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         if (bound)
             atune__json_str(j, "bounded_by", bound + 2);
         atune__json_int(j, "failed", nfailed);
+        atune__json_int(j, "modules", done - nshared);
         atune__json_num(j, "seconds", atune__now() - t0);
         report_sizes(m, &sr, j);
         atune__json_end(j);
@@ -569,6 +608,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                    m->name, (long long)n, o->arch, (long long)nfailed,
                    atune__now() - t0);
         printf("  verified against: %s\n", ref);
+        report_macros(m, done, nshared);
         report_sizes(m, &sr, NULL);
     }
     if (rc)

@@ -11,6 +11,7 @@
 
 #define MAX_THREADS 64
 #define MAX_SOON 64
+#define NBUCKETS 4096 /* module keys: chains stay short for a chunk */
 
 /* Hinted configurations compiled ahead of a search (atune__pool_follow).
  * A climb abandons the rest of its neighbourhood when it moves, so what
@@ -45,6 +46,9 @@ typedef struct worker_arg {
 
 typedef struct job {
     struct job *next_extra; /* jobs compiled on demand, not submitted */
+    struct job *next_key;   /* the chain of its module key's bucket */
+    uint64_t key;           /* what decides its module (module_key) */
+    int keyed;              /* in the buckets: its result can be shared */
     int64_t idx;
     int state;
     atune__cubin cubin;
@@ -71,6 +75,8 @@ struct atune__pool {
     int nsoon, isoon;
     job *extra;          /* configurations asked for but not submitted */
     int64_t nurgent;
+    job *bucket[NBUCKETS]; /* compiled modules by key */
+    int64_t shared;        /* jobs that took another job's module */
     int stop;
     int in_order;        /* workers go on in index order when idle */
     int window;          /* hinted jobs compiled ahead, at most */
@@ -92,6 +98,79 @@ int atune__pool_default_threads(void)
 }
 
 static void compile_job(atune__pool *p, job *jb, int self);
+
+/* What decides a configuration's module besides the template: the values
+ * of the parameters passed as macros and the name expressions with the
+ * values substituted. Configurations that differ only in launch-only
+ * parameters (or in parameters the names do not use, with param_macros =
+ * no) have the same key, the same cache key and the same CUBIN, so one
+ * compile serves them all. */
+static uint64_t module_key(const atune__pool *p, const atune__config *c)
+{
+    atune__jit_name_buf text[ATUNE__JIT_MAX_NAMES];
+    const char *subst[ATUNE__JIT_MAX_NAMES];
+    atune__err err;
+    uint64_t h = ATUNE__FNV_SEED;
+
+    for (int i = 0; i < p->m->nparams; i++)
+        if (p->m->params[i].macro)
+            h = atune__fnv1a(&c->v[i], sizeof(c->v[i]), h);
+        else
+            h = atune__fnv1a("-", 1, h);
+    if (atune__jit_names(p->m, c, p->names, p->nnames, text, subst, &err))
+        return 0; /* 0: not shared; the compile reports the error */
+    for (int i = 0; i < p->nnames; i++)
+        h = atune__fnv1a(subst[i], strlen(subst[i]) + 1, h);
+    return h ? h : 1;
+}
+
+static job *keyed_job(atune__pool *p, uint64_t key)
+{
+    for (job *o = p->bucket[key % NBUCKETS]; o; o = o->next_key)
+        if (o->key == key)
+            return o;
+    return NULL;
+}
+
+static void unkey(atune__pool *p, job *jb)
+{
+    for (job **o = &p->bucket[jb->key % NBUCKETS]; *o; o = &(*o)->next_key)
+        if (*o == jb) {
+            *o = jb->next_key;
+            jb->keyed = 0;
+            return;
+        }
+}
+
+static char *dup_or_null(const char *s, int *oom)
+{
+    char *d = s ? atune__strdup(s) : NULL;
+
+    *oom |= s && !d;
+    return d;
+}
+
+/* to takes a copy of from's result; 0, or -1 when out of memory. */
+static int copy_result(job *to, const job *from)
+{
+    int oom = 0;
+
+    if (from->error) {
+        to->error = dup_or_null(from->error, &oom);
+        return oom ? -1 : 0;
+    }
+    to->cubin.len = from->cubin.len;
+    if (!(to->cubin.data = malloc(from->cubin.len ? from->cubin.len : 1)))
+        return -1;
+    memcpy(to->cubin.data, from->cubin.data, from->cubin.len);
+    to->cubin.log = dup_or_null(from->cubin.log, &oom);
+    for (int i = 0; i < from->cubin.nsyms; i++)
+        to->cubin.sym[i] = dup_or_null(from->cubin.sym[i], &oom);
+    to->cubin.nsyms = from->cubin.nsyms;
+    if (oom)
+        atune__cubin_free(&to->cubin);
+    return oom ? -1 : 0;
+}
 
 /* The next job: one a consumer waits for, else one wanted soon, else the
  * next in order. Called with the lock held; NULL when there is none left. */
@@ -151,10 +230,28 @@ static void compile_job(atune__pool *p, job *jb, int self)
     int rc, hit = 0;
 
     jb->state = RUNNING;
+    atune__space_config(p->m, jb->idx, &c);
+    if ((jb->key = module_key(p, &c)) != 0) {
+        job *o = keyed_job(p, jb->key);
+        while (o && o->state != DONE && !p->fatal)
+            pthread_cond_wait(&p->done, &p->lock);
+        /* The owner may have been released meanwhile: then compile. */
+        if (o && o == keyed_job(p, jb->key) && o->state == DONE &&
+            copy_result(jb, o) == 0) {
+            p->shared++;
+            jb->state = DONE;
+            pthread_cond_broadcast(&p->done);
+            return;
+        }
+        if (!keyed_job(p, jb->key)) {
+            jb->next_key = p->bucket[jb->key % NBUCKETS];
+            p->bucket[jb->key % NBUCKETS] = jb;
+            jb->keyed = 1;
+        }
+    }
     p->started++;
     pthread_mutex_unlock(&p->lock);
     t0 = atune__now();
-    atune__space_config(p->m, jb->idx, &c);
     /* The disk cache answers configurations compiled by an earlier run. */
     if (p->procs && self >= 0)
         rc = atune__procs_compile(p->procs, self, p->m, &c, p->arch, p->names,
@@ -342,6 +439,8 @@ void atune__pool_release(atune__pool *p, int64_t idx)
 
     pthread_mutex_lock(&p->lock);
     if ((jb = find(p, idx)) && jb->state == DONE) {
+        if (jb->keyed)
+            unkey(p, jb);
         atune__cubin_free(&jb->cubin);
         free(jb->error);
         jb->error = NULL;
@@ -366,6 +465,11 @@ void atune__pool_counts(atune__pool *p, int64_t *compiled, int64_t *cached)
     *compiled = p->compiled;
     *cached = p->cached;
     pthread_mutex_unlock(&p->lock);
+}
+
+int64_t atune__pool_shared(const atune__pool *p)
+{
+    return p->shared;
 }
 
 double atune__pool_cpu_seconds(const atune__pool *p)

@@ -62,6 +62,11 @@ void atune__pool_counts(atune__pool *p, int64_t *compiled, int64_t *cached);
  * of configurations); idx must not be asked for again. */
 void atune__pool_release(atune__pool *p, int64_t idx);
 
+/* Configurations whose module was another's: the same macro values and
+ * name expressions (they differ only in launch-only parameters), so the
+ * pool compiled it once and copied it. */
+int64_t atune__pool_shared(const atune__pool *p);
+
 /* Seconds the workers spent compiling, summed over workers. */
 double atune__pool_cpu_seconds(const atune__pool *p);
 
