@@ -292,41 +292,6 @@ static void show_progress(struct progress *p, int64_t done, int64_t total,
     p->shown_at = now;
 }
 
-static int name_is(void *ctx, const char *name)
-{
-    return strcmp(ctx, name) == 0;
-}
-
-static int dim3_uses(const atune__dim3 *d, const char *name)
-{
-    for (int i = 0; i < d->n; i++)
-        if (atune__expr_names(d->e[i], name_is, (void *)name))
-            return 1;
-    return 0;
-}
-
-/* Whether a manifest expression ([launch], [constraints], [args]) reads
- * the parameter: then a value that changes no code still changes the
- * launch. */
-static int launch_uses(const atune__manifest *m, const char *name)
-{
-    void *n = (void *)name;
-
-    if (dim3_uses(&m->block, name) || dim3_uses(&m->grid, name) ||
-        atune__expr_names(m->shared, name_is, n))
-        return 1;
-    for (int i = 0; i < m->nconstraints; i++)
-        if (atune__expr_names(m->constraints[i].expr, name_is, n))
-            return 1;
-    for (int i = 0; i < m->nargs; i++)
-        if ((m->args[i].value &&
-             atune__expr_names(m->args[i].value, name_is, n)) ||
-            (m->args[i].count &&
-             atune__expr_names(m->args[i].count, name_is, n)))
-            return 1;
-    return 0;
-}
-
 /* Compiles configuration c (through the owner's child when there are
  * children); the FNV-1a of its CUBIN in *h, or -1 when it does not
  * compile. */
@@ -391,7 +356,7 @@ static int check_changes(const atune__manifest *m, const atune__cli *o,
         }
         if (changes || !tried)
             continue;
-        if (launch_uses(m, pa->name)) {
+        if (atune__manifest_expr_reads(m, pa->name)) {
             fprintf(stderr,
                     "autotune: note: %s:%d: parameter '%s' changes nothing "
                     "in the code (every value compiles to the same CUBIN); "

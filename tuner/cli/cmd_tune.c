@@ -94,6 +94,7 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
                         out->count[s]);
     atune__json_end(j);
     atune__json_int(j, "unverified", out->unverified);
+    atune__json_int(j, "twins", out->twins);
     atune__json_num(j, "wall_s", out->wall_s);
     atune__json_num(j, "compile_s", out->compile_s);
     atune__json_num(j, "verify_s", out->verify_s);

@@ -48,7 +48,7 @@ typedef struct job {
     struct job *next_extra; /* jobs compiled on demand, not submitted */
     struct job *next_key;   /* the chain of its module key's bucket */
     uint64_t key;           /* what decides its module (module_key) */
-    int keyed;              /* in the buckets: its result can be shared */
+    int released;           /* its result was freed (atune__pool_release) */
     int64_t idx;
     int state;
     atune__cubin cubin;
@@ -130,16 +130,6 @@ static job *keyed_job(atune__pool *p, uint64_t key)
         if (o->key == key)
             return o;
     return NULL;
-}
-
-static void unkey(atune__pool *p, job *jb)
-{
-    for (job **o = &p->bucket[jb->key % NBUCKETS]; *o; o = &(*o)->next_key)
-        if (*o == jb) {
-            *o = jb->next_key;
-            jb->keyed = 0;
-            return;
-        }
 }
 
 static char *dup_or_null(const char *s, int *oom)
@@ -235,18 +225,19 @@ static void compile_job(atune__pool *p, job *jb, int self)
         job *o = keyed_job(p, jb->key);
         while (o && o->state != DONE && !p->fatal)
             pthread_cond_wait(&p->done, &p->lock);
-        /* The owner may have been released meanwhile: then compile. */
-        if (o && o == keyed_job(p, jb->key) && o->state == DONE &&
+        if (o)
+            p->shared++; /* the module was made, whether copied or not */
+        /* A released owner's result is gone: compiled again, which the
+         * module cache answers. */
+        if (o && o->state == DONE && !o->released &&
             copy_result(jb, o) == 0) {
-            p->shared++;
             jb->state = DONE;
             pthread_cond_broadcast(&p->done);
             return;
         }
-        if (!keyed_job(p, jb->key)) {
+        if (!o) {
             jb->next_key = p->bucket[jb->key % NBUCKETS];
             p->bucket[jb->key % NBUCKETS] = jb;
-            jb->keyed = 1;
         }
     }
     p->started++;
@@ -439,8 +430,7 @@ void atune__pool_release(atune__pool *p, int64_t idx)
 
     pthread_mutex_lock(&p->lock);
     if ((jb = find(p, idx)) && jb->state == DONE) {
-        if (jb->keyed)
-            unkey(p, jb);
+        jb->released = 1;
         atune__cubin_free(&jb->cubin);
         free(jb->error);
         jb->error = NULL;

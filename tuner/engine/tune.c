@@ -88,7 +88,60 @@ typedef struct search_ctx {
     /* final re-measurement: the winner's new result */
     int64_t final_idx;
     atune__result final_res;
+    /* Results by module and launch (twin_key): a configuration whose
+     * CUBIN and launch are another's is that configuration, measured
+     * once. */
+    struct twin {
+        uint64_t key;
+        atune__result res;
+        char cfg[128];
+    } *twins;
+    int ntwins, captwins;
 } search_ctx;
+
+/* The CUBIN's bytes and the values of every parameter a manifest
+ * expression reads ([launch], [constraints], [args]): two configurations
+ * with the same key run the same code with the same launch and
+ * arguments. */
+static uint64_t twin_key(const atune__manifest *m, const atune__config *c,
+                         const atune__cubin *cubin)
+{
+    uint64_t h = atune__fnv1a(cubin->data, cubin->len, ATUNE__FNV_SEED);
+
+    for (int i = 0; i < m->nparams; i++)
+        if (atune__manifest_expr_reads(m, m->params[i].name))
+            h = atune__fnv1a(&c->v[i], sizeof(c->v[i]), h);
+    return h;
+}
+
+static const struct twin *find_twin(const search_ctx *sc, uint64_t key)
+{
+    for (int i = 0; i < sc->ntwins; i++)
+        if (sc->twins[i].key == key)
+            return &sc->twins[i];
+    return NULL;
+}
+
+/* Remembers a verdict that depends only on the code and the launch. */
+static void add_twin(search_ctx *sc, uint64_t key, const char *cfg,
+                     const atune__result *res)
+{
+    struct twin *t;
+
+    if (res->status != ATUNE__ST_OK && res->status != ATUNE__ST_WRONG_OUTPUT)
+        return;
+    if (sc->ntwins == sc->captwins) {
+        int cap = sc->captwins ? 2 * sc->captwins : 64;
+        if (!(t = realloc(sc->twins, sizeof(*t) * (size_t)cap)))
+            return; /* out of memory: measured again, nothing lost */
+        sc->twins = t;
+        sc->captwins = cap;
+    }
+    t = &sc->twins[sc->ntwins++];
+    t->key = key;
+    t->res = *res;
+    atune__strlcpy(t->cfg, cfg, sizeof(t->cfg));
+}
 
 /* The runner's watch hook: before a wait on the GPU, the supervisor hears
  * which configuration runs and how long it may take; after it, that it
@@ -135,13 +188,14 @@ static void result_of_record(const atune__record *r, atune__result *res)
  * configuration idx; res gets the verdict. */
 static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
                           const char *cfg, const atune__timing *tm,
-                          atune__result *res, atune__err *err)
+                          int twins, atune__result *res, atune__err *err)
 {
     const atune__cubin *cubin;
     const char *cerr;
     atune__kernel *k = NULL;
     atune__timing t = *tm;
     double t0 = atune__now();
+    uint64_t twin_pending = 0;
     int rc;
 
     /* Waiting here is the time compilation costs beyond what the pool
@@ -150,8 +204,21 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
     if (!rc && cerr)
         compile_failed(cerr, res);
     sc->out->compile_s += atune__now() - t0;
-    if (!rc && cubin)
+    if (!rc && cubin) {
+        uint64_t key = twin_key(sc->out->m, c, cubin);
+        const struct twin *tw = twins ? find_twin(sc, key) : NULL;
+        if (tw) {
+            *res = tw->res;
+            if (!res->unverified)
+                snprintf(res->detail, sizeof(res->detail),
+                         "same module and launch as %s", tw->cfg);
+            sc->out->twins++;
+            return 0;
+        }
         rc = atune__kernel_load(sc->d, sc->out->m, cubin, &k, res, err);
+        if (!rc && k && twins)
+            twin_pending = key;
+    }
     if (!rc && k) {
         if (sc->o->watch_fd >= 0) {
             watch_config(sc, cfg);
@@ -159,6 +226,8 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
             t.watch_ctx = sc;
         }
         rc = atune__problem_eval(sc->p, k, c, &t, res, err);
+        if (!rc && twin_pending)
+            add_twin(sc, twin_pending, cfg, res);
     }
     atune__kernel_unload(k);
     return rc;
@@ -204,7 +273,7 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
             t.cutoff_margin = noise > o->race_margin ? noise : o->race_margin;
             t.verify_lazily = o->verify_lazily;
         }
-        rc = measure_config(sc, idx, &c, cfg, &t, &res, err);
+        rc = measure_config(sc, idx, &c, cfg, &t, 1, &res, err);
     }
     out->verify_s += res.verify_s;
     out->measure_s += res.measure_s;
@@ -304,7 +373,7 @@ static int retime(search_ctx *sc, int64_t idx, int rounds,
     memset(res, 0, sizeof(*res));
     atune__space_config(m, idx, &c);
     atune__config_str(m, &c, cfg, sizeof(cfg));
-    return measure_config(sc, idx, &c, cfg, &t, res, err);
+    return measure_config(sc, idx, &c, cfg, &t, 0, res, err);
 }
 
 /* The final re-measurement of an unfinished run, when it covered all k
@@ -600,6 +669,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
     atune__valid_set_free(&valid);
+    free(sc.twins);
     return rc;
 }
 

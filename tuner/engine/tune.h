@@ -72,6 +72,8 @@ typedef struct atune__outcome {
     int64_t space;       /* configurations valid at this size */
     int64_t evaluations; /* configurations compiled and run */
     int64_t resumed;     /* of those, taken from an unfinished run */
+    int64_t twins;       /* of those, another's module and launch: the
+                            other's result, not measured again */
     int64_t unverified;  /* of the ok ones, timed but lost the race and not
                             verified (verify_lazily) */
     int64_t count[ATUNE__ST_COUNT];

@@ -172,6 +172,11 @@ int atune__manifest_load(const char *dir, const char *name,
 
 void atune__manifest_free(atune__manifest *m);
 
+/* Whether an expression of [launch], [constraints] or [args] reads the
+ * parameter called name: then its value changes the launch even where it
+ * changes no code. */
+int atune__manifest_expr_reads(const atune__manifest *m, const char *name);
+
 /* Returns the size called name ("large"), or NULL. */
 const atune__size *atune__manifest_size(const atune__manifest *m,
                                         const char *name);

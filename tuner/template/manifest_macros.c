@@ -350,3 +350,35 @@ void atune__mf_macros_end(struct loader *ld)
     for (int i = 0; i < m->nparams; i++)
         m->params[i].macro = m->params[i].macro && m->params[i].named;
 }
+
+static int name_is(void *ctx, const char *name)
+{
+    return strcmp(ctx, name) == 0;
+}
+
+static int dim3_uses(const atune__dim3 *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (atune__expr_names(d->e[i], name_is, (void *)name))
+            return 1;
+    return 0;
+}
+
+int atune__manifest_expr_reads(const atune__manifest *m, const char *name)
+{
+    void *n = (void *)name;
+
+    if (dim3_uses(&m->block, name) || dim3_uses(&m->grid, name) ||
+        atune__expr_names(m->shared, name_is, n))
+        return 1;
+    for (int i = 0; i < m->nconstraints; i++)
+        if (atune__expr_names(m->constraints[i].expr, name_is, n))
+            return 1;
+    for (int i = 0; i < m->nargs; i++)
+        if ((m->args[i].value &&
+             atune__expr_names(m->args[i].value, name_is, n)) ||
+            (m->args[i].count &&
+             atune__expr_names(m->args[i].count, name_is, n)))
+            return 1;
+    return 0;
+}

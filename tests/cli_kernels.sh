@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Kernels as published (issue 32), on the CPU: launch-only parameters are
+# not compiled (one module for all their values, check and the pool
+# agree), a parameter named only in a comment is launch-only too, tune on
+# the stub driver never times the same module and launch twice, and a
+# knob declared in not_macros reaches no -D.
+set -u
+bin=${ATUNE_BINARY:?run through ctest}
+src=${ATUNE_SOURCE_DIR:?run through ctest}
+stub=${ATUNE_STUB_DRIVER_DIR:-}
+bad=$src/tests/data/templates_bad
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export ATUNE_CACHE_DIR=$tmp/cache
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+ko() {
+  fail=$((fail + 1))
+  echo "FAIL: $1"
+  shift
+  for f in "$@"; do sed 's/^/  /' "$f" | head -12; done
+}
+
+# --- launch-only: WAVES is read by [launch] only ----------------------------
+mkdir -p "$tmp/lo"
+sed 's/^    long i = ((long)blockIdx.x/    \/\/ WAVES in a comment is no use\n&/' \
+  "$bad/control/control.cu" >"$tmp/lo/lo.cu"
+sed -e 's/^VW = 1, 2/VW = 1, 2\nWAVES = 1, 2, 4/' \
+  -e 's/^grid = .*/grid = cdiv(n, VW * BLOCK_SIZE * WAVES)/' \
+  "$bad/control/control.ini" >"$tmp/lo/lo.ini"
+"$bin" check --templates "$tmp/lo" >"$tmp/lo.out" 2>"$tmp/lo.err"
+rc=$?
+[ "$rc" -eq 0 ] && ok || ko "launch-only: check exit $rc" "$tmp/lo.err"
+grep -q "parameters: macros (-D): BLOCK_SIZE, VW; launch only: WAVES" "$tmp/lo.out" && ok ||
+  ko "launch-only: WAVES is not reported launch only" "$tmp/lo.out"
+grep -q "modules: 4 for 12 configurations" "$tmp/lo.out" && ok ||
+  ko "launch-only: 12 configurations did not make 4 modules" "$tmp/lo.out"
+# The cache holds 4 modules (the pool compiled each once), not 12.
+n=$(ls "$ATUNE_CACHE_DIR" | grep -c '\.cubin$')
+[ "$n" -eq 4 ] && ok || ko "launch-only: $n cache entries, want 4"
+"$bin" check --json --templates "$tmp/lo" >"$tmp/lo.json" 2>/dev/null
+grep -q '"modules": 4' "$tmp/lo.json" && ok || ko "launch-only: JSON modules" "$tmp/lo.json"
+
+# --- not_macros: a knob the source #defines, declared not a macro -----------
+mkdir -p "$tmp/nm"
+cp "$bad/knob_redefined/knob_redefined.cu" "$tmp/nm/nm.cu"
+sed -e '1d' -e 's/^tolerance = 0/tolerance = 0\nnot_macros = BLOCK_SIZE/' \
+  "$bad/knob_redefined/knob_redefined.ini" >"$tmp/nm/nm.ini"
+"$bin" check --templates "$tmp/nm" >"$tmp/nm.out" 2>"$tmp/nm.err"
+rc=$?
+[ "$rc" -eq 0 ] && ok || ko "not_macros: check exit $rc" "$tmp/nm.err"
+grep -q "not macros: BLOCK_SIZE" "$tmp/nm.out" && ok || ko "not_macros: not reported" "$tmp/nm.out"
+grep -q "modules: 2 for 4" "$tmp/nm.out" && ok || ko "not_macros: modules" "$tmp/nm.out"
+grep -q "warning" "$tmp/nm.err" && ko "not_macros: NVRTC still warns" "$tmp/nm.err" || ok
+sed -i 's/^not_macros = BLOCK_SIZE/not_macros = BLOCK_SIZE, NOPE/' "$tmp/nm/nm.ini"
+"$bin" check --templates "$tmp/nm" >"$tmp/nm2.out" 2>"$tmp/nm2.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "nm.ini:9: not_macros: 'NOPE' is not a parameter" "$tmp/nm2.err" && ok ||
+  ko "not_macros: an unknown name (exit $rc)" "$tmp/nm2.err"
+
+# A guarded default (#ifndef) is how a knob's default is written: fine.
+mkdir -p "$tmp/gd"
+sed 's/^#define BLOCK_SIZE 256/#ifndef BLOCK_SIZE\n#define BLOCK_SIZE 256\n#endif/' \
+  "$bad/knob_redefined/knob_redefined.cu" >"$tmp/gd/gd.cu"
+sed '1d' "$bad/knob_redefined/knob_redefined.ini" >"$tmp/gd/gd.ini"
+"$bin" check --templates "$tmp/gd" >"$tmp/gd.out" 2>"$tmp/gd.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "modules: 4 for 4" "$tmp/gd.out" && ok ||
+  ko "guarded default: check exit $rc" "$tmp/gd.err" "$tmp/gd.out"
+
+# --- tune on the stub driver: identical modules are timed once ---------------
+if [ -n "$stub" ] && [ -e "$stub/libcuda.so.1" ]; then
+  # UNROLL changes nothing: 12 configurations, 4 distinct (module, launch).
+  LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    "$bin" --device 0 --templates "$bad/knob_changes_nothing" \
+    --strategy brute_force -p "$tmp/p" --json >"$tmp/tw.json" 2>"$tmp/tw.err"
+  rc=$?
+  [ "$rc" -eq 0 ] && ok || ko "twins: tune exit $rc" "$tmp/tw.err"
+  grep -q '"twins": 8' "$tmp/tw.json" && ok || ko "twins: not 8 of 12 taken from a twin" "$tmp/tw.json"
+  j=$(ls "$tmp"/p/*.journal)
+  n=$(grep -c "same module and launch as" "$j")
+  [ "$n" -eq 8 ] && ok || ko "twins: $n journal records name their twin, want 8" "$j"
+else
+  echo "no stub driver: tune part skipped"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
