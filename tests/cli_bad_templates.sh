@@ -166,7 +166,7 @@ sed 's/^    long i = ((long)blockIdx.x/    int unused_knob_copy = VW;\n&/' \
 cp "$data/control/control.ini" "$tmp/warn/"
 run "$tmp/warn" "$bin" check --templates "$tmp/warn"
 [ "$rc" -eq 0 ] && ok || ko "warn: check exit $rc, want 0" "$tmp/warn.err"
-grep -q "warning: NVRTC, configuration .*" "$tmp/warn.err" &&
+grep -q "warning: compiler: configuration .*" "$tmp/warn.err" &&
   grep -q "control.cu:5: warning" "$tmp/warn.err" && ok ||
   ko "warn: NVRTC's warning is not shown with its line" "$tmp/warn.err"
 

@@ -68,6 +68,32 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q "modules: 4 for 4" "$tmp/gd.out" && ok ||
   ko "guarded default: check exit $rc" "$tmp/gd.err" "$tmp/gd.out"
 
+# --- host code: NVRTC cannot, nvcc -cubin can --------------------------------
+hc=$src/tests/data/host_code
+"$bin" check --templates "$hc" >"$tmp/hc.out" 2>"$tmp/hc.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "4 configurations compiled for sm_90, 0 failed" "$tmp/hc.out" && ok ||
+  ko "host code: check exit $rc" "$tmp/hc.err" "$tmp/hc.out"
+grep -q "note: compiled with nvcc -cubin, automatically: NVRTC cannot compile this file (host code" "$tmp/hc.err" && ok ||
+  ko "host code: check does not say nvcc compiled it, and why" "$tmp/hc.err"
+grep -q "name expression: BLOCK_SIZE, VW" "$tmp/hc.out" && ok || ko "host code: parameters" "$tmp/hc.out"
+# compiler = nvrtc: NVRTC's error, and what to do.
+mkdir -p "$tmp/hcn"
+cp "$hc/host_code.cu" "$tmp/hcn/"
+sed 's/^tolerance = 0/tolerance = 0\ncompiler = nvrtc/' "$hc/host_code.ini" >"$tmp/hcn/host_code.ini"
+"$bin" check --templates "$tmp/hcn" >"$tmp/hcn.out" 2>"$tmp/hcn.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q 'host_code.cu:2: catastrophic error: cannot open source file "stdio.h"' "$tmp/hcn.err" &&
+  grep -q "holds host code or includes a host header, which NVRTC cannot compile: remove compiler = nvrtc" "$tmp/hcn.err" && ok ||
+  ko "host code, compiler = nvrtc: exit $rc, message" "$tmp/hcn.err"
+# compiler = nvcc: no NVRTC at all; a kernel name that is not there.
+sed -e 's/^tolerance = 0/tolerance = 0\ncompiler = nvcc/' -e 's/^kernel = .*/kernel = user::copyk<BLOCK_SIZE>/' \
+  "$hc/host_code.ini" >"$tmp/hcn/host_code.ini"
+"$bin" check --templates "$tmp/hcn" >"$tmp/hcn.out" 2>"$tmp/hcn.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "compiled with nvcc, but\|nvcc -cubin, exit" "$tmp/hcn.err" && ok ||
+  ko "compiler = nvcc, bad name: exit $rc" "$tmp/hcn.err"
+
 # --- tune on the stub driver: identical modules are timed once ---------------
 if [ -n "$stub" ] && [ -e "$stub/libcuda.so.1" ]; then
   # UNROLL changes nothing: 12 configurations, 4 distinct (module, launch).

@@ -398,7 +398,8 @@ static void report_warnings(struct seen_logs *seen, const atune__cubin *cb,
     char *text, *tagged;
     size_t len;
 
-    if (!cb->log || !strstr(cb->log, "warning"))
+    if (!cb->log ||
+        (!strstr(cb->log, "warning") && strncmp(cb->log, "note: ", 6) != 0))
         return;
     len = strlen(cb->log) + 2;
     if (!(tagged = malloc(len)))
@@ -406,7 +407,8 @@ static void report_warnings(struct seen_logs *seen, const atune__cubin *cb,
     snprintf(tagged, len, "\n%s", cb->log);
     if (!seen_before(seen, tagged)) {
         text = file_line_style(cb->log);
-        fprintf(stderr, "autotune: warning: NVRTC, configuration %s:\n%s%s",
+        fprintf(stderr, "autotune: %s: configuration %s:\n%s%s",
+                strstr(cb->log, "warning") ? "warning: compiler" : "note",
                 cfg, text ? text : cb->log,
                 cb->log[strlen(cb->log) - 1] == '\n' ? "" : "\n");
         free(text);
@@ -419,14 +421,18 @@ static void report_warnings(struct seen_logs *seen, const atune__cubin *cb,
 static void report_macros(const atune__manifest *m, int64_t done,
                           int64_t nshared)
 {
-    const char *what[] = {"macros (-D)", "not macros", "launch only"};
+    const char *what[] = {"macros (-D)", "name expression", "not macros",
+                          "launch only"};
     int groups = 0;
 
-    for (int w = 0; w < 3; w++) {
+    for (int w = 0; w < 4; w++) {
         int n = 0;
         for (int i = 0; i < m->nparams; i++) {
             const atune__param *pa = &m->params[i];
-            if ((pa->macro ? 0 : pa->named ? 1 : 2) != w)
+            if ((pa->macro     ? 0
+                 : pa->in_name ? 1
+                 : pa->named   ? 2
+                               : 3) != w)
                 continue;
             if (n++ == 0)
                 printf("%s%s: ", groups++ ? "; " : "  parameters: ", what[w]);

@@ -13,6 +13,7 @@
 #include "atune/atune.h"
 #include "engine/compile.h"
 #include "engine/stats.h"
+#include "engine/twins.h"
 #include "search/strategy.h"
 #include "engine/journal.h"
 #include "engine/profile_write.h"
@@ -88,60 +89,8 @@ typedef struct search_ctx {
     /* final re-measurement: the winner's new result */
     int64_t final_idx;
     atune__result final_res;
-    /* Results by module and launch (twin_key): a configuration whose
-     * CUBIN and launch are another's is that configuration, measured
-     * once. */
-    struct twin {
-        uint64_t key;
-        atune__result res;
-        char cfg[128];
-    } *twins;
-    int ntwins, captwins;
+    atune__twins twins; /* results by module and launch */
 } search_ctx;
-
-/* The CUBIN's bytes and the values of every parameter a manifest
- * expression reads ([launch], [constraints], [args]): two configurations
- * with the same key run the same code with the same launch and
- * arguments. */
-static uint64_t twin_key(const atune__manifest *m, const atune__config *c,
-                         const atune__cubin *cubin)
-{
-    uint64_t h = atune__fnv1a(cubin->data, cubin->len, ATUNE__FNV_SEED);
-
-    for (int i = 0; i < m->nparams; i++)
-        if (atune__manifest_expr_reads(m, m->params[i].name))
-            h = atune__fnv1a(&c->v[i], sizeof(c->v[i]), h);
-    return h;
-}
-
-static const struct twin *find_twin(const search_ctx *sc, uint64_t key)
-{
-    for (int i = 0; i < sc->ntwins; i++)
-        if (sc->twins[i].key == key)
-            return &sc->twins[i];
-    return NULL;
-}
-
-/* Remembers a verdict that depends only on the code and the launch. */
-static void add_twin(search_ctx *sc, uint64_t key, const char *cfg,
-                     const atune__result *res)
-{
-    struct twin *t;
-
-    if (res->status != ATUNE__ST_OK && res->status != ATUNE__ST_WRONG_OUTPUT)
-        return;
-    if (sc->ntwins == sc->captwins) {
-        int cap = sc->captwins ? 2 * sc->captwins : 64;
-        if (!(t = realloc(sc->twins, sizeof(*t) * (size_t)cap)))
-            return; /* out of memory: measured again, nothing lost */
-        sc->twins = t;
-        sc->captwins = cap;
-    }
-    t = &sc->twins[sc->ntwins++];
-    t->key = key;
-    t->res = *res;
-    atune__strlcpy(t->cfg, cfg, sizeof(t->cfg));
-}
 
 /* The runner's watch hook: before a wait on the GPU, the supervisor hears
  * which configuration runs and how long it may take; after it, that it
@@ -195,7 +144,7 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
     atune__kernel *k = NULL;
     atune__timing t = *tm;
     double t0 = atune__now();
-    uint64_t twin_pending = 0;
+    uint64_t key = 0;
     int rc;
 
     /* Waiting here is the time compilation costs beyond what the pool
@@ -205,19 +154,12 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
         compile_failed(cerr, res);
     sc->out->compile_s += atune__now() - t0;
     if (!rc && cubin) {
-        uint64_t key = twin_key(sc->out->m, c, cubin);
-        const struct twin *tw = twins ? find_twin(sc, key) : NULL;
-        if (tw) {
-            *res = tw->res;
-            if (!res->unverified)
-                snprintf(res->detail, sizeof(res->detail),
-                         "same module and launch as %s", tw->cfg);
+        key = atune__twin_key(sc->out->m, c, cubin);
+        if (twins && atune__twin_take(&sc->twins, key, res)) {
             sc->out->twins++;
             return 0;
         }
         rc = atune__kernel_load(sc->d, sc->out->m, cubin, &k, res, err);
-        if (!rc && k && twins)
-            twin_pending = key;
     }
     if (!rc && k) {
         if (sc->o->watch_fd >= 0) {
@@ -226,8 +168,8 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
             t.watch_ctx = sc;
         }
         rc = atune__problem_eval(sc->p, k, c, &t, res, err);
-        if (!rc && twin_pending)
-            add_twin(sc, twin_pending, cfg, res);
+        if (!rc && twins)
+            atune__twin_add(&sc->twins, key, cfg, res);
     }
     atune__kernel_unload(k);
     return rc;
@@ -669,7 +611,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
     atune__valid_set_free(&valid);
-    free(sc.twins);
+    atune__twins_free(&sc.twins);
     return rc;
 }
 

@@ -610,6 +610,10 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
         return rc;
     key = atune__cache_key(m->source, m->source_len, m->headers_hash, o.v,
                            o.nkey, subst, nnames, atune__jit_version());
+    /* compiler = nvrtc refuses what auto compiles with nvcc, and nvcc's
+     * CUBIN is not NVRTC's: each has its entries. */
+    if (m->compiler != ATUNE__COMPILER_AUTO)
+        key = atune__fnv1a(&m->compiler, sizeof(m->compiler), key);
     atune__jit_options_free(&o);
     found = lookup(cache, key, out, &damaged);
     if (found != ATUNE__CACHE_MISS && hit)

@@ -130,7 +130,8 @@ void atune__cache_stats_add(atune__cache *c, const atune__cache_stats *s);
 
 /* atune__jit_compile through the cache: the key is made from exactly the
  * options atune__jit_compile passes to NVRTC for (m, c, arch) (c NULL: the
- * default configuration), the names and NVRTC's version. A hit returns
+ * default configuration), the names and NVRTC's version, and the
+ * manifest's compiler when it is not auto. A hit returns
  * the cached CUBIN, or the cached compile error as ATUNE__EDATA with the
  * message a compile would give; a miss compiles and stores the result
  * (a failure to store only counts as a write error). *hit (may be NULL)

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jit/nvcc.h"
+
 static int is_dir(const char *path)
 {
     struct stat st;
@@ -417,6 +419,160 @@ static void toolkit_hint(atune__err *err)
     free(copy);
 }
 
+#define HOST_CODE_NOTE                                                         \
+    "compiled with nvcc -cubin, automatically: NVRTC cannot compile this "     \
+    "file (host code or a host header; compiler = nvrtc turns this off)"
+
+/* The templates (by hash) whose file NVRTC refused for host code in this
+ * process: their next configurations go to nvcc directly. */
+static uint64_t host_code_hash[32];
+static int nhost_code;
+static pthread_mutex_t host_code_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int known_host_code(const atune__manifest *m)
+{
+    int found = 0;
+
+    if (m->compiler != ATUNE__COMPILER_AUTO)
+        return 0;
+    pthread_mutex_lock(&host_code_lock);
+    for (int i = 0; i < nhost_code && !found; i++)
+        found = host_code_hash[i] == m->hash;
+    pthread_mutex_unlock(&host_code_lock);
+    return found;
+}
+
+static void remember_host_code(const atune__manifest *m)
+{
+    pthread_mutex_lock(&host_code_lock);
+    if (nhost_code < 32)
+        host_code_hash[nhost_code++] = m->hash;
+    pthread_mutex_unlock(&host_code_lock);
+}
+
+/* The first "error" line of an NVRTC message, shortened, into buf. */
+static void first_error(const char *msg, char *buf, size_t len)
+{
+    const char *e = strstr(msg, ": error");
+    size_t n;
+
+    if (e)
+        e += 2;
+    else if ((e = strstr(msg, "error: ")) == NULL) {
+        atune__strlcpy(buf, "compile error", len);
+        return;
+    }
+    n = strcspn(e, "\n");
+    snprintf(buf, len, "%.*s", (int)(n < len - 1 ? n : len - 1), e);
+}
+
+/* Puts "note: WHAT" before the compiler's log of out. */
+/* nvcc.c's result as a cubin: the CUBIN, its log and symbols move. */
+static int nvcc_compile(const atune__manifest *m, atune__jit_opts *o,
+                        const char *const *names, int nnames,
+                        const char *what, atune__cubin *out, atune__err *err)
+{
+    atune__nvcc_result r;
+    int rc = atune__nvcc_compile(m, atune__jit_toolkit_include(), o->v, o->n,
+                                 names, nnames, what, &r, err);
+
+    memset(out, 0, sizeof(*out));
+    if (rc)
+        return rc;
+    out->data = r.data;
+    out->len = r.len;
+    out->log = r.log;
+    for (int i = 0; i < nnames; i++) {
+        out->sym[i] = r.sym[i];
+        r.sym[i] = NULL;
+    }
+    out->nsyms = nnames;
+    r.data = r.log = NULL;
+    atune__nvcc_result_free(&r);
+    return 0;
+}
+
+static void note_log(atune__cubin *out, const char *what)
+{
+    size_t len = strlen(what) + (out->log ? strlen(out->log) : 0) + 16;
+    char *log = malloc(len);
+
+    if (!log)
+        return;
+    snprintf(log, len, "note: %s\n%s", what, out->log ? out->log : "");
+    free(out->log);
+    out->log = log;
+}
+
+/* compiler = nvrtc and the file holds host code: say what to do. */
+static void host_code_hint(const atune__manifest *m, atune__err *err)
+{
+    char *copy = atune__strdup(err->msg);
+
+    if (!copy)
+        return;
+    atune__fail(err, err->code,
+                "%s(%s holds host code or includes a host header, which "
+                "NVRTC cannot compile: remove compiler = nvrtc from %s to "
+                "compile its device side with nvcc -cubin)",
+                copy, m->cu_path, m->ini_path);
+    free(copy);
+}
+
+/* A compile error on a line that names a parameter passed as a macro
+ * (in a header the loader does not scan, CUB's for one): the macro is the
+ * likely cause, and NVRTC's message does not name it. */
+static void macro_hint(const atune__manifest *m, const atune__config *c,
+                       atune__err *err)
+{
+    for (const char *p = err->msg; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+        size_t flen = strcspn(p, "(\n");
+        char path[PATH_MAX], *text = NULL;
+        atune__err rerr;
+        long line = 0;
+        const char *q = p + flen;
+        if (*q != '(' || flen == 0 || flen >= sizeof(path) ||
+            sscanf(q, "(%ld): error", &line) != 1 || line < 1)
+            continue;
+        memcpy(path, p, flen);
+        path[flen] = '\0';
+        if (!is_file(path) || atune__read_file(path, &text, NULL, &rerr) != 0)
+            continue;
+        {
+            const char *l = text;
+            for (long i = 1; l && i < line; i++)
+                if ((l = strchr(l, '\n')))
+                    l++;
+            for (int k = 0; l && k < m->nparams; k++) {
+                const char *n = m->params[k].name, *hit = l;
+                size_t nl = strlen(n), ll = strcspn(l, "\n");
+                if (!m->params[k].macro)
+                    continue;
+                while ((hit = strstr(hit, n)) && hit < l + ll) {
+                    if ((hit == text || !is_ident_char(hit[-1])) &&
+                        !is_ident_char(hit[nl])) {
+                        char *copy = atune__strdup(err->msg);
+                        free(text);
+                        if (!copy)
+                            return;
+                        atune__fail(err, err->code,
+                                    "%s(%s:%ld names '%s', which is passed "
+                                    "as -D%s=%lld: a clashing macro. Rename "
+                                    "the parameter in %s or declare it not "
+                                    "a macro: not_macros = %s)",
+                                    copy, path, line, n, n,
+                                    (long long)c->v[k], m->ini_path, n);
+                        free(copy);
+                        return;
+                    }
+                    hit += nl;
+                }
+            }
+        }
+        free(text);
+    }
+}
+
 int atune__jit_compile(const atune__manifest *m, const atune__config *c,
                        const char *arch, const char *const *names, int nnames,
                        atune__cubin *out, atune__err *err)
@@ -441,8 +597,37 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
         return rc;
     memcpy(what, "configuration ", 15);
     atune__config_str(m, c, what + 14, sizeof(what) - 14);
+    if (m->compiler == ATUNE__COMPILER_NVCC || known_host_code(m)) {
+        rc = nvcc_compile(m, &o, subst, nnames, what, out, err);
+        if (rc == 0)
+            note_log(out, m->compiler == ATUNE__COMPILER_NVCC
+                              ? "compiled with nvcc -cubin (compiler = nvcc)"
+                              : HOST_CODE_NOTE);
+        atune__jit_options_free(&o);
+        return rc;
+    }
     rc =
         compile(m->source, m->cu_path, o.v, o.n, subst, nnames, what, out, err);
+    /* A published file with host code (main, printf, <stdio.h>): its
+     * device side through nvcc, unless the manifest says nvrtc. */
+    if (rc == ATUNE__EDATA && atune__nvcc_host_code(err->msg)) {
+        if (m->compiler == ATUNE__COMPILER_AUTO) {
+            char first[300];
+            first_error(err->msg, first, sizeof(first));
+            rc = nvcc_compile(m, &o, subst, nnames, what, out, err);
+            if (rc == 0) {
+                remember_host_code(m);
+                note_log(out, HOST_CODE_NOTE);
+            } else {
+                atune__err_prefix(err, "NVRTC cannot compile %s (%s), and "
+                                       "nvcc -cubin failed too: ",
+                                  m->cu_path, first);
+            }
+            atune__jit_options_free(&o);
+            return rc;
+        }
+        host_code_hint(m, err);
+    }
     /* Did the source fail, or only a name? Compile once more without the
      * names to tell. */
     if (rc == ATUNE__EDATA && nnames > 0 &&
@@ -457,8 +642,10 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
         strstr(err->msg, "(NVRTC_ERROR_INVALID_OPTION)"))
         atune__err_prefix(err, "%s:%d: nvrtc_options: ", m->ini_path,
                           m->nvrtc_opts_line);
-    if (rc == ATUNE__EDATA)
+    if (rc == ATUNE__EDATA) {
         toolkit_hint(err);
+        macro_hint(m, c, err);
+    }
     atune__jit_options_free(&o);
     return rc;
 }

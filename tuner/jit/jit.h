@@ -96,6 +96,8 @@ int atune__jit_compile_source(const char *source, const char *path,
 
 void atune__cubin_free(atune__cubin *c);
 
+
+
 /* c's symbols as one heap buffer, each NUL-terminated, for the module
  * cache and the compile processes; NULL when out of memory. */
 char *atune__cubin_syms_pack(const atune__cubin *c, size_t *len);

@@ -29,7 +29,7 @@ static const struct {
 static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
     "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros",
-    "not_macros"};
+    "not_macros", "compiler"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* "x", "x, y" or "x, y, z". */
@@ -408,6 +408,15 @@ static int parse_template(struct loader *ld)
                                  "param_macros '%s' is neither yes nor no",
                                  en->value);
         m->param_macros = strcmp(en->value, "yes") == 0;
+    }
+    if ((en = atune__ini_get(s, "compiler")) != NULL) {
+        static const char *const compilers[] = {"auto", "nvrtc", "nvcc"};
+        m->compiler = atune__mf_find_name(compilers, ARRAY_LEN(compilers),
+                                          en->value, strlen(en->value));
+        if (m->compiler < 0)
+            return atune__mf_bad(ld, en->line,
+                                 "compiler '%s' is none of auto, nvrtc, nvcc",
+                                 en->value);
     }
     en = atune__ini_get(s, "tolerance");
     return en ? parse_tolerance(ld, en) : 0;

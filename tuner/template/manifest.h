@@ -39,6 +39,8 @@ typedef enum atune__role {
     ATUNE__ACCUM   /* zeroed before every launch, compared */
 } atune__role;
 
+enum { ATUNE__COMPILER_AUTO, ATUNE__COMPILER_NVRTC, ATUNE__COMPILER_NVCC };
+
 typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;
 
 /* sizeof the C type on the device (char 1, int/uint/float 4, long/ulong/
@@ -60,7 +62,8 @@ typedef struct atune__param {
      * [launch] does; configurations that differ only in it share one
      * module (manifest_macros.c). */
     int macro;
-    int named; /* the .cu or one of its own headers names it */
+    int named;   /* the .cu or one of its own headers names it */
+    int in_name; /* the kernel's or the reference's name expression does */
 } atune__param;
 
 typedef struct atune__size {
@@ -123,6 +126,9 @@ typedef struct atune__manifest {
      * that no macro can clash with a name in a header (CUB's
      * BLOCK_THREADS, libcu++'s algorithm). */
     int param_macros;
+    /* compiler: ATUNE__COMPILER_AUTO (NVRTC, then nvcc -cubin when NVRTC
+     * fails on host code), _NVRTC (never nvcc) or _NVCC (nvcc only). */
+    int compiler;
 
     /* C++ name expressions: "copy_tuned", "ns::k", "ns::k<BLOCK, 4>" */
     char kernel[ATUNE__ENTRY_MAX];

@@ -347,8 +347,12 @@ void atune__mf_macros_end(struct loader *ld)
 {
     atune__manifest *m = ld->m;
 
-    for (int i = 0; i < m->nparams; i++)
-        m->params[i].macro = m->params[i].macro && m->params[i].named;
+    for (int i = 0; i < m->nparams; i++) {
+        atune__param *pa = &m->params[i];
+        pa->macro = pa->macro && pa->named;
+        pa->in_name = atune__mf_has_word(m->kernel, pa->name) ||
+                      atune__mf_has_word(m->reference, pa->name);
+    }
 }
 
 static int name_is(void *ctx, const char *name)
