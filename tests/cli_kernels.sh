@@ -94,6 +94,21 @@ rc=$?
 [ "$rc" -eq 65 ] && grep -q "compiled with nvcc, but\|nvcc -cubin, exit" "$tmp/hcn.err" && ok ||
   ko "compiler = nvcc, bad name: exit $rc" "$tmp/hcn.err"
 
+# --- check --budget gives every value of every parameter ---------------------
+# 100 configurations, B = 7 does not compile; 10 spread evenly over the
+# space would all have B = 1.
+mkdir -p "$tmp/bud"
+sed 's/^extern "C" __global__ void copy_tuned/#if B == 7\n#error "B = 7 is broken"\n#endif\n&/' \
+  "$bad/control/control.cu" >"$tmp/bud/bud.cu"
+sed -e 's/^VW = 1, 2/VW = 1, 2\nA = 1..10\nB = 1..10/' -e 's/^BLOCK_SIZE = 128, 256/BLOCK_SIZE = 128/' \
+  -e 's/^VW = 1, 2/VW = 1/' -e 's/^grid = .*/grid = cdiv(n, VW * BLOCK_SIZE * A * B)/' \
+  "$bad/control/control.ini" >"$tmp/bud/bud.ini"
+sed -i 's/^    long i = ((long)blockIdx.x/    const int unused_a = A + B;\n&/' "$tmp/bud/bud.cu"
+"$bin" check --templates "$tmp/bud" --budget 10 >"$tmp/bud.out" 2>"$tmp/bud.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "B = 7 is broken" "$tmp/bud.err" && grep -q "10 of 100 configurations" "$tmp/bud.out" && ok ||
+  ko "check --budget 10 did not reach B = 7 (exit $rc)" "$tmp/bud.err" "$tmp/bud.out"
+
 # --- tune on the stub driver: identical modules are timed once ---------------
 if [ -n "$stub" ] && [ -e "$stub/libcuda.so.1" ]; then
   # UNROLL changes nothing: 12 configurations, 4 distinct (module, launch).

@@ -5,9 +5,11 @@
 # under $OUT (default ./out): log.txt, tune-N.json, bench.txt, and the
 # profiles and journals in profiles.tgz.
 #
-#   STEPS="test default cold tune bench consumer kt evaluate all ncu engine
-#          flush study regret merge profmerge cand sweep record docs"  (run in
-#          this order; record: tests/gpu_record.sh, record-tune-serve of copy)
+#   STEPS="test default cold tune bench consumer kt published evaluate all
+#          ncu engine flush study regret merge profmerge cand sweep record
+#          docs"  (run in this order; record: tests/gpu_record.sh,
+#          record-tune-serve of copy; published: tests/gpu_published.sh,
+#          the published kernel files tuned as they are)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -189,6 +191,12 @@ if has kt; then
   say "Kernel Tuner and autotune, brute force of the copy space (tests/bench)"
   ATUNE_BINARY="$build/autotune" OUT="$OUT/kt" bash "$root/tests/bench/kt_vs_autotune.sh" \
     2>&1 | tee -a "$log" | tail -40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has published; then
+  say "published kernel files as they are, brute force, every output verified"
+  ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
+    bash "$root/tests/gpu_published.sh" 2>&1 | tee "$OUT/published.txt" | tee -a "$log" | tail -60
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if has evaluate; then

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "cli/check_changes.h"
+#include "cli/check_sample.h"
 #include "cli/commands.h"
 #include "engine/compile.h"
 #include "template/space.h"
@@ -231,18 +233,6 @@ static int check_memory(const atune__manifest *m, const struct size_report *sr,
     return 0;
 }
 
-/* With --budget B < n: B of the n configurations spread evenly over the
- * space (the first one included), so that a bounded check still samples
- * every region of it. NULL when out of memory. */
-static int64_t *pick(const int64_t *index, int64_t n, int64_t budget)
-{
-    int64_t *out = malloc((size_t)budget * sizeof(*out));
-
-    for (int64_t i = 0; out && i < budget; i++)
-        out[i] = index[(int64_t)((double)i * (double)n / (double)budget)];
-    return out;
-}
-
 static void format_duration(double s, char *buf, size_t len)
 {
     long t = s > 0 && s < 1e9 ? (long)s : 0;
@@ -290,103 +280,6 @@ static void show_progress(struct progress *p, int64_t done, int64_t total,
     }
     p->shown = 1;
     p->shown_at = now;
-}
-
-/* Compiles configuration c (through the owner's child when there are
- * children); the FNV-1a of its CUBIN in *h, or -1 when it does not
- * compile. */
-static int cubin_hash(const atune__manifest *m, const atune__config *c,
-                      const char *arch, const char *const *names, int nnames,
-                      atune__cache *cache, atune__procs *procs, uint64_t *h,
-                      atune__err *err)
-{
-    atune__cubin cb;
-    int rc, hit;
-
-    rc = procs ? atune__procs_compile_own(procs, m, c, arch, names, nnames,
-                                          &cb, &hit, err)
-               : atune__jit_compile_cached(cache, m, c, arch, names, nnames,
-                                           &cb, &hit, err);
-    if (rc == ATUNE__EDATA)
-        return -1;
-    if (rc)
-        return rc;
-    *h = atune__fnv1a(cb.data, cb.len, ATUNE__FNV_SEED);
-    atune__cubin_free(&cb);
-    return 0;
-}
-
-/* A macro parameter whose values all compile to the same CUBIN changes
- * nothing in the code: the source ignores it (or overrides it in a way
- * the loader cannot see). Tried from two configurations, the first and
- * the last checked, each with the parameter set to every value; a
- * parameter that changes the code in either is fine. *bad: set when one
- * changes nothing and no manifest expression reads it either (tuning it
- * only multiplies the space); one that [launch] reads gets a note. */
-static int check_changes(const atune__manifest *m, const atune__cli *o,
-                         const int64_t *index, int64_t k,
-                         const char *const *names, int nnames,
-                         atune__cache *cache, atune__procs *procs,
-                         atune__json *j, int *bad, atune__err *err)
-{
-    for (int p = 0; p < m->nparams; p++) {
-        const atune__param *pa = &m->params[p];
-        int changes = 0, tried = 0, rc;
-        if (!pa->macro || pa->nvalues < 2 || k == 0)
-            continue;
-        for (int b = 0; b < 2 && !changes; b++) {
-            atune__config c;
-            uint64_t first = 0, h;
-            int ok = 0;
-            atune__space_config(m, index[b ? k - 1 : 0], &c);
-            for (int v = 0; v < pa->nvalues && !changes; v++) {
-                c.v[p] = pa->values[v];
-                rc = cubin_hash(m, &c, o->arch, names, nnames, cache, procs,
-                                &h, err);
-                if (rc > 0)
-                    return rc;
-                if (rc < 0)
-                    continue;
-                if (ok++ == 0)
-                    first = h;
-                else if (h != first)
-                    changes = 1;
-            }
-            tried += ok >= 2;
-        }
-        if (changes || !tried)
-            continue;
-        if (atune__manifest_expr_reads(m, pa->name)) {
-            fprintf(stderr,
-                    "autotune: note: %s:%d: parameter '%s' changes nothing "
-                    "in the code (every value compiles to the same CUBIN); "
-                    "only [launch] sees it: declare it not a macro "
-                    "(not_macros = %s) so that its values share one "
-                    "module\n",
-                    m->ini_path, pa->line, pa->name, pa->name);
-            continue;
-        }
-        *bad = 1;
-        {
-            char msg[1024];
-            snprintf(msg, sizeof(msg),
-                     "%s:%d: parameter '%s' changes nothing: every value "
-                     "(%d) compiles to the same CUBIN and no [launch], "
-                     "[constraints] or [args] expression reads it. Fix: use "
-                     "it in %s (as a macro), or remove it from [params]",
-                     m->ini_path, pa->line, pa->name, pa->nvalues,
-                     m->cu_path);
-            if (j) {
-                atune__json_object(j, NULL);
-                atune__json_str(j, "config", "");
-                atune__json_str(j, "error", msg);
-                atune__json_end(j);
-            } else {
-                fprintf(stderr, "autotune: error: %s\n", msg);
-            }
-        }
-    }
-    return 0;
 }
 
 /* NVRTC's warnings (a redefined macro, an unused variable) are shown once
@@ -464,7 +357,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     int64_t *picked = NULL; /* --budget's configurations */
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0}, warned = {0};
-    int64_t n = 0, k = 0, done = 0, nfailed = 0, nshared = 0;
+    int64_t n = 0, k = 0, done = 0, nfailed = 0, nshared = 0, nhr = 0;
+    struct hashrec *hr = NULL;
     atune__pool *pool = NULL;
     atune__err err;
     double t0 = atune__now();
@@ -481,7 +375,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     if (!rc && o->budget > 0 && (int64_t)o->budget < n) {
         k = (int64_t)o->budget;
         bound = "--budget";
-        if (!(index = picked = pick(valid.index, n, k)))
+        if (!(index = picked = atune__check_sample(m, valid.index, n, k)))
             rc = atune__fail(&err, ATUNE__EOSERR, "out of memory");
     }
     if (!rc && o->memory)
@@ -494,6 +388,10 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         return 0;
     }
     started = !rc;
+    /* Without it, "changes nothing" is decided by compiles alone. */
+    if (started)
+        hr = malloc((size_t)(k < MAX_HASHRECS ? k : MAX_HASHRECS) *
+                    sizeof(*hr) + 1);
     if (started && j) {
         atune__json_object(j, NULL);
         atune__json_str(j, "name", m->name);
@@ -526,6 +424,11 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         }
         show_progress(&pg, done, k, nfailed, o);
         rc = atune__pool_get(pool, index[done], &cubin, &msg, &err);
+        if (!rc && cubin && hr && nhr < MAX_HASHRECS) {
+            hr[nhr].idx = index[done];
+            hr[nhr++].h = atune__fnv1a(cubin->data, cubin->len,
+                                       ATUNE__FNV_SEED);
+        }
         if (!rc && cubin && cubin->log && cubin->log[0]) {
             atune__space_config(m, index[done], &c);
             atune__config_str(m, &c, cfg, sizeof(cfg));
@@ -548,8 +451,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     pool = NULL;
     if (!rc && started) {
         int bad = 0;
-        rc = check_changes(m, o, index, done, names, nnames, cache, procs, j,
-                           &bad, &err);
+        rc = atune__check_changes(m, o->arch, index, done, hr, nhr, names,
+                                  nnames, cache, procs, j, &bad, &err);
         nfailed += bad;
     }
     if (seen.repeats)
@@ -587,6 +490,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     atune__pool_free(pool);
     atune__valid_set_free(&valid);
     free(picked);
+    free(hr);
     *failed += nfailed;
     return rc;
 }

@@ -132,6 +132,18 @@ int atune__jit_name(const atune__manifest *m, const atune__config *c,
         const char *piece = s;
         size_t plen;
         int pi = -1;
+        if (s[0] == '$' && s[1] == '{' &&
+            (pi = param_index(m, s + 2, strcspn(s + 2, "}"))) >= 0 &&
+            s[2 + strlen(m->params[pi].name)] == '}') {
+            /* ${NAME} pastes the value into an identifier. */
+            snprintf(num, sizeof(num), "%lld", (long long)c->v[pi]);
+            if (used + strlen(num) >= len)
+                return -1;
+            memcpy(buf + used, num, strlen(num));
+            used += strlen(num);
+            s += 3 + strlen(m->params[pi].name);
+            continue;
+        }
         if (is_ident_char(*s) && !(*s >= '0' && *s <= '9')) {
             while (is_ident_char(*e))
                 e++;

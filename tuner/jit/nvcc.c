@@ -202,6 +202,12 @@ static int match_arg(const char **sym, const char *s, const char *e)
                 return 0;
         }
         p = skip_ws(close + 1);
+    } else if ((e - p == 4 && !strncmp(p, "true", 4)) ||
+               (e - p == 5 && !strncmp(p, "false", 5))) {
+        if (strncmp(sy, *p == 't' ? "Lb1E" : "Lb0E", 4) != 0)
+            return 0;
+        *sym = sy + 4;
+        return 1;
     } else if ((*p >= '0' && *p <= '9') || *p == '-') {
         if (*sy != 'L' || !(sy[1] >= 'a' && sy[1] <= 'z'))
             return 0;

@@ -136,7 +136,7 @@ static int check_sections(struct loader *ld)
 static int is_name_expr_char(char ch)
 {
     return atune__mf_is_ident_char(ch) ||
-           (ch && strchr(":<>(), +-*/%&|^~!.", ch));
+           (ch && strchr(":<>(), +-*/%&|^~!.${}", ch));
 }
 
 /* The function a name expression names: "block_sum" of
@@ -205,6 +205,10 @@ static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
     if (atune__strlcpy(dst, en->value, ATUNE__ENTRY_MAX) != 0)
         return atune__mf_bad(ld, en->line, "%s '%s' is longer than %d bytes",
                              key, en->value, ATUNE__ENTRY_MAX - 1);
+    /* "kernel${VERSION}": checked once the parameters are known
+     * (manifest_macros.c). */
+    if (strstr(dst, "${"))
+        return 0;
     if (!base_name(dst, base))
         return atune__mf_bad(ld, en->line,
                              "%s '%s' is not a C++ function name (NAME, "

@@ -192,7 +192,7 @@ int atune__mf_hash_headers(struct loader *ld)
     if (m->dir)
         rc = scan_text(&sc, m->source, m->dir);
     if (!rc)
-        atune__mf_macros_end(ld);
+        rc = atune__mf_macros_end(ld);
     for (int i = 0; i < sc.n; i++)
         free(sc.seen[i]);
     if (rc)

@@ -62,11 +62,12 @@ int atune__mf_hash_headers(struct loader *ld);
 /* manifest_macros.c: which parameters are macros, and refusing those the
  * source redefines or declares. begin (after [params]) reads not_macros;
  * scan is called on the .cu and each of its own headers; end keeps as
- * macros only the parameters some source names. */
+ * macros only the parameters some source names, and checks ${NAME} in
+ * the name expressions. */
 int atune__mf_macros_begin(struct loader *ld);
 int atune__mf_macros_scan(struct loader *ld, const char *path,
                           const char *text);
-void atune__mf_macros_end(struct loader *ld);
+int atune__mf_macros_end(struct loader *ld);
 
 /* manifest_params.c */
 int atune__mf_parse_sizes(struct loader *ld);

@@ -343,9 +343,64 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
     return rc;
 }
 
-void atune__mf_macros_end(struct loader *ld)
+/* "name${P}": every ${...} names a parameter, and with each value of
+ * each (the others at their defaults) the function exists in the .cu. */
+static int check_paste(struct loader *ld, const char *expr, int line)
 {
     atune__manifest *m = ld->m;
+
+    for (const char *d = strstr(expr, "${"); d; d = strstr(d + 2, "${")) {
+        size_t n = strcspn(d + 2, "}");
+        int pi = param_of(m, d + 2, n);
+        if (d[2 + n] != '}' || pi < 0)
+            return atune__mf_bad(ld, line,
+                                 "'%.*s' in '%s' names no parameter "
+                                 "(${NAME} pastes a parameter's value)",
+                                 (int)(n + 3), d, expr);
+        for (int v = 0; v < m->params[pi].nvalues; v++) {
+            char name[ATUNE__ENTRY_MAX + 32];
+            size_t k = 0;
+            for (const char *p = expr; *p && k + 24 < sizeof(name);) {
+                if (p[0] == '$' && p[1] == '{') {
+                    size_t l = strcspn(p + 2, "}");
+                    int pj = param_of(m, p + 2, l);
+                    long long val = pj < 0          ? 0
+                                    : pj == pi      ? m->params[pi].values[v]
+                                                    : m->params[pj].values[0];
+                    k += (size_t)snprintf(name + k, sizeof(name) - k, "%lld",
+                                          val);
+                    p += l + 3;
+                    continue;
+                }
+                if (*p == '<' || *p == ' ')
+                    break; /* the function's name ends there */
+                name[k++] = *p++;
+            }
+            name[k] = '\0';
+            {
+                const char *base = strrchr(name, ':');
+                base = base ? base + 1 : name;
+                if (!atune__mf_has_word(ld->code, base))
+                    return atune__mf_bad(ld, line,
+                                         "'%s' with %s=%lld is '%s', not "
+                                         "found in %s",
+                                         expr, m->params[pi].name,
+                                         (long long)m->params[pi].values[v],
+                                         base, ld->cu_name);
+            }
+        }
+    }
+    return 0;
+}
+
+int atune__mf_macros_end(struct loader *ld)
+{
+    atune__manifest *m = ld->m;
+    int rc;
+
+    if ((rc = check_paste(ld, m->kernel, m->kernel_line)) ||
+        (rc = check_paste(ld, m->reference, m->reference_line)))
+        return rc;
 
     for (int i = 0; i < m->nparams; i++) {
         atune__param *pa = &m->params[i];
@@ -353,6 +408,7 @@ void atune__mf_macros_end(struct loader *ld)
         pa->in_name = atune__mf_has_word(m->kernel, pa->name) ||
                       atune__mf_has_word(m->reference, pa->name);
     }
+    return 0;
 }
 
 static int name_is(void *ctx, const char *name)
