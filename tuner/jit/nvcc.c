@@ -347,6 +347,19 @@ static char *find_symbol(const char *data, size_t len, const char *expr,
 
 /* --- running nvcc ------------------------------------------------------ */
 
+/* NVRTC's precompiled-header options, which nvcc does not know (it has
+ * no use for them: it compiles each file in full anyway). */
+static int nvrtc_only(const char *o)
+{
+    static const char *const pre[] = {"-pch", "--pch", "--create-pch",
+                                      "--use-pch", "-create-pch", "-use-pch"};
+
+    for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+        if (strncmp(o, pre[i], strlen(pre[i])) == 0)
+            return 1;
+    return 0;
+}
+
 static int write_text(const char *path, const char *text)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -486,7 +499,8 @@ int atune__nvcc_compile(const atune__manifest *m, const char *toolkit_inc,
     argv[argc++] = nvcc;
     argv[argc++] = "-cubin";
     for (int i = 0; i < nopts; i++)
-        argv[argc++] = (char *)opts[i];
+        if (!nvrtc_only(opts[i]))
+            argv[argc++] = (char *)opts[i];
     argv[argc++] = "-o";
     argv[argc++] = cubin;
     argv[argc++] = wpath;
