@@ -48,7 +48,10 @@ typedef struct job {
     struct job *next_extra; /* jobs compiled on demand, not submitted */
     struct job *next_key;   /* the chain of its module key's bucket */
     uint64_t key;           /* what decides its module (module_key) */
-    int released;           /* its result was freed (atune__pool_release) */
+    struct job *same;       /* the job whose module this one is, or NULL */
+    int refs;               /* jobs whose `same` is this one, not released */
+    int released;           /* released by the consumer */
+    int freed;              /* its result is gone (released, refs 0) */
     int64_t idx;
     int state;
     atune__cubin cubin;
@@ -124,6 +127,15 @@ static uint64_t module_key(const atune__pool *p, const atune__config *c)
     return h ? h : 1;
 }
 
+static void unkey(atune__pool *p, job *jb)
+{
+    for (job **o = &p->bucket[jb->key % NBUCKETS]; *o; o = &(*o)->next_key)
+        if (*o == jb) {
+            *o = jb->next_key;
+            return;
+        }
+}
+
 static job *keyed_job(atune__pool *p, uint64_t key)
 {
     for (job *o = p->bucket[key % NBUCKETS]; o; o = o->next_key)
@@ -132,35 +144,6 @@ static job *keyed_job(atune__pool *p, uint64_t key)
     return NULL;
 }
 
-static char *dup_or_null(const char *s, int *oom)
-{
-    char *d = s ? atune__strdup(s) : NULL;
-
-    *oom |= s && !d;
-    return d;
-}
-
-/* to takes a copy of from's result; 0, or -1 when out of memory. */
-static int copy_result(job *to, const job *from)
-{
-    int oom = 0;
-
-    if (from->error) {
-        to->error = dup_or_null(from->error, &oom);
-        return oom ? -1 : 0;
-    }
-    to->cubin.len = from->cubin.len;
-    if (!(to->cubin.data = malloc(from->cubin.len ? from->cubin.len : 1)))
-        return -1;
-    memcpy(to->cubin.data, from->cubin.data, from->cubin.len);
-    to->cubin.log = dup_or_null(from->cubin.log, &oom);
-    for (int i = 0; i < from->cubin.nsyms; i++)
-        to->cubin.sym[i] = dup_or_null(from->cubin.sym[i], &oom);
-    to->cubin.nsyms = from->cubin.nsyms;
-    if (oom)
-        atune__cubin_free(&to->cubin);
-    return oom ? -1 : 0;
-}
 
 /* The next job: one a consumer waits for, else one wanted soon, else the
  * next in order. Called with the lock held; NULL when there is none left. */
@@ -226,19 +209,21 @@ static void compile_job(atune__pool *p, job *jb, int self)
         while (o && o->state != DONE && !p->fatal)
             pthread_cond_wait(&p->done, &p->lock);
         if (o)
-            p->shared++; /* the module was made, whether copied or not */
-        /* A released owner's result is gone: compiled again, which the
-         * module cache answers. */
-        if (o && o->state == DONE && !o->released &&
-            copy_result(jb, o) == 0) {
+            p->shared++; /* the module was made, whether shared or not */
+        /* The same module: this job points at it, nothing is copied. A
+         * freed one is compiled again (the module cache answers) and
+         * takes its place. */
+        if (o && o->state == DONE && !o->freed) {
+            jb->same = o;
+            o->refs++;
             jb->state = DONE;
             pthread_cond_broadcast(&p->done);
             return;
         }
-        if (!o) {
-            jb->next_key = p->bucket[jb->key % NBUCKETS];
-            p->bucket[jb->key % NBUCKETS] = jb;
-        }
+        if (o)
+            unkey(p, o);
+        jb->next_key = p->bucket[jb->key % NBUCKETS];
+        p->bucket[jb->key % NBUCKETS] = jb;
     }
     p->started++;
     pthread_mutex_unlock(&p->lock);
@@ -403,6 +388,8 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
     pthread_mutex_unlock(&p->lock);
     if (rc)
         return rc;
+    if (jb->same)
+        jb = jb->same; /* kept while jb is not released */
     if (jb->error)
         *error = jb->error;
     else
@@ -429,11 +416,19 @@ void atune__pool_release(atune__pool *p, int64_t idx)
     job *jb;
 
     pthread_mutex_lock(&p->lock);
-    if ((jb = find(p, idx)) && jb->state == DONE) {
+    if ((jb = find(p, idx)) && jb->state == DONE && !jb->released) {
         jb->released = 1;
-        atune__cubin_free(&jb->cubin);
-        free(jb->error);
-        jb->error = NULL;
+        if (jb->same) {
+            jb->same->refs--;
+            jb = jb->same;
+        }
+        /* An owner's module lives on while a sharer may still use it. */
+        if (jb->released && jb->refs == 0 && !jb->freed) {
+            jb->freed = 1;
+            atune__cubin_free(&jb->cubin);
+            free(jb->error);
+            jb->error = NULL;
+        }
     }
     pthread_mutex_unlock(&p->lock);
 }

@@ -127,3 +127,15 @@ void atune__resume_free(atune__resume *r)
     free(r->recs);
     free(r);
 }
+
+void atune__resume_result(const atune__record *r, atune__result *res)
+{
+    memset(res, 0, sizeof(*res));
+    res->status = r->status;
+    res->time_ns = r->time_ns;
+    res->spread_ns = r->spread_ns;
+    res->metric = r->metric;
+    res->samples = r->samples;
+    res->unverified = r->unverified;
+    atune__strlcpy(res->detail, r->detail, sizeof(res->detail));
+}

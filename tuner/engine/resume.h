@@ -37,4 +37,7 @@ const atune__record *atune__resume_find(const atune__resume *r,
 
 void atune__resume_free(atune__resume *r);
 
+/* The result a journal record holds, as the runner would give it. */
+void atune__resume_result(const atune__record *r, atune__result *res);
+
 #endif

@@ -121,18 +121,6 @@ static void watch_config(search_ctx *sc, const char *cfg)
              (unsigned long long)m->hash);
 }
 
-static void result_of_record(const atune__record *r, atune__result *res)
-{
-    memset(res, 0, sizeof(*res));
-    res->status = r->status;
-    res->time_ns = r->time_ns;
-    res->spread_ns = r->spread_ns;
-    res->metric = r->metric;
-    res->samples = r->samples;
-    res->unverified = r->unverified;
-    atune__strlcpy(res->detail, r->detail, sizeof(res->detail));
-}
-
 /* Compiles (or takes from the pool), loads, verifies and times
  * configuration idx; res gets the verdict. */
 static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
@@ -144,6 +132,7 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
     atune__kernel *k = NULL;
     atune__timing t = *tm;
     double t0 = atune__now();
+    const atune__manifest *m = sc->out->m;
     uint64_t key = 0;
     int rc;
 
@@ -153,14 +142,11 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
     if (!rc && cerr)
         compile_failed(cerr, res);
     sc->out->compile_s += atune__now() - t0;
-    if (!rc && cubin) {
-        key = atune__twin_key(sc->out->m, c, cubin);
-        if (twins && atune__twin_take(&sc->twins, key, res)) {
-            sc->out->twins++;
-            return 0;
-        }
+    if (!rc && cubin && twins &&
+        atune__twin_take(&sc->twins, key = atune__twin_key(m, c, cubin), res))
+        return 0;
+    if (!rc && cubin)
         rc = atune__kernel_load(sc->d, sc->out->m, cubin, &k, res, err);
-    }
     if (!rc && k) {
         if (sc->o->watch_fd >= 0) {
             watch_config(sc, cfg);
@@ -200,7 +186,7 @@ static int evaluate(search_ctx *sc, int64_t idx, atune__err *err)
         (!out->have_best || rec->time_ns <= out->best_res.time_ns))
         rec = NULL;
     if (rec) {
-        result_of_record(rec, &res);
+        atune__resume_result(rec, &res);
         out->resumed++;
         j = NULL; /* recorded already */
     } else {
@@ -336,7 +322,7 @@ static int resumed_final(search_ctx *sc, const int64_t *idx, int k,
                                m->hash, 1);
         if (!r)
             return 0;
-        result_of_record(r, &last[i]);
+        atune__resume_result(r, &last[i]);
         if (last[i].status != ATUNE__ST_OK)
             last[i].time_ns = INFINITY;
     }
@@ -611,7 +597,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     out->wall_s = atune__now() - sc.t0;
     atune__problem_close(sc.p);
     atune__valid_set_free(&valid);
-    atune__twins_free(&sc.twins);
+    out->twins = atune__twins_free(&sc.twins);
     return rc;
 }
 

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The CUBIN's bytes and the values of every parameter a manifest
  * expression reads ([launch], [constraints], [args]): two configurations
@@ -27,12 +28,13 @@ const atune__twin *atune__twin_find(const atune__twins *sc, uint64_t key)
     return NULL;
 }
 
-int atune__twin_take(const atune__twins *t, uint64_t key, atune__result *res)
+int atune__twin_take(atune__twins *t, uint64_t key, atune__result *res)
 {
     const atune__twin *tw = atune__twin_find(t, key);
 
     if (!tw)
         return 0;
+    t->taken++;
     *res = tw->res;
     if (!res->unverified)
         snprintf(res->detail, sizeof(res->detail),
@@ -61,9 +63,11 @@ void atune__twin_add(atune__twins *sc, uint64_t key, const char *cfg,
     atune__strlcpy(t->cfg, cfg, sizeof(t->cfg));
 }
 
-void atune__twins_free(atune__twins *t)
+int64_t atune__twins_free(atune__twins *t)
 {
+    int64_t taken = t->taken;
+
     free(t->twins);
-    t->twins = NULL;
-    t->ntwins = t->captwins = 0;
+    memset(t, 0, sizeof(*t));
+    return taken;
 }

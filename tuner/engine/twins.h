@@ -23,6 +23,7 @@ typedef struct atune__twin {
 typedef struct atune__twins {
     atune__twin *twins;
     int ntwins, captwins;
+    int64_t taken; /* results given to another configuration */
 } atune__twins;
 
 /* The key of configuration c compiled to cubin. */
@@ -35,7 +36,7 @@ const atune__twin *atune__twin_find(const atune__twins *t, uint64_t key);
 /* When key was measured: its result into res (the journal detail naming
  * the configuration measured, unless the result is unverified) and 1;
  * else 0. */
-int atune__twin_take(const atune__twins *t, uint64_t key, atune__result *res);
+int atune__twin_take(atune__twins *t, uint64_t key, atune__result *res);
 
 /* Remembers a verdict that depends only on the code and the launch (ok,
  * wrong_output; a launch error or fault may be the moment's); out of
@@ -43,6 +44,7 @@ int atune__twin_take(const atune__twins *t, uint64_t key, atune__result *res);
 void atune__twin_add(atune__twins *t, uint64_t key, const char *cfg,
                      const atune__result *res);
 
-void atune__twins_free(atune__twins *t);
+/* Frees t; returns how many results it gave (atune__twin_take). */
+int64_t atune__twins_free(atune__twins *t);
 
 #endif
