@@ -443,7 +443,7 @@ int atune__nvcc_compile(const atune__manifest *m, const char *toolkit_inc,
     char nvcc[PATH_MAX], dir[] = "/tmp/atune-nvcc-XXXXXX", wpath[PATH_MAX],
          src[PATH_MAX], cubin[PATH_MAX], logp[PATH_MAX], why[512];
     const char *tmp = getenv("TMPDIR");
-    char tdir[PATH_MAX];
+    char tdir[PATH_MAX - 64]; /* room for "/out.cubin" in the others */
     char **argv = NULL, *wtext = NULL, *log = NULL;
     posix_spawn_file_actions_t fa;
     int argc = 0, rc = 0, status = 0;
