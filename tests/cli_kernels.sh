@@ -41,6 +41,21 @@ n=$(ls "$ATUNE_CACHE_DIR" | grep -c '\.cubin$')
 "$bin" check --json --templates "$tmp/lo" >"$tmp/lo.json" 2>/dev/null
 grep -q '"modules": 4' "$tmp/lo.json" && ok || ko "launch-only: JSON modules" "$tmp/lo.json"
 
+# list says how each parameter reaches the kernel, never "compile:;".
+"$bin" list --templates "$tmp/lo" >"$tmp/lo.list" 2>&1
+grep -q "^  WAVES  *1, 2, 4  (launch only)$" "$tmp/lo.list" && ok || ko "list: WAVES not launch only" "$tmp/lo.list"
+"$bin" list --templates "$src/tests/data/byok" >"$tmp/byok.list" 2>&1
+grep -q "compile:;" "$tmp/byok.list" && ko "list prints compile:;" "$tmp/byok.list" || ok
+grep -q "^  compile: (no parameter macros); 1 header of its own$" "$tmp/byok.list" && ok ||
+  ko "list: block_sum's compile line" "$tmp/byok.list"
+# Columns stay aligned past 12 characters.
+mkdir -p "$tmp/ln"
+cp "$tmp/lo/lo.cu" "$tmp/ln/ln.cu"
+sed 's/WAVES/WAVES_PER_SM_LONG_NAME/g' "$tmp/lo/lo.ini" >"$tmp/ln/ln.ini"
+"$bin" list --templates "$tmp/ln" >"$tmp/ln.list" 2>&1
+cols=$(awk '/^  [A-Z_]+ +[0-9]/ {match($0, /^  [A-Z_]+ +/); print RLENGTH}' "$tmp/ln.list" | sort -u)
+[ "$cols" = 25 ] && ok || ko "list: values start in columns '$cols', want 25 (2 + 22 + 1)" "$tmp/ln.list"
+
 # --- not_macros: a knob the source #defines, declared not a macro -----------
 mkdir -p "$tmp/nm"
 cp "$bad/knob_redefined/knob_redefined.cu" "$tmp/nm/nm.cu"

@@ -31,22 +31,39 @@ static void list_text(const atune__manifest *m, const int64_t *valid)
     printf("%s  (%s, reference %s, %s)\n", m->name, m->kernel, m->reference,
            m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
     printf("  verified against: %s\n", ref);
+    int width = 12;
+
+    for (int i = 0; i < m->nparams; i++)
+        if ((int)strlen(m->params[i].name) > width)
+            width = (int)strlen(m->params[i].name);
     for (int i = 0; i < m->nparams; i++) {
-        printf("  %-12s", m->params[i].name);
-        for (int v = 0; v < m->params[i].nvalues; v++)
-            printf("%s%" PRId64, v ? ", " : " ", m->params[i].values[v]);
-        printf("\n");
+        const atune__param *pa = &m->params[i];
+        printf("  %-*s", width, pa->name);
+        for (int v = 0; v < pa->nvalues; v++)
+            printf("%s%" PRId64, v ? ", " : " ", pa->values[v]);
+        /* How it reaches the kernel, when not as a -D macro. */
+        printf("%s\n", pa->macro     ? ""
+                       : pa->in_name ? "  (name expression)"
+                       : pa->named   ? "  (not a macro)"
+                                     : "  (launch only)");
     }
     if (m->nnvrtc_opts || m->ninclude_dirs || m->nheaders ||
-        !m->param_macros) {
+        !m->param_macros || m->compiler) {
+        int any = 0;
         printf("  compile:");
-        for (int i = 0; i < m->nnvrtc_opts; i++)
+        for (int i = 0; i < m->nnvrtc_opts; i++, any = 1)
             printf(" %s", m->nvrtc_opts[i]);
-        for (int i = 0; i < m->ninclude_dirs; i++)
+        for (int i = 0; i < m->ninclude_dirs; i++, any = 1)
             printf(" -I%s", m->include_dirs[i]);
-        printf("%s; %d header%s of its own\n",
-               m->param_macros ? "" : " (no parameter macros)", m->nheaders,
-               m->nheaders == 1 ? "" : "s");
+        if (!m->param_macros)
+            printf("%s(no parameter macros)", any++ ? " " : " ");
+        if (m->compiler)
+            printf("%scompiler %s", any++ ? "; " : " ",
+                   m->compiler == ATUNE__COMPILER_NVCC ? "nvcc" : "nvrtc");
+        if (m->nheaders)
+            printf("%s%d header%s of its own", any++ ? "; " : " ",
+                   m->nheaders, m->nheaders == 1 ? "" : "s");
+        printf("\n");
     }
     printf("  space: %" PRId64 " configurations;", atune__space_size(m));
     for (int s = 0; s < m->nsizes; s++) {
