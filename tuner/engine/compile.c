@@ -144,7 +144,6 @@ static job *keyed_job(atune__pool *p, uint64_t key)
     return NULL;
 }
 
-
 /* The next job: one a consumer waits for, else one wanted soon, else the
  * next in order. Called with the lock held; NULL when there is none left. */
 static job *next_job(atune__pool *p)
@@ -203,6 +202,7 @@ static void compile_job(atune__pool *p, job *jb, int self)
     int rc, hit = 0;
 
     jb->state = RUNNING;
+    p->started++;
     atune__space_config(p->m, jb->idx, &c);
     if ((jb->key = module_key(p, &c)) != 0) {
         job *o = keyed_job(p, jb->key);
@@ -225,7 +225,6 @@ static void compile_job(atune__pool *p, job *jb, int self)
         jb->next_key = p->bucket[jb->key % NBUCKETS];
         p->bucket[jb->key % NBUCKETS] = jb;
     }
-    p->started++;
     pthread_mutex_unlock(&p->lock);
     t0 = atune__now();
     /* The disk cache answers configurations compiled by an earlier run. */
