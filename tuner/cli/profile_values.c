@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/number.h"
 #include "cli/cli.h"
 #include "lib/profile_internal.h"
 #include "template/templates.h"
@@ -40,9 +41,8 @@ static int in_values(const atune__param *p, long long v)
 static int check_entry(const char *path, const atune__ini_entry *e,
                        const atune__manifest *m, int same_version)
 {
-    char *end;
-    long long v = strtoll(e->value, &end, 10);
-    int numeric = *e->value && !*end;
+    int64_t v = 0;
+    int numeric = !atune__parse_i64(e->value, INT64_MIN, INT64_MAX, &v);
 
     if (strcmp(e->key, "time_ns") == 0 && (!numeric || v <= 0)) {
         atune__cli_error(ATUNE__EDATA, "%s:%d: time_ns = %s: a measured "

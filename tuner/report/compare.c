@@ -6,12 +6,14 @@
 #include "report/compare.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/number.h"
 #include "lib/profile_internal.h"
 
 static const char *raw(const atune__ini_section *s, const char *key)
@@ -27,17 +29,12 @@ static int get_real(const char *path, const atune__ini_section *s,
                     const char *key, double *out, atune__err *err)
 {
     const atune__ini_entry *e = atune__ini_get(s, key);
-    char *end;
-    double v;
 
     if (!e)
         return ATUNE__OK;
-    errno = 0;
-    v = strtod(e->value, &end);
-    if (end == e->value || *end || errno == ERANGE || !isfinite(v) || v < 0)
+    if (atune__parse_real(e->value, 0, DBL_MAX, out))
         return atune__fail(err, ATUNE__EDATA, "%s:%d: bad number '%s' for '%s'",
                            path, e->line, e->value, key);
-    *out = v;
     return ATUNE__OK;
 }
 
@@ -45,18 +42,13 @@ static int get_count(const char *path, const atune__ini_section *s,
                      const char *key, int64_t *out, atune__err *err)
 {
     const atune__ini_entry *e = atune__ini_get(s, key);
-    char *end;
-    long long v;
 
     if (!e)
         return ATUNE__OK;
-    errno = 0;
-    v = strtoll(e->value, &end, 10);
-    if (end == e->value || *end || errno == ERANGE || v < 0)
+    if (atune__parse_i64(e->value, 0, INT64_MAX, out))
         return atune__fail(err, ATUNE__EDATA,
                            "%s:%d: bad integer '%s' for '%s'", path, e->line,
                            e->value, key);
-    *out = v;
     return ATUNE__OK;
 }
 
@@ -416,11 +408,10 @@ double atune__cmp_vendor_value(const atune__cmp_cell *cell)
 
 void atune__cmp_version(const char *v, char *buf, size_t len)
 {
-    char *end;
-    long n = strtol(v, &end, 10);
+    int64_t n;
 
-    if (*v && !*end && n >= 1000)
-        snprintf(buf, len, "%ld.%ld", n / 1000, n % 1000 / 10);
+    if (!atune__parse_i64(v, 1000, INT64_MAX, &n))
+        snprintf(buf, len, "%" PRId64 ".%" PRId64, n / 1000, n % 1000 / 10);
     else
         snprintf(buf, len, "%s", *v ? v : "-");
 }
