@@ -47,6 +47,19 @@ const char *atune__parse_i64(const char *s, int64_t min, int64_t max,
     return NULL;
 }
 
+const char *atune__parse_hash(const char *s, uint64_t *out)
+{
+    size_t n = s ? strspn(s, "0123456789abcdef") : 0;
+    uint64_t v = 0;
+
+    if (n == 0 || n > 16 || s[n])
+        return "not a hash (1 to 16 lower-case hex digits)";
+    for (size_t i = 0; i < n; i++)
+        v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10);
+    *out = v;
+    return NULL;
+}
+
 const char *atune__parse_real(const char *s, double min, double max,
                               double *out)
 {

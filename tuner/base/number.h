@@ -20,6 +20,10 @@
 const char *atune__parse_u64(const char *s, uint64_t max, uint64_t *out);
 const char *atune__parse_i64(const char *s, int64_t min, int64_t max,
                              int64_t *out);
+/* A hash as the tools write it: 1 to 16 lower-case hex digits (a
+ * template hash, a cache key), nothing else. */
+const char *atune__parse_hash(const char *s, uint64_t *out);
+
 /* Decimal fractions: [-]DIGITS[.DIGITS][e[-]DIGITS] or [-].DIGITS...; no
  * hex floats, inf or nan; finite and within [min, max]. */
 const char *atune__parse_real(const char *s, double min, double max,

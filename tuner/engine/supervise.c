@@ -188,6 +188,7 @@ static int journal_verdict(const worker *w, atune__status status,
     atune__journal *j = NULL;
     atune__result res;
     int n = 0, rc;
+    uint64_t key = 0;
 
     atune__strlcpy(rec, w->rec, sizeof(rec));
     while (n < 5) {
@@ -196,7 +197,7 @@ static int journal_verdict(const worker *w, atune__status status,
             break;
         *p++ = '\0';
     }
-    if (n != 5)
+    if (n != 5 || atune__parse_hash(f[4], &key))
         return atune__fail(err, ATUNE__ESOFTWARE,
                            "GPU %d: malformed watch message", w->dev);
     memset(&res, 0, sizeof(res));
@@ -205,7 +206,7 @@ static int journal_verdict(const worker *w, atune__status status,
     rc = atune__journal_open(f[0], NULL, w->run, &j, err);
     if (!rc)
         rc = atune__journal_append(j, f[1], f[2], f[3], &res,
-                                   strtoull(f[4], NULL, 16), err);
+                                   key, err);
     atune__journal_close(j);
     if (!rc)
         fprintf(stderr, "autotune: GPU %d: %s %s %s: %s; restarting the "

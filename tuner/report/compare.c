@@ -204,16 +204,22 @@ static int add_entries(atune__cmp *c, int g, atune__err *err)
 static void parse_metric(atune__cmp_cell *cell)
 {
     const char *m = raw(cell->sec, "metric");
-    char *end;
+    size_t n = strcspn(m, " \t");
+    char num[64];
 
-    cell->value = strtod(m, &end);
-    if (end == m || !isfinite(cell->value) || cell->value < 0) {
+    cell->value = NAN;
+    if (n >= sizeof(num))
+        return;
+    memcpy(num, m, n);
+    num[n] = '\0';
+    if (atune__parse_real(num, 0, DBL_MAX, &cell->value)) {
         cell->value = NAN;
         return;
     }
-    while (*end == ' ' || *end == '\t')
-        end++;
-    snprintf(cell->unit, sizeof(cell->unit), "%s", end);
+    m += n;
+    while (*m == ' ' || *m == '\t')
+        m++;
+    snprintf(cell->unit, sizeof(cell->unit), "%s", m);
 }
 
 static int unit_is(const char *unit, const char *want)
