@@ -738,6 +738,11 @@ int atune_profile_open_string(const char *name, const char *text, size_t len,
     return open_profile(name, 1, text, len, out);
 }
 
+const atune__ini_section *atune__config_section(const atune_config *c)
+{
+    return c && c->match != ATUNE_SIZE_OVERRIDE ? c->e->sec : NULL;
+}
+
 const atune__ini *atune__profile_doc(const atune_profile *p)
 {
     return p && p->status == ATUNE_OK ? p->doc : NULL;
