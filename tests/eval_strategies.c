@@ -575,8 +575,7 @@ static int eval_journal(const char *path, const atune__templates *t, int nt,
                              path, pairs[i].line, pairs[i].kernel);
             break;
         }
-        if ((rc = atune__sim_open(&sim, m, pairs[i].size_key, recs, n, path,
-                                  &err)))
+        if ((rc = atune__sim_open_pair(&sim, m, &pairs[i], recs, path, &err)))
             break;
         if (sim.ok > 0 && !defaults &&
             (!o->check || sim.space >= CHECK_MIN_SPACE)) {

@@ -400,6 +400,70 @@ static void test_open_for_reads_device_first(void **state)
     atune_profile_close(p);
 }
 
+/* The search path keeps every entry (it kept 64), and one entry that
+ * cannot be opened (a name over PATH_MAX) is skipped with a warning, the
+ * others still searched (it failed whole) (issue 30). */
+static void test_search_path_long(void **state)
+{
+    const char *d = dir_at("far");
+    size_t len = 100 * 64 + 5000 + 4200;
+    char *path = malloc(len), *out = malloc(len), *longdir = malloc(5000);
+    atune_profile *p = NULL;
+    size_t used = 0;
+
+    (void)state;
+    assert_non_null(path);
+    assert_non_null(out);
+    assert_non_null(longdir);
+    memset(longdir, 'x', 4500);
+    longdir[0] = '/';
+    longdir[4500] = '\0';
+    used += (size_t)snprintf(path + used, len - used, "%s:", longdir);
+    for (int i = 0; i < 80; i++)
+        used += (size_t)snprintf(path + used, len - used, "%s/none%d:", root, i);
+    snprintf(path + used, len - used, "%s", d);
+    write_profile(d, "h100.ini", "NVIDIA H100 80GB HBM3", 90, 132, "77");
+    setenv("ATUNE_PROFILE_PATH", path, 1);
+    assert_int_equal(atune_profile_search_path(out, len), ATUNE_OK);
+    assert_non_null(strstr(out, d));
+    assert_int_equal(found_block(&h100, &p), 77);
+    expect_warning(p, "skipped 1 entry of the profile search path",
+                   "File name too long");
+    atune_profile_close(p);
+    unsetenv("ATUNE_PROFILE_PATH");
+    free(path);
+    free(out);
+    free(longdir);
+}
+
+/* A GPU whose own profile has a damaged [device] is handed another
+ * model's of its compute capability only with a warning naming the file
+ * it could not read (issue 30: it was silent). */
+static void test_open_for_damaged_own_profile(void **state)
+{
+    const char *d = dir_at("damaged");
+    char path[4400];
+    atune_profile *p = NULL;
+    const atune_config *c;
+    FILE *f;
+
+    (void)state;
+    write_profile(d, "nvidia-h200.ini", "NVIDIA H200", 90, 132, "64");
+    snprintf(path, sizeof(path), "%s/nvidia-h100-80gb-hbm3.ini", d);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("[device]\nformat = 1\nname = NVIDIA H100 80GB HBM3\ncc = nine\n"
+          "sm_count = 132\n\n[copy n=1024]\nBLOCK_SIZE = 128\n", f);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(atune_profile_open_for(d, &h100, &p), ATUNE_OK);
+    assert_int_equal(atune_profile_lookup(p, "copy", "n=1024", &c), ATUNE_OK);
+    assert_int_equal(atune_config_get(c, "BLOCK_SIZE", -1), 64);
+    expect_warning(p, "nvidia-h100-80gb-hbm3.ini' cannot be read and may be "
+                      "this GPU's own profile",
+                   "a profile for this compute capability");
+    atune_profile_close(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +475,8 @@ int main(void)
         cmocka_unit_test(test_open_string),
         cmocka_unit_test(test_size_zero),
         cmocka_unit_test(test_long_section_name),
+        cmocka_unit_test(test_search_path_long),
+        cmocka_unit_test(test_open_for_damaged_own_profile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

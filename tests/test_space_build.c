@@ -611,6 +611,22 @@ static void test_gemm_space(void **state)
 
 /* ---- the limit on valid configurations -------------------------------- */
 
+static int64_t max_valid(void)
+{
+    int64_t v = -1;
+
+    assert_int_equal(atune__space_max_valid(&v, NULL), 0);
+    return v;
+}
+
+static int64_t max_visits(void)
+{
+    int64_t v = -1;
+
+    assert_int_equal(atune__space_max_visits(&v, NULL), 0);
+    return v;
+}
+
 static void test_limit(void **state)
 {
     atune__manifest *m = load_dir("tests/data/hotspot", "hotspot");
@@ -622,7 +638,7 @@ static void test_limit(void **state)
     (void)state;
     atune__devattr_default(&dev);
     assert_int_equal(setenv("ATUNE_MAX_VALID", "349852", 1), 0);
-    assert_int_equal(atune__space_max_valid(), 349852);
+    assert_int_equal(max_valid(), 349852);
     assert_int_equal(
         atune__space_build(m, &m->sizes[0], &dev, NULL, &set, &count, &err),
         ATUNE__EDATA);
@@ -646,7 +662,7 @@ static void test_limit(void **state)
         atune__space_build(m, &m->sizes[0], &dev, NULL, &set, &count, &err),
         0);
     assert_int_equal(unsetenv("ATUNE_MAX_VALID"), 0);
-    assert_int_equal(atune__space_max_valid(), ATUNE__MAX_VALID_DEFAULT);
+    assert_int_equal(max_valid(), ATUNE__MAX_VALID_DEFAULT);
     atune__valid_set_free(&set);
     atune__manifest_free(m);
 }
@@ -664,9 +680,9 @@ static void test_visit_limit(void **state)
 
     (void)state;
     atune__devattr_default(&dev);
-    assert_int_equal(atune__space_max_visits(), ATUNE__MAX_VISITS_DEFAULT);
+    assert_int_equal(max_visits(), ATUNE__MAX_VISITS_DEFAULT);
     assert_int_equal(setenv("ATUNE_MAX_VISITS", "1000", 1), 0);
-    assert_int_equal(atune__space_max_visits(), 1000);
+    assert_int_equal(max_visits(), 1000);
     assert_int_equal(
         atune__space_build(m, &m->sizes[0], &dev, NULL, &set, &count, &err),
         ATUNE__EDATA);
@@ -701,8 +717,14 @@ static void test_visit_limit(void **state)
     assert_int_equal(set.n, 4);
     for (size_t i = 0; i < 4; i++) {
         static const char *const bad[] = {"0", "-5", "12x", " 7"};
+        int64_t v = -1;
         assert_int_equal(setenv("ATUNE_MAX_VISITS", bad[i], 1), 0);
-        assert_int_equal(atune__space_max_visits(), ATUNE__MAX_VISITS_DEFAULT);
+        assert_int_equal(atune__space_max_visits(&v, &err), ATUNE__EUSAGE);
+        assert_non_null(strstr(err.msg, "ATUNE_MAX_VISITS: invalid value '"));
+        assert_non_null(strstr(err.msg, bad[i]));
+        assert_int_equal(
+            atune__space_build(m, &m->sizes[0], &dev, NULL, NULL, &count, &err),
+            ATUNE__EUSAGE);
     }
     assert_int_equal(unsetenv("ATUNE_MAX_VISITS"), 0);
     atune__valid_set_free(&set);

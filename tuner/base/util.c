@@ -2,6 +2,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "base/number.h"
 
 int atune__fail(atune__err *err, int code, const char *fmt, ...)
 {
@@ -91,18 +94,31 @@ int atune__strlcpy(char *dst, const char *src, size_t size)
     return 0;
 }
 
-size_t atune__input_limit(void)
+int atune__env_i64(const char *name, int64_t min, int64_t max, int64_t def,
+                   const char *what, int64_t *out, atune__err *err)
 {
-    const char *v = getenv("ATUNE_MAX_INPUT_MB");
-    char *end;
-    unsigned long long mb;
+    const char *v = getenv(name);
+    const char *why;
 
-    if (!v || *v < '0' || *v > '9')
-        return (size_t)ATUNE__INPUT_LIMIT_MB << 20;
-    mb = strtoull(v, &end, 10);
-    if (*end || mb == 0 || mb > (SIZE_MAX >> 21))
-        return (size_t)ATUNE__INPUT_LIMIT_MB << 20;
-    return (size_t)mb << 20;
+    *out = def;
+    if (!v || !*v)
+        return 0;
+    if ((why = atune__parse_i64(v, min, max, out)) != NULL)
+        return atune__fail(err, ATUNE__EUSAGE,
+                           "%s: invalid value '%s': %s (%s, %" PRId64
+                           " to %" PRId64 ")",
+                           name, v, why, what, min, max);
+    return 0;
+}
+
+int atune__input_limit(size_t *bytes, atune__err *err)
+{
+    int64_t mb;
+    int rc = atune__env_i64("ATUNE_MAX_INPUT_MB", 1, (int64_t)(SIZE_MAX >> 21),
+                            ATUNE__INPUT_LIMIT_MB, "whole MiB", &mb, err);
+
+    *bytes = (size_t)mb << 20;
+    return rc;
 }
 
 /* A NUL byte would silently end the text for every parser after it. */
@@ -126,11 +142,16 @@ int atune__read_file(const char *path, char **out, size_t *len,
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
-    size_t cap = 0, n = 0, limit = atune__input_limit();
+    size_t cap = 0, n = 0, limit;
     struct stat st;
     int rc = ATUNE__OK;
 
     *out = NULL;
+    if ((rc = atune__input_limit(&limit, err)) != 0) {
+        if (f)
+            fclose(f);
+        return rc;
+    }
     if (!f)
         return atune__fail(err, ATUNE__ENOINPUT, "cannot open '%s': %s",
                            path, strerror(errno));

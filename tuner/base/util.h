@@ -57,7 +57,15 @@ int atune__strlcpy(char *dst, const char *src, size_t size);
 /* The largest template or journal read (atune__read_file): 256 MiB, or
  * $ATUNE_MAX_INPUT_MB. Profiles have their own (lib/profile.c). */
 #define ATUNE__INPUT_LIMIT_MB 256
-size_t atune__input_limit(void);
+int atune__input_limit(size_t *bytes, atune__err *err);
+
+/* The environment variable name as a whole number in [min, max]: unset
+ * or empty gives def; anything else that is not such a number is
+ * ATUNE__EUSAGE with a message naming the variable, its value and what
+ * it takes (what: "whole MiB, 0 for no limit"). */
+int atune__env_i64(const char *name, int64_t min, int64_t max, int64_t def,
+                   const char *what, int64_t *out, atune__err *err);
+
 
 /* Reads a whole text file into a NUL-terminated heap buffer. A directory
  * is ATUNE__ENOINPUT; a file over atune__input_limit() or holding a NUL

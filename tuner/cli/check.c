@@ -16,6 +16,7 @@
 #include "cli/check_sample.h"
 #include "cli/commands.h"
 #include "engine/compile.h"
+#include "jit/jit.h"
 #include "template/space.h"
 #include "template/templates.h"
 
@@ -43,7 +44,7 @@ static int validate(const atune__manifest *m, const char *arch,
 
     atune__devattr_default(&dev);
     /* "sm_75", "sm_90a": main.c's arch_valid has checked the form. */
-    dev.cc = strtol(arch + 3, NULL, 10);
+    dev.cc = atune__arch_cc(arch);
     rc = atune__space_validate_set(m, &dev, valid, sr->valid, err);
     for (int s = 0; !rc && s < m->nsizes; s++)
         rc = atune__size_memory(m, &m->sizes[s], &dev, &sr->bytes[s], err);

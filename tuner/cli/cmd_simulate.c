@@ -149,7 +149,7 @@ static int selected(const atune__cli *o, const atune__manifest *m,
 
 /* The search of one (kernel, size); output as it finishes. */
 static int replay_one(const atune__cli *o, const atune__manifest *m,
-                      const char *key, const atune__record *recs, int n,
+                      const atune__sim_pair *p, const atune__record *recs,
                       atune__json *j, int first, int64_t *win,
                       const char **wkey, int *nwin)
 {
@@ -168,8 +168,10 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
     int64_t seeds[ATUNE__MAX_SEEDS];
     int rc;
 
+    const char *key = p->size_key;
+
     atune__err_clear(&err);
-    rc = atune__sim_open(&sim, m, key, recs, n, o->simulate, &err);
+    rc = atune__sim_open_pair(&sim, m, p, recs, o->simulate, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
     spec.m = m;
@@ -241,8 +243,8 @@ static int check_kernels(const atune__cli *o, const atune__templates *t,
 }
 
 static int replay_all(const atune__cli *o, const atune__templates *t,
-                      const atune__record *recs, int n,
-                      const atune__sim_pair *p, int np, atune__json *j)
+                      const atune__record *recs, const atune__sim_pair *p,
+                      int np, atune__json *j)
 {
     /* Per template: the winners of its sizes replayed so far and their
      * size keys, latest first (the seeds of its next size, as in tune). */
@@ -264,7 +266,7 @@ static int replay_all(const atune__cli *o, const atune__templates *t,
             continue;
         while (t->m[k] != m)
             k++;
-        rc = replay_one(o, m, p[i].size_key, recs, n, j, done == 0, win[k],
+        rc = replay_one(o, m, &p[i], recs, j, done == 0, win[k],
                         wkey[k], &nwin[k]);
         done++;
     }
@@ -345,7 +347,7 @@ int atune__cmd_simulate(const atune__cli *o)
         j = &json;
         atune__cli_json_begin(j, o->simulate);
     }
-    rc = replay_all(o, &t, recs, n, pairs, np, j);
+    rc = replay_all(o, &t, recs, pairs, np, j);
     if (j) {
         atune__json_end(j);
         atune__json_str(j, "status", rc ? "error" : "ok");

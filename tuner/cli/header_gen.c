@@ -23,16 +23,94 @@ static const char *const device_names[] = {"sm_count",
                                            "cc",
                                            "l2_bytes"};
 
-/* The template name as a C identifier: "my-kernel.v2" -> "my_kernel_v2". */
+/* The template name as a C identifier: a name of letters, digits and
+ * '_' as it is ("copy", "my_k"); any other ("my-k", "k.v2") with its
+ * other bytes made '_' and 8 hex digits of its hash after it
+ * ("my_k_8d2e9a41"), so that two templates never get one C name. */
 static void c_name(const char *name, char *out, size_t len, int upper)
 {
-    size_t i;
+    size_t i, plain = strspn(name, "abcdefghijklmnopqrstuvwxyz"
+                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
 
     for (i = 0; name[i] && i + 1 < len; i++) {
         unsigned char ch = (unsigned char)name[i];
         out[i] = isalnum(ch) ? (char)(upper ? toupper(ch) : ch) : '_';
     }
     out[i] = '\0';
+    if (name[plain] != '\0')
+        snprintf(out + i, len - i, upper ? "_%08" PRIX64 : "_%08" PRIx64,
+                 atune__fnv1a(name, strlen(name), ATUNE__FNV_SEED) >> 32);
+}
+
+/* Names a C program may not use as a member or a variable of the header
+ * and still compile: keywords of C17/C23 that C++ lacks (C++'s are
+ * refused by the manifest loader), macros of the headers the header and
+ * applications include, and the GNU modes' predefined macros. */
+static const char *const c_taken[] = {
+    "typeof", "typeof_unqual", "complex", "imaginary", "noreturn", "I",
+    "NULL", "offsetof", "errno", "assert", "static_assert", "bool", "true",
+    "false", "EOF", "BUFSIZ", "FILENAME_MAX", "FOPEN_MAX", "L_tmpnam",
+    "TMP_MAX", "SEEK_SET", "SEEK_CUR", "SEEK_END", "stdin", "stdout",
+    "stderr", "EXIT_SUCCESS", "EXIT_FAILURE", "RAND_MAX", "MB_CUR_MAX",
+    "CHAR_BIT", "CHAR_MAX", "CHAR_MIN", "SCHAR_MAX", "SCHAR_MIN",
+    "UCHAR_MAX", "SHRT_MAX", "SHRT_MIN", "USHRT_MAX", "INT_MAX", "INT_MIN",
+    "UINT_MAX", "LONG_MAX", "LONG_MIN", "ULONG_MAX", "LLONG_MAX",
+    "LLONG_MIN", "ULLONG_MAX", "MB_LEN_MAX", "SIZE_MAX", "PTRDIFF_MAX",
+    "PTRDIFF_MIN", "SIG_ATOMIC_MAX", "SIG_ATOMIC_MIN", "WCHAR_MAX",
+    "WCHAR_MIN", "WINT_MAX", "WINT_MIN", "INTMAX_MAX", "INTMAX_MIN",
+    "UINTMAX_MAX", "INTMAX_C", "UINTMAX_C", "INTPTR_MAX", "INTPTR_MIN",
+    "UINTPTR_MAX", "EDOM", "ERANGE", "EILSEQ", "EINVAL", "ENOMEM", "EAGAIN",
+    "EINTR", "ENOENT", "EEXIST", "EACCES", "EPERM", "EIO", "EBADF",
+    "NDEBUG", "linux", "unix", "i386", "i486", "i586", "i686", "vax",
+    "mips", "sun", "sparc", "alloca", "memcpy", "memset", "strcmp",
+    "strlen", "fortran", "asm", "inline", "restrict"};
+
+/* INTn_MAX, UINT_LEAST16_C, PRId64, SCNx32 ...: stdint.h's and
+ * inttypes.h's families. */
+static int c_taken_family(const char *s)
+{
+    static const char *const heads[] = {"INT", "UINT", "PRI", "SCN"};
+    static const char *const tails[] = {"_MAX", "_MIN", "_C", "_WIDTH"};
+    size_t n = strlen(s);
+
+    for (size_t i = 0; i < 4; i++) {
+        size_t h = strlen(heads[i]);
+        if (strncmp(s, heads[i], h) != 0)
+            continue;
+        if (i >= 2 && s[h] >= 'a' && s[h] <= 'z')
+            return 1;
+        for (size_t t = 0; i < 2 && t < 4; t++) {
+            size_t tl = strlen(tails[t]);
+            if (n > h + tl && strcmp(s + n - tl, tails[t]) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* A parameter's or size variable's name as a member of the header's
+ * structs: the name itself, or with '_' after it when C could not take it
+ * there (c_taken) -- and when it already ends in '_', so that "NULL" ->
+ * "NULL_" never meets a parameter of that name ("NULL_" -> "NULL__"). */
+static void c_member(const char *name, size_t len, char *out, size_t size)
+{
+    int taken = len > 0 && name[len - 1] == '_';
+
+    snprintf(out, size, "%.*s", (int)len, name);
+    for (size_t i = 0; !taken && i < sizeof(c_taken) / sizeof(*c_taken); i++)
+        taken = strcmp(out, c_taken[i]) == 0;
+    if (taken || c_taken_family(out))
+        snprintf(out, size, "%.*s_", (int)len, name);
+}
+
+/* Text for a C comment: "*" + "/" would end it early. */
+static void comment_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        fputc(*s, f);
+        if (s[0] == '*' && s[1] == '/')
+            fputc(' ', f);
+    }
 }
 
 static int is_param(const atune__manifest *m, const char *s, size_t n)
@@ -60,46 +138,78 @@ static int is_device(const char *s, size_t n)
     return 0;
 }
 
+struct expr_names {
+    const atune__manifest *m;
+    const char *bad;
+    size_t bad_len;
+};
+
+static int emit_name(void *ctx, FILE *f, const char *s, size_t n)
+{
+    struct expr_names *en = ctx;
+    char member[ATUNE__NAME_MAX + 2];
+
+    c_member(s, n, member, sizeof(member));
+    if (is_param(en->m, s, n))
+        fprintf(f, "c->%s", member);
+    else if (is_size_var(en->m, s, n))
+        fprintf(f, "s->%s", member);
+    else if (is_device(s, n))
+        fprintf(f, "d->%.*s", (int)n, s);
+    else {
+        en->bad = s;
+        en->bad_len = n;
+        return ATUNE__EDATA;
+    }
+    return 0;
+}
+
 /* One expression as C. line is the manifest line, for errors. */
 static int emit_expr(FILE *f, const atune__manifest *m, const atune__expr *e,
                      int line, atune__err *err)
 {
-    const char *p = atune__expr_text(e);
+    struct expr_names en = {m, NULL, 0};
 
-    fputc('(', f);
-    while (*p) {
-        const char *s = p;
-        if (isdigit((unsigned char)*p)) {
-            while (isalnum((unsigned char)*p))
-                p++;
-            fprintf(f, "INT64_C(%.*s)", (int)(p - s), s);
-        } else if (isalpha((unsigned char)*p) || *p == '_') {
-            const char *q;
-            size_t n;
-            while (isalnum((unsigned char)*p) || *p == '_')
-                p++;
-            n = (size_t)(p - s);
-            for (q = p; *q == ' ' || *q == '\t'; q++)
-                ;
-            if (*q == '(' && (n == 4 || n == 3))
-                fprintf(f, "atune_header_%.*s", (int)n, s);
-            else if (is_param(m, s, n))
-                fprintf(f, "c->%.*s", (int)n, s);
-            else if (is_size_var(m, s, n))
-                fprintf(f, "s->%.*s", (int)n, s);
-            else if (is_device(s, n))
-                fprintf(f, "d->%.*s", (int)n, s);
-            else
-                return atune__fail(err, ATUNE__EDATA,
-                                   "%s:%d: '%.*s' is no parameter, size "
-                                   "variable or device attribute",
-                                   m->ini_path, line, (int)n, s);
-        } else {
-            fputc(*p++, f);
-        }
-    }
-    fputc(')', f);
-    return 0;
+    if (atune__expr_write_c(e, f, "atune_header_", emit_name, &en) == 0)
+        return 0;
+    if (en.bad)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: '%.*s' is no parameter, size "
+                           "variable or device attribute",
+                           m->ini_path, line, (int)en.bad_len, en.bad);
+    return atune__fail(err, ATUNE__ESOFTWARE, "%s:%d: cannot write '%s' as C",
+                       m->ini_path, line, atune__expr_text(e));
+}
+
+/* The operators of the manifest's expressions as functions (see
+ * template/expr_c.c for why). */
+static void emit_ops(FILE *f)
+{
+    static const char *const bin[][2] = {
+        {"add", "+"}, {"sub", "-"},   {"mul", "*"},  {"div", "/"},
+        {"mod", "%"}, {"shl", "<<"},  {"shr", ">>"}, {"band", "&"},
+        {"bor", "|"}, {"bxor", "^"},  {"lt", "<"},   {"le", "<="},
+        {"gt", ">"},  {"ge", ">="},   {"eq", "=="},  {"ne", "!="}};
+    static const char *const un[][2] = {
+        {"neg", "-"}, {"bnot", "~"}, {"not", "!"}};
+
+    fprintf(f, "\n/* The operators of the manifest's expressions, as "
+               "functions: a manifest's\n * constant or odd-looking "
+               "expression draws no warning. */\n"
+               "static inline int atune_header_true(int64_t v)\n{\n"
+               "    return v != 0;\n}\n"
+               "static inline int64_t atune_header_int(int v)\n{\n"
+               "    return v;\n}\n");
+    for (size_t i = 0; i < sizeof(bin) / sizeof(*bin); i++)
+        fprintf(f,
+                "static inline int64_t atune_header_%s(int64_t a, int64_t b)"
+                "\n{\n    return a %s b;\n}\n",
+                bin[i][0], bin[i][1]);
+    for (size_t i = 0; i < sizeof(un) / sizeof(*un); i++)
+        fprintf(f,
+                "static inline int64_t atune_header_%s(int64_t a)\n{\n"
+                "    return %sa;\n}\n",
+                un[i][0], un[i][1]);
 }
 
 static void emit_common(FILE *f)
@@ -139,6 +249,7 @@ static void emit_common(FILE *f)
             "    int64_t q = a / b;\n"
             "    return q + (a %% b != 0 && (a < 0) == (b < 0));\n"
             "}\n"
+
             "static inline int64_t atune_header_min(int64_t a, int64_t b)\n"
             "{\n"
             "    return a < b ? a : b;\n"
@@ -163,11 +274,12 @@ static void emit_common(FILE *f)
             "    for (size_t i = 0; i < len; i++)\n"
             "        seed = (seed ^ p[i]) * UINT64_C(0x100000001b3);\n"
             "    return seed;\n"
-            "}\n"
-            "#endif\n\n",
+            "}\n",
             g.sm_count, g.max_threads_per_block, g.max_block[0], g.max_block[1],
             g.max_block[2], g.max_grid[0], g.max_grid[1], g.max_grid[2],
             g.max_shared_per_block, g.warp_size, g.cc, g.l2_bytes);
+    emit_ops(f);
+    fprintf(f, "#endif\n\n");
 }
 
 static void emit_types(FILE *f, const atune__manifest *m, const char *t,
@@ -185,8 +297,11 @@ static void emit_types(FILE *f, const atune__manifest *m, const char *t,
             "/* A configuration: one value per [params] entry. */\n"
             "typedef struct atune_%s_config {\n",
             t);
-    for (int i = 0; i < m->nparams; i++)
-        fprintf(f, "    int64_t %s;\n", m->params[i].name);
+    for (int i = 0; i < m->nparams; i++) {
+        char mb[ATUNE__NAME_MAX + 2];
+        c_member(m->params[i].name, strlen(m->params[i].name), mb, sizeof(mb));
+        fprintf(f, "    int64_t %s;\n", mb);
+    }
     if (m->nparams == 0)
         fprintf(f, "    int64_t unused_;\n");
     fprintf(f, "} atune_%s_config;\n\n", t);
@@ -194,8 +309,12 @@ static void emit_types(FILE *f, const atune__manifest *m, const char *t,
             "/* A problem size: the size variables. */\n"
             "typedef struct atune_%s_size {\n",
             t);
-    for (int i = 0; i < nvars; i++)
-        fprintf(f, "    int64_t %s;\n", m->sizes[0].var[i]);
+    for (int i = 0; i < nvars; i++) {
+        char mb[ATUNE__NAME_MAX + 2];
+        c_member(m->sizes[0].var[i], strlen(m->sizes[0].var[i]), mb,
+                 sizeof(mb));
+        fprintf(f, "    int64_t %s;\n", mb);
+    }
     if (nvars == 0)
         fprintf(f, "    int64_t unused_;\n");
     fprintf(f, "} atune_%s_size;\n\n", t);
@@ -233,8 +352,11 @@ static void emit_params(FILE *f, const atune__manifest *m, const char *t)
             "static inline int64_t *atune_%s_param(atune_%s_config *c, "
             "int i)\n{\n    switch (i) {\n",
             t, t);
-    for (int i = 0; i < m->nparams; i++)
-        fprintf(f, "    case %d: return &c->%s;\n", i, m->params[i].name);
+    for (int i = 0; i < m->nparams; i++) {
+        char mb[ATUNE__NAME_MAX + 2];
+        c_member(m->params[i].name, strlen(m->params[i].name), mb, sizeof(mb));
+        fprintf(f, "    case %d: return &c->%s;\n", i, mb);
+    }
     fprintf(f, "    default: return NULL;\n    }\n}\n\n");
     fprintf(f,
             "/* The template's defaults: every parameter's first value. */\n"
@@ -278,9 +400,13 @@ static void emit_sizes(FILE *f, const atune__manifest *m, const char *t)
     for (int i = 0; i < m->nsizes; i++) {
         const atune__size *z = &m->sizes[i];
         fprintf(f, "    case %d:\n", i);
-        for (int v = 0; v < z->nvars; v++)
-            fprintf(f, "        s->%s = %" PRId64 ";\n", m->sizes[0].var[v],
+        for (int v = 0; v < z->nvars; v++) {
+            char mb[ATUNE__NAME_MAX + 2];
+            c_member(m->sizes[0].var[v], strlen(m->sizes[0].var[v]), mb,
+                     sizeof(mb));
+            fprintf(f, "        s->%s = INT64_C(%" PRId64 ");\n", mb,
                     z->value[v]);
+        }
         fprintf(f, "        *name = \"%s\";\n        return 1;\n", z->name);
     }
     fprintf(f, "    default:\n        (void)s;\n        *name = NULL;\n"
@@ -304,11 +430,14 @@ static int emit_valid(FILE *f, const atune__manifest *m, const char *t,
             t, t, t);
     for (int i = 0; i < m->nconstraints; i++) {
         const atune__named_expr *k = &m->constraints[i];
-        fprintf(f, "    if (!");
+        fprintf(f, "    if (!atune_header_true(");
         if ((rc = emit_expr(f, m, k->expr, k->line, err)) != 0)
             return rc;
-        fprintf(f, ") /* %s, %s.ini:%d */\n        return 0;\n", k->name,
-                m->name, k->line);
+        fprintf(f, ")) /* %s = ", k->name);
+        comment_text(f, atune__expr_text(k->expr));
+        fputs(", ", f);
+        comment_text(f, m->name);
+        fprintf(f, ".ini:%d */\n        return 0;\n", k->line);
     }
     fprintf(f, "    return 1;\n}\n\n");
     return 0;
@@ -417,14 +546,21 @@ int atune__header_write(FILE *f, const atune__manifest *m, atune__err *err)
 
     c_name(m->name, t, sizeof(t), 0);
     c_name(m->name, T, sizeof(T), 1);
+    fprintf(f, "/* atune_%s.h -- template '", t);
+    comment_text(f, m->name);
+    fputs("' (", f);
+    comment_text(f, m->ini_path);
+    fputs(", kernel ", f);
+    comment_text(f, m->kernel);
+    fputs(") for applications that\n * build the kernel themselves. "
+          "Generated by `autotune header --kernel ", f);
+    comment_text(f, m->name);
     fprintf(f,
-            "/* atune_%s.h -- template '%s' (%s, kernel %s) for applications "
-            "that\n * build the kernel themselves. Generated by `autotune "
-            "header --kernel %s`;\n * do not edit: generate it again when the "
-            "template changes (the\n * template hash tells). */\n"
+            "`;\n * do not edit: generate it again when the template changes "
+            "(the\n * template hash tells). */\n"
             "#ifndef ATUNE_TEMPLATE_%s_H\n#define ATUNE_TEMPLATE_%s_H\n\n"
             "#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n",
-            t, m->name, m->ini_path, m->kernel, m->name, T, T);
+            T, T);
     emit_common(f);
     emit_types(f, m, t, T);
     emit_params(f, m, t);

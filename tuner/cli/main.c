@@ -7,6 +7,7 @@
 
 #include <cuda.h>
 
+#include "base/number.h"
 #include "base/util.h"
 #include "cli/commands.h"
 #include "jit/jit.h"
@@ -218,22 +219,11 @@ static int applies(int opt, const char *command)
 }
 
 /* Every number of the command line is decimal digits only: no sign, no
- * space, no 0x or leading-zero octal ("010" is ten). Parsed once, here;
- * the commands use the value, never the text. */
+ * space, no 0x or leading-zero octal ("010" is ten) (base/number.h).
+ * Parsed once, here; the commands use the value, never the text. */
 static int parse_u64(const char *s, uint64_t *out)
 {
-    uint64_t v = 0;
-
-    if (!*s)
-        return -1;
-    for (; *s; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (d > 9 || v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
+    return atune__parse_u64(s, UINT64_MAX, out) ? -1 : 0;
 }
 
 static int parse_device(const char *s, atune__cli *o)
@@ -445,11 +435,10 @@ static int parse(int argc, char **argv, atune__cli *o)
         case OPT_RECORD: o->record = optarg; break;
         case OPT_FORCE_MODELS: o->force_models = 1; break;
         case OPT_LAUNCH_TIMEOUT: {
-            char *end;
-            o->launch_timeout = strtod(optarg, &end);
-            if (*end || end == optarg || !(o->launch_timeout > 0) ||
-                o->launch_timeout > 86400)
-                return usage_error("invalid launch timeout '%s'", optarg);
+            if (atune__parse_real(optarg, 0, 86400, &o->launch_timeout) ||
+                !(o->launch_timeout > 0))
+                return usage_error("invalid launch timeout '%s' (decimal "
+                                   "seconds)", optarg);
             break;
         }
         case OPT_MEMORY: {
@@ -469,11 +458,10 @@ static int parse(int argc, char **argv, atune__cli *o)
             break;
         }
         case OPT_TIME_LIMIT: {
-            char *end;
-            o->time_limit = strtod(optarg, &end);
-            if (*end || end == optarg || !(o->time_limit > 0) ||
-                o->time_limit > 1e9)
-                return usage_error("invalid time limit '%s'", optarg);
+            if (atune__parse_real(optarg, 0, 1e9, &o->time_limit) ||
+                !(o->time_limit > 0))
+                return usage_error("invalid time limit '%s' (decimal seconds)",
+                                   optarg);
             break;
         }
         case 'q': o->quiet = 1; break;

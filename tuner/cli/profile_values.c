@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/number.h"
 #include "cli/cli.h"
 #include "lib/profile_internal.h"
 #include "template/templates.h"
@@ -40,9 +41,9 @@ static int in_values(const atune__param *p, long long v)
 static int check_entry(const char *path, const atune__ini_entry *e,
                        const atune__manifest *m, int same_version)
 {
-    char *end;
-    long long v = strtoll(e->value, &end, 10);
-    int numeric = *e->value && !*end;
+    int64_t v = 0;
+    int numeric = !atune__parse_i64(e->value, INT64_MIN, INT64_MAX, &v);
+    const char *key = e->key;
 
     if (strcmp(e->key, "time_ns") == 0 && (!numeric || v <= 0)) {
         atune__cli_error(ATUNE__EDATA, "%s:%d: time_ns = %s: a measured "
@@ -55,20 +56,35 @@ static int check_entry(const char *path, const atune__ini_entry *e,
                              path, e->line, e->key, e->value);
             return 1;
         }
-    if (!m || !same_version || e->key[0] < 'A' || e->key[0] > 'Z')
+    /* A parameter's key: NAME, or param.NAME for one with lower-case
+     * letters (the tuner writes those so). */
+    if (strncmp(key, "param.", 6) == 0)
+        key += 6;
+    else if (key[0] < 'A' || key[0] > 'Z')
+        return 0;
+    /* same_version < 0: the section names no template_hash, so nothing
+     * says another version wrote it: the values of the parameters this
+     * version has are checked (BLOCK_SIZE = -256 is no entry of copy). */
+    if (!m || !same_version)
         return 0;
     for (int i = 0; i < m->nparams; i++)
-        if (strcmp(m->params[i].name, e->key) == 0) {
+        if (strcmp(m->params[i].name, key) == 0) {
             if (numeric && in_values(&m->params[i], v))
                 return 0;
             atune__cli_error(ATUNE__EDATA, "%s:%d: %s = %s is not a value of "
-                             "template '%s' (%s:%d), which wrote this section",
-                             path, e->line, e->key, e->value, m->name,
-                             m->ini_path, m->params[i].line);
+                             "template '%s' (%s:%d), %s",
+                             path, e->line, key, e->value, m->name,
+                             m->ini_path, m->params[i].line,
+                             same_version > 0
+                                 ? "which wrote this section"
+                                 : "and the section names no template_hash");
             return 1;
         }
+    /* Without a template_hash another version may have had it. */
+    if (same_version < 0)
+        return 0;
     atune__cli_error(ATUNE__EDATA, "%s:%d: template '%s' has no parameter "
-                     "'%s'", path, e->line, m->name, e->key);
+                     "'%s'", path, e->line, m->name, key);
     return 1;
 }
 
@@ -93,7 +109,7 @@ int atune__cli_profile_values(const atune_profile *p,
             snprintf(hash, sizeof(hash), "%016llx",
                      (unsigned long long)m->hash);
         h = atune__ini_get(sec, "template_hash");
-        same = m && h && strcmp(h->value, hash) == 0;
+        same = !m ? 0 : !h ? -1 : strcmp(h->value, hash) == 0;
         for (int i = 0; i < sec->nentries; i++)
             bad += check_entry(path, &sec->entries[i], m, same);
     }

@@ -200,26 +200,13 @@ static int fork_one(atune__procs *ps, int i, atune__err *err)
 /* ATUNE_COMPILE_TIMEOUT: whole seconds, 0 for no limit. */
 static int time_limit_from_env(int *out, atune__err *err)
 {
-    const char *v = getenv("ATUNE_COMPILE_TIMEOUT");
-    long n = 0;
+    int64_t n;
+    int rc = atune__env_i64("ATUNE_COMPILE_TIMEOUT", 0, MAX_TIME_LIMIT,
+                            DEFAULT_TIME_LIMIT,
+                            "whole seconds, 0 for no limit", &n, err);
 
-    *out = DEFAULT_TIME_LIMIT;
-    if (!v || !*v)
-        return 0;
-    for (const char *p = v; *p && n <= MAX_TIME_LIMIT; p++) {
-        if (*p < '0' || *p > '9') {
-            n = MAX_TIME_LIMIT + 1;
-            break;
-        }
-        n = n * 10 + (*p - '0');
-    }
-    if (n > MAX_TIME_LIMIT)
-        return atune__fail(err, ATUNE__EUSAGE,
-                           "ATUNE_COMPILE_TIMEOUT: invalid '%s' (whole "
-                           "seconds, 0 to %d; 0: no limit)",
-                           v, MAX_TIME_LIMIT);
     *out = (int)n;
-    return 0;
+    return rc;
 }
 
 int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,

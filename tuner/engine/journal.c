@@ -3,12 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "base/number.h"
 
 struct atune__journal {
     FILE *f;
@@ -209,11 +212,7 @@ static int field_copy(char *dst, size_t len, const char *src)
 
 static int parse_double(const char *s, double *out)
 {
-    char *end;
-
-    errno = 0;
-    *out = strtod(s, &end);
-    return errno != 0 || end == s || *end != '\0' || !isfinite(*out);
+    return atune__parse_real(s, -DBL_MAX, DBL_MAX, out) != NULL;
 }
 
 static int hex16(const char *s)
@@ -228,8 +227,8 @@ static const char *parse_line(char *line, atune__record *r)
 {
     char *f[11] = {0}; /* gcc -O3 cannot see that n bounds the reads */
     int n = 0, st;
-    char *p = line, *end;
-    long samples;
+    char *p = line;
+    int64_t samples;
 
     while (n < 11) {
         f[n++] = p;
@@ -267,8 +266,7 @@ static const char *parse_line(char *line, atune__record *r)
         return "spread_ns";
     if (parse_double(f[6], &r->metric) || r->metric < 0)
         return "metric";
-    samples = strtol(f[7], &end, 10);
-    if (*f[7] < '0' || *f[7] > '9' || *end != '\0' || samples > 1000000 ||
+    if (atune__parse_i64(f[7], 0, 1000000, &samples) ||
         (r->status == ATUNE__ST_OK && samples < 1))
         return "samples";
     r->samples = (int)samples;
@@ -463,8 +461,12 @@ static int read_records(const char *path, const char *device, int pending,
         return rc;
     for (line = text; line && *line; line = next) {
         next = strchr(line, '\n');
-        if (next)
+        if (next) {
+            /* a journal carried through Windows ends its lines in CRLF */
+            if (next > line && next[-1] == '\r')
+                next[-1] = '\0';
             *next++ = '\0';
+        }
         lineno++;
         if ((strncmp(line, "# done:", 7) == 0 &&
              mark_done(&rs, line, lineno)) ||

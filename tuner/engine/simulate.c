@@ -8,28 +8,69 @@
 
 #include "template/space.h"
 
+static size_t pair_hash(const atune__record *r)
+{
+    uint64_t h = atune__fnv1a(r->kernel, strlen(r->kernel) + 1,
+                              ATUNE__FNV_SEED);
+
+    return (size_t)atune__fnv1a(r->size_key, strlen(r->size_key), h);
+}
+
 int atune__sim_pairs(const atune__record *recs, int n, atune__sim_pair **out,
                      int *npairs, atune__err *err)
 {
     atune__sim_pair *p = NULL;
-    int np = 0;
+    int np = 0, *pair_of, *slot, *order, *fill;
+    size_t nslots = 4, mask;
 
     *out = NULL;
     *npairs = 0;
     if (n <= 0)
         return 0;
-    p = atune__calloc((size_t)n, sizeof(*p));
-    if (!p)
+    while (nslots < 2 * (size_t)n)
+        nslots *= 2;
+    mask = nslots - 1;
+    /* the pairs, then the records' indices grouped by pair */
+    p = atune__calloc(1, (size_t)n * (sizeof(*p) + sizeof(int)));
+    pair_of = atune__calloc((size_t)n, sizeof(*pair_of));
+    slot = atune__calloc(nslots, sizeof(*slot));
+    fill = atune__calloc((size_t)n, sizeof(*fill));
+    if (!p || !pair_of || !slot || !fill) {
+        free(p);
+        free(pair_of);
+        free(slot);
+        free(fill);
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    for (int i = 0; i < n; i++) {
-        int j = 0;
-        while (j < np && (strcmp(p[j].kernel, recs[i].kernel) != 0 ||
-                          strcmp(p[j].size_key, recs[i].size_key) != 0))
-            j++;
-        if (j == np)
-            p[np++] = (atune__sim_pair){recs[i].kernel, recs[i].size_key,
-                                        recs[i].line};
     }
+    order = (int *)(p + n);
+    for (int i = 0; i < n; i++) {
+        size_t h = pair_hash(&recs[i]) & mask;
+        int j;
+        for (;; h = (h + 1) & mask) {
+            j = slot[h] - 1;
+            if (j < 0 || (strcmp(p[j].kernel, recs[i].kernel) == 0 &&
+                          strcmp(p[j].size_key, recs[i].size_key) == 0))
+                break;
+        }
+        if (j < 0) {
+            j = np++;
+            slot[h] = j + 1;
+            p[j] = (atune__sim_pair){recs[i].kernel, recs[i].size_key,
+                                     recs[i].line, NULL, 0};
+        }
+        pair_of[i] = j;
+        p[j].nrec++;
+    }
+    for (int j = 0, at = 0; j < np; j++) {
+        p[j].rec = order + at;
+        fill[j] = at;
+        at += p[j].nrec;
+    }
+    for (int i = 0; i < n; i++)
+        order[fill[pair_of[i]]++] = i;
+    free(pair_of);
+    free(slot);
+    free(fill);
     *out = p;
     *npairs = np;
     return 0;
@@ -100,9 +141,11 @@ static void summarize(atune__sim *s)
     }
 }
 
-int atune__sim_open(atune__sim *s, const atune__manifest *m,
-                    const char *size_key, const atune__record *recs, int n,
-                    const char *path, atune__err *err)
+/* The replay from recs[idx[0..n-1]] (idx NULL: recs[0..n-1]). */
+static int open_recs(atune__sim *s, const atune__manifest *m,
+                     const char *size_key, const atune__record *recs,
+                     const int *idx, int n, const char *path,
+                     atune__err *err)
 {
     char hash[17];
     int rc = 0;
@@ -127,10 +170,11 @@ int atune__sim_open(atune__sim *s, const atune__manifest *m,
         s->time_ns[i] = NAN;
     snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);
     for (int i = 0; i < n; i++) {
-        if (strcmp(recs[i].kernel, m->name) != 0 ||
-            strcmp(recs[i].size_key, size_key) != 0)
+        const atune__record *r = &recs[idx ? idx[i] : i];
+        if (strcmp(r->kernel, m->name) != 0 ||
+            strcmp(r->size_key, size_key) != 0)
             continue;
-        if ((rc = apply(s, &recs[i], hash, path, err)))
+        if ((rc = apply(s, r, hash, path, err)))
             goto fail;
     }
     summarize(s);
@@ -138,6 +182,20 @@ int atune__sim_open(atune__sim *s, const atune__manifest *m,
 fail:
     atune__sim_close(s);
     return rc;
+}
+
+int atune__sim_open(atune__sim *s, const atune__manifest *m,
+                    const char *size_key, const atune__record *recs, int n,
+                    const char *path, atune__err *err)
+{
+    return open_recs(s, m, size_key, recs, NULL, n, path, err);
+}
+
+int atune__sim_open_pair(atune__sim *s, const atune__manifest *m,
+                         const atune__sim_pair *p, const atune__record *recs,
+                         const char *path, atune__err *err)
+{
+    return open_recs(s, m, p->size_key, recs, p->rec, p->nrec, path, err);
 }
 
 int atune__sim_eval(void *ctx, int64_t idx, double *time_ns, double *spread_ns,

@@ -32,11 +32,14 @@ typedef struct atune__sim {
 typedef struct atune__sim_pair {
     const char *kernel;
     const char *size_key;
-    int line; /* first record of the pair */
+    int line;       /* first record of the pair */
+    const int *rec; /* indices of its records in recs, in file order */
+    int nrec;
 } atune__sim_pair;
 
 /* The distinct (kernel, size key) pairs of recs, in the order of their
- * first record. *out is malloc'ed (NULL when n is 0). */
+ * first record, each with its records: time linear in n. *out is one
+ * malloc'ed block, the pairs' index arrays included (NULL when n is 0). */
 int atune__sim_pairs(const atune__record *recs, int n, atune__sim_pair **out,
                      int *npairs, atune__err *err);
 
@@ -49,6 +52,13 @@ int atune__sim_pairs(const atune__record *recs, int n, atune__sim_pair **out,
 int atune__sim_open(atune__sim *s, const atune__manifest *m,
                     const char *size_key, const atune__record *recs, int n,
                     const char *path, atune__err *err);
+
+/* atune__sim_open of pair p of atune__sim_pairs(recs, ...): reads only
+ * the pair's records, so that replaying every pair of a journal is linear
+ * in its records. */
+int atune__sim_open_pair(atune__sim *s, const atune__manifest *m,
+                         const atune__sim_pair *p, const atune__record *recs,
+                         const char *path, atune__err *err);
 
 void atune__sim_close(atune__sim *s);
 

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/number.h"
 #include "engine/journal.h"
 
 #define MAX_WORKERS 64
@@ -46,37 +47,25 @@ static void on_stop(int sig)
 int atune__worker_fd(void)
 {
     const char *v = getenv(ATUNE__WORKER_FD);
-    char *end;
-    long fd;
+    int64_t fd;
 
-    if (!v || !*v)
-        return -1;
-    fd = strtol(v, &end, 10);
-    return *end || fd < 0 || fd > 65535 ? -1 : (int)fd;
+    return v && !atune__parse_i64(v, 0, 65535, &fd) ? (int)fd : -1;
 }
 
 int atune__worker_device(int fallback)
 {
     const char *v = getenv(ATUNE__WORKER_DEVICE);
-    char *end;
-    long d;
+    int64_t d;
 
-    if (!v || *v < '0' || *v > '9')
-        return fallback;
-    d = strtol(v, &end, 10);
-    return *end || d > 1024 ? fallback : (int)d;
+    return v && !atune__parse_i64(v, 0, 1024, &d) ? (int)d : fallback;
 }
 
 double atune__worker_start(void)
 {
     const char *v = getenv(ATUNE__WORKER_START);
-    char *end;
-    double t;
+    double t, now = atune__now();
 
-    if (!v || !*v)
-        return atune__now();
-    t = strtod(v, &end);
-    return *end || !(t > 0) || t > atune__now() ? atune__now() : t;
+    return v && !atune__parse_real(v, 0, now, &t) && t > 0 ? t : now;
 }
 
 void atune__worker_run_id(char *buf, size_t len)
@@ -155,8 +144,10 @@ static void watch_line(worker *w, char *line)
     }
     if (line[0] != 'A' || line[1] != '\t')
         return;
-    ms = strtod(line + 2, &end);
-    if (*end != '\t' || ms <= 0)
+    if (!(end = strchr(line + 2, '\t')))
+        return;
+    *end = '\0';
+    if (atune__parse_real(line + 2, 0, 1e12, &ms) || ms <= 0)
         return;
     atune__strlcpy(w->rec, end + 1, sizeof(w->rec));
     w->limit_ms = ms;
@@ -197,6 +188,7 @@ static int journal_verdict(const worker *w, atune__status status,
     atune__journal *j = NULL;
     atune__result res;
     int n = 0, rc;
+    uint64_t key = 0;
 
     atune__strlcpy(rec, w->rec, sizeof(rec));
     while (n < 5) {
@@ -205,7 +197,7 @@ static int journal_verdict(const worker *w, atune__status status,
             break;
         *p++ = '\0';
     }
-    if (n != 5)
+    if (n != 5 || atune__parse_hash(f[4], &key))
         return atune__fail(err, ATUNE__ESOFTWARE,
                            "GPU %d: malformed watch message", w->dev);
     memset(&res, 0, sizeof(res));
@@ -214,7 +206,7 @@ static int journal_verdict(const worker *w, atune__status status,
     rc = atune__journal_open(f[0], NULL, w->run, &j, err);
     if (!rc)
         rc = atune__journal_append(j, f[1], f[2], f[3], &res,
-                                   strtoull(f[4], NULL, 16), err);
+                                   key, err);
     atune__journal_close(j);
     if (!rc)
         fprintf(stderr, "autotune: GPU %d: %s %s %s: %s; restarting the "

@@ -11,6 +11,7 @@
 #include <atune/atune.h>
 
 #include "engine/profile_write.h"
+#include "lib/profile_internal.h"
 #include "jit/jit.h"
 
 const char *atune__previous_name(atune__previous p)
@@ -75,6 +76,29 @@ void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
     atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
 }
 
+/* A section of this template version that is no configuration of the
+ * space here (edited by hand, or by another tool) is not re-timed, and
+ * this run's winner replaces it: said, never done silently. */
+static void outside_space(const char *profile, const atune_config *pc,
+                          const atune__manifest *m, const char *size_key,
+                          const char *why, const char *param)
+{
+    const atune__ini_section *sec = atune__config_section(pc);
+    char cfg[512];
+    size_t used = 0;
+
+    cfg[0] = '\0';
+    for (int i = 0; i < atune_config_count(pc) && used < sizeof(cfg); i++)
+        used += (size_t)snprintf(cfg + used, sizeof(cfg) - used, "%s%s=%lld",
+                                 i ? "," : "", atune_config_name(pc, i),
+                                 (long long)atune_config_value(pc, i));
+    fprintf(stderr,
+            "autotune: warning: %s:%d: the entry of %s %s %s%s%s (%s); it is "
+            "not re-timed, and this run's winner replaces it\n",
+            profile, sec ? sec->line : 0, m->name, size_key, why,
+            param ? " " : "", param ? param : "", cfg);
+}
+
 /* The profile's best of this kernel, size and template version as a
  * configuration of the space valid here; 0 when there is none. The
  * profile is read now, after the search: a GPU of the same model that
@@ -106,12 +130,20 @@ int atune__tune_previous_best(const char *profile, const atune__manifest *m,
     memset(c, 0, sizeof(*c));
     for (int i = 0; i < m->nparams; i++) {
         c->v[i] = atune_config_get(pc, m->params[i].name, INT64_MIN);
-        if (c->v[i] == INT64_MIN)
+        if (c->v[i] == INT64_MIN) {
+            outside_space(profile, pc, m, size_key, "lacks parameter",
+                          m->params[i].name);
             goto out;
+        }
     }
     *idx = atune__space_index(m, c);
-    if (*idx < 0 || atune__valid_set_find(valid, *idx) < 0)
+    if (*idx < 0 || atune__valid_set_find(valid, *idx) < 0) {
+        outside_space(profile, pc, m, size_key,
+                      *idx < 0 ? "has a value the template does not list"
+                               : "is not valid at this size on this GPU",
+                      NULL);
         goto out;
+    }
     snprintf(run, runlen, "%s", prev_run ? prev_run : "earlier");
     found = 1;
 out:
@@ -124,10 +156,12 @@ out:
  * ATUNE_TEST_WRITE_DELAY_MS. */
 static void test_write_delay(void)
 {
-    const char *v = getenv("ATUNE_TEST_WRITE_DELAY_MS");
-    long ms = v ? strtol(v, NULL, 10) : 0;
+    int64_t ms;
 
-    if (ms > 0 && ms < 60000) {
+    /* a test hook: a bad value only leaves the window as it is */
+    if (!atune__env_i64("ATUNE_TEST_WRITE_DELAY_MS", 0, 59999, 0, "ms", &ms,
+                        NULL) &&
+        ms > 0) {
         struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
         nanosleep(&ts, NULL);
     }

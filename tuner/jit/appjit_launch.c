@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/number.h"
 #include "jit/appjit_internal.h"
 
 #define OPTIN_SHARED (48 * 1024) /* above this a kernel must opt in */
@@ -30,8 +31,8 @@ static int size_var_known(const atune__manifest *m, const char *name)
 static int size_item(atune_jit *j, const char *size, const char *s,
                      const char *end, atune__vars *vs)
 {
-    char item[128], *eq, *name, *value, *stop;
-    long long v;
+    char item[128], *eq, *name, *value;
+    int64_t v;
 
     if ((size_t)(end - s) >= sizeof(item))
         return atune__jit_fail(j, ATUNE_EINVAL, "bad size '%s': item too long",
@@ -44,9 +45,7 @@ static int size_item(atune_jit *j, const char *size, const char *s,
     *eq = '\0';
     name = atune__trim(item);
     value = atune__trim(eq + 1);
-    errno = 0;
-    v = strtoll(value, &stop, 10);
-    if (!*name || stop == value || *stop || errno == ERANGE || v < 0)
+    if (!*name || atune__parse_i64(value, 0, INT64_MAX, &v))
         return atune__jit_fail(j, ATUNE_EINVAL,
                                "bad size '%s': bad value '%s' of '%s'", size,
                                value, name);

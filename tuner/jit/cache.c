@@ -37,7 +37,7 @@
 #define MAX_DATA (256u << 20) /* a CUBIN is KBs; refuse absurd lengths */
 #define MAX_LOG (16u << 20)
 #define MAX_SYMS (64u << 10)
-#define MAX_LIMIT_MB (1ull << 40)
+#define MAX_LIMIT_MB (INT64_C(1) << 40)
 
 struct atune__cache {
     char *dir;
@@ -126,25 +126,13 @@ static int make_dirs(const char *path, atune__err *err)
 /* ATUNE_CACHE_MAX_MB: whole MiB, 0 for no limit. */
 static int limit_from_env(uint64_t *bytes, atune__err *err)
 {
-    const char *v = getenv("ATUNE_CACHE_MAX_MB");
-    uint64_t mb = 0;
+    int64_t mb;
+    int rc = atune__env_i64("ATUNE_CACHE_MAX_MB", 0, MAX_LIMIT_MB,
+                            ATUNE__CACHE_DEFAULT_MAX_MB,
+                            "whole MiB, 0 for no limit", &mb, err);
 
-    *bytes = (uint64_t)ATUNE__CACHE_DEFAULT_MAX_MB << 20;
-    if (!v || !*v)
-        return 0;
-    for (const char *p = v; *p; p++) {
-        if (*p < '0' || *p > '9' || mb > MAX_LIMIT_MB)
-            break;
-        mb = mb * 10 + (uint64_t)(*p - '0');
-        if (p[1] == '\0' && mb <= MAX_LIMIT_MB) {
-            *bytes = mb << 20;
-            return 0;
-        }
-    }
-    return atune__fail(err, ATUNE__EUSAGE,
-                       "ATUNE_CACHE_MAX_MB: invalid '%s' (whole MiB, 0 for "
-                       "no limit)",
-                       v);
+    *bytes = (uint64_t)mb << 20;
+    return rc;
 }
 
 int atune__cache_open(const char *dir, atune__cache **out, atune__err *err)

@@ -8,6 +8,8 @@
 #define _GNU_SOURCE /* dladdr: where the NVRTC in use lives */
 #include "jit/jit.h"
 
+#include "base/number.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <nvrtc.h>
@@ -730,12 +732,26 @@ int atune__jit_version(void)
     return major * 1000 + minor * 10;
 }
 
+int atune__arch_cc(const char *arch)
+{
+    char digits[4];
+    size_t n;
+    int64_t cc;
+
+    if (strncmp(arch, "sm_", 3) != 0 ||
+        (n = strspn(arch + 3, "0123456789")) < 2 || n > 3)
+        return -1;
+    memcpy(digits, arch + 3, n);
+    digits[n] = '\0';
+    return atune__parse_i64(digits, 10, 999, &cc) ? -1 : (int)cc;
+}
+
 int atune__jit_arch_supported(const char *arch)
 {
-    int n = 0, want;
+    int n = 0, want = atune__arch_cc(arch);
     int archs[64];
 
-    if (strncmp(arch, "sm_", 3) != 0 || sscanf(arch + 3, "%d", &want) != 1)
+    if (want < 0)
         return 0;
     if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n > 64)
         return 0;

@@ -112,4 +112,8 @@ int atune__jit_version(void);
 /* The architectures this NVRTC can target, e.g. "sm_75 ... sm_121". */
 int atune__jit_arch_supported(const char *arch);
 
+/* The compute capability of "sm_90", "sm_90a", "sm_100f" (90, 90, 100),
+ * or -1 when arch is not of that form. */
+int atune__arch_cc(const char *arch);
+
 #endif

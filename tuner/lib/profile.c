@@ -86,12 +86,9 @@ void atune__lookup_ok(const atune_profile *p)
 static int get_int(atune_profile *p, const atune__ini_entry *e, int64_t lo,
                    int64_t hi, int64_t *out)
 {
-    char *end;
-    long long v;
+    int64_t v;
 
-    errno = 0;
-    v = strtoll(e->value, &end, 10);
-    if (e->value[0] == '\0' || *end != '\0' || errno == ERANGE)
+    if (atune__lib_parse_i64(e->value, INT64_MIN, INT64_MAX, &v))
         return atune__profile_fail(p, ATUNE_EPARSE,
                                    "%s:%d: bad integer '%s' for '%s'", p->path,
                                    e->line, e->value, e->key);
@@ -99,7 +96,7 @@ static int get_int(atune_profile *p, const atune__ini_entry *e, int64_t lo,
         return atune__profile_fail(
             p, ATUNE_EPARSE,
             "%s:%d: '%s' = %lld is out of range (%lld to %lld)", p->path,
-            e->line, e->key, v, (long long)lo, (long long)hi);
+            e->line, e->key, (long long)v, (long long)lo, (long long)hi);
     *out = v;
     return ATUNE_OK;
 }
@@ -739,6 +736,11 @@ int atune_profile_open_string(const char *name, const char *text, size_t len,
                               atune_profile **out)
 {
     return open_profile(name, 1, text, len, out);
+}
+
+const atune__ini_section *atune__config_section(const atune_config *c)
+{
+    return c && c->match != ATUNE_SIZE_OVERRIDE ? c->e->sec : NULL;
 }
 
 const atune__ini *atune__profile_doc(const atune_profile *p)

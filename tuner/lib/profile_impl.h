@@ -161,6 +161,13 @@ atune_profile *atune__profile_new(const char *path);
  * malformed), or ATUNE_ENOMEM. *out as by atune_profile_open(). */
 int atune__profile_peek(const char *path, atune_profile **out);
 
+/* ---- numbers (number.c) ---- */
+
+/* A whole decimal integer in [min, max]: NULL and *out set, or why not
+ * (base/number.h's atune__parse_i64, which libatune may not use). */
+const char *atune__lib_parse_i64(const char *s, int64_t min, int64_t max,
+                                 int64_t *out);
+
 /* ---- problem sizes (profile_size.c) ---- */
 
 /* Parses "m=4096,n=4096,k=4096" into v. loose allows blanks around every

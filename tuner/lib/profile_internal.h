@@ -22,6 +22,10 @@ int atune__profile_open_mem(const char *path, const char *text, size_t len,
  * order (the writer re-emits them). NULL when the profile did not parse. */
 const atune__ini *atune__profile_doc(const atune_profile *p);
 
+/* The section an entry of a profile was read from (its keys in file
+ * order); NULL for a configuration the application made. */
+const atune__ini_section *atune__config_section(const atune_config *c);
+
 /* The canonical form of a "KERNEL SIZE" section name, its size variables
  * sorted by name ("mm n=2,m=1" -> "mm m=1,n=2"), so that two names of the
  * same size compare equal. Returns 0, or -1 when name is not a valid

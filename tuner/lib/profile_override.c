@@ -18,6 +18,10 @@ typedef struct override {
     char **names;
     int64_t *vals;
     char *kernel;
+    /* names by hash: slot[h] is 1 + an index into names, 0 when free; a
+     * configuration of many parameters is built in linear time */
+    int *slot;
+    size_t nslots; /* a power of two, over twice cap */
 } override;
 
 static override *override_of(atune_config *c)
@@ -25,12 +29,14 @@ static override *override_of(atune_config *c)
     return c && c->match == ATUNE_SIZE_OVERRIDE ? (override *)c : NULL;
 }
 
+/* A C identifier, as a manifest's parameter is (lower-case letters
+ * included: a profile holds those as param.NAME). */
 static int is_param_name(const char *s, size_t len)
 {
-    if (len == 0 || !is_upper(s[0]))
+    if (len == 0 || is_digit(s[0]))
         return 0;
-    for (size_t i = 1; i < len; i++)
-        if (!is_upper(s[i]) && !is_digit(s[i]) && s[i] != '_')
+    for (size_t i = 0; i < len; i++)
+        if (!is_ident(s[i]))
             return 0;
     return 1;
 }
@@ -54,37 +60,85 @@ void atune_config_free(atune_config *c)
     free(o->names);
     free(o->vals);
     free(o->kernel);
+    free(o->slot);
     free(o);
+}
+
+static size_t name_hash(const char *name, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 0x100000001b3ULL;
+    return (size_t)h;
+}
+
+/* The slot of name (len bytes): the one holding it, or the free one where
+ * it goes. */
+static int *find_slot(const override *o, const char *name, size_t len)
+{
+    size_t mask = o->nslots - 1, h = name_hash(name, len) & mask;
+
+    for (;; h = (h + 1) & mask) {
+        int *sl = &o->slot[h];
+        const char *n = *sl ? o->names[*sl - 1] : NULL;
+        if (!n || (strncmp(n, name, len) == 0 && n[len] == '\0'))
+            return sl;
+    }
+}
+
+/* Room for one more parameter: the arrays and the hash grown together. */
+static int grow(override *o)
+{
+    int cap = o->cap ? 2 * o->cap : 8;
+    size_t nslots = 4 * (size_t)cap;
+    char **names = realloc(o->names, (size_t)cap * sizeof(*names));
+    int64_t *vals;
+    int *slot;
+
+    if (!names)
+        return ATUNE_ENOMEM;
+    o->names = names;
+    if (!(vals = realloc(o->vals, (size_t)cap * sizeof(*vals))))
+        return ATUNE_ENOMEM;
+    o->vals = vals;
+    if (!(slot = calloc(nslots, sizeof(*slot))))
+        return ATUNE_ENOMEM;
+    free(o->slot);
+    o->slot = slot;
+    o->nslots = nslots;
+    o->cap = cap;
+    for (int i = 0; i < o->e.nparams; i++)
+        *find_slot(o, o->names[i], strlen(o->names[i])) = i + 1;
+    return ATUNE_OK;
+}
+
+/* The index of name (len bytes) among o's parameters, or -1. */
+static int param_index(const override *o, const char *name, size_t len)
+{
+    const int *sl = o->nslots ? find_slot(o, name, len) : NULL;
+
+    return sl && *sl ? *sl - 1 : -1;
 }
 
 /* Sets name (len bytes) to value, adding it when new. */
 static int set_param(override *o, const char *name, size_t len, int64_t value)
 {
     char *copy;
+    int i = param_index(o, name, len);
 
-    for (int i = 0; i < o->e.nparams; i++) {
-        if (strlen(o->names[i]) == len && memcmp(o->names[i], name, len) == 0) {
-            o->vals[i] = value;
-            return ATUNE_OK;
-        }
+    if (i >= 0) {
+        o->vals[i] = value;
+        return ATUNE_OK;
     }
-    if (o->e.nparams == o->cap) {
-        int cap = o->cap ? 2 * o->cap : 8;
-        char **names = realloc(o->names, (size_t)cap * sizeof(*names));
-        int64_t *vals;
-        if (!names)
-            return ATUNE_ENOMEM;
-        o->names = names;
-        if (!(vals = realloc(o->vals, (size_t)cap * sizeof(*vals))))
-            return ATUNE_ENOMEM;
-        o->vals = vals;
-        o->cap = cap;
-    }
+    if (o->e.nparams == o->cap && grow(o) != ATUNE_OK)
+        return ATUNE_ENOMEM;
     if (!(copy = malloc(len + 1)))
         return ATUNE_ENOMEM;
     memcpy(copy, name, len);
     copy[len] = '\0';
     o->names[o->e.nparams] = copy;
+    *find_slot(o, name, len) = o->e.nparams + 1;
     o->vals[o->e.nparams++] = value;
     o->e.pname = (const char **)o->names;
     o->e.pval = o->vals;
@@ -144,30 +198,35 @@ static const char *skip_blanks(const char *s)
 /* One "NAME=VALUE" at *s, then past the ',' after it. NULL, or why not. */
 static const char *parse_pair(override *o, const char **s, int *rc)
 {
-    const char *p = skip_blanks(*s), *name = p;
-    size_t len;
-    long long v;
-    char *end;
+    const char *p = skip_blanks(*s), *name = p, *why;
+    char num[32];
+    size_t len, nlen;
+    int64_t v;
 
     while (is_ident(*p))
         p++;
     len = (size_t)(p - name);
     if (!is_param_name(name, len))
-        return "expected a parameter name (A-Z, 0-9, '_')";
-    for (int i = 0; i < o->e.nparams; i++)
-        if (strlen(o->names[i]) == len && memcmp(o->names[i], name, len) == 0)
-            return "parameter given twice";
+        return "expected a parameter name (a C identifier)";
+    if (param_index(o, name, len) >= 0)
+        return "parameter given twice";
     p = skip_blanks(p);
     if (*p != '=')
         return "expected '=' after a parameter name";
     p = skip_blanks(p + 1);
-    errno = 0;
-    v = strtoll(p, &end, 10);
-    if (end == p || (*p != '-' && !is_digit(*p)))
-        return "expected an integer value";
-    if (errno == ERANGE)
+    /* the value's text: what could be part of a number, so that "1;" is
+     * a missing ',' and "0x10" or "1e3" not an integer */
+    nlen = *p == '-';
+    while (is_ident(p[nlen]) || p[nlen] == '.' || p[nlen] == '+')
+        nlen++;
+    if (nlen >= sizeof(num))
         return "value out of range";
-    p = skip_blanks(end);
+    memcpy(num, p, nlen);
+    num[nlen] = '\0';
+    if ((why = atune__lib_parse_i64(num, INT64_MIN, INT64_MAX, &v)) != NULL)
+        return strcmp(why, "out of range") == 0 ? "value out of range"
+                                                : "expected an integer value";
+    p = skip_blanks(p + nlen);
     if (*p != ',' && *p != '\0')
         return "expected ',' between parameters";
     if ((*rc = set_param(o, name, len, v)) != ATUNE_OK)

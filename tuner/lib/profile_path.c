@@ -17,14 +17,14 @@
 #define ATUNE_DATADIR_FROM_LIBDIR ""
 #endif
 #define SUBDIR "/autotune/profiles"
-#define MAX_DIRS 64
 
-/* A list of directories being built: the strings are appended to one
- * buffer, then moved behind the pointer array in one allocation. */
+/* A list of directories being built, as long as the path is (no limit of
+ * entries): the strings are then moved behind the pointer array in one
+ * allocation. */
 typedef struct dirlist {
-    int n;
+    int n, cap;
     size_t bytes;
-    char *dir[MAX_DIRS];
+    char **dir;
 } dirlist;
 
 /* Adds the len bytes at s, then suffix; duplicates and empty names are
@@ -34,8 +34,16 @@ static int add(dirlist *l, const char *s, size_t len, const char *suffix)
     size_t n = len + strlen(suffix) + 1;
     char *d;
 
-    if (len == 0 || l->n == MAX_DIRS)
+    if (len == 0)
         return ATUNE_OK;
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 16;
+        char **dir = realloc(l->dir, (size_t)cap * sizeof(*dir));
+        if (!dir)
+            return ATUNE_ENOMEM;
+        l->dir = dir;
+        l->cap = cap;
+    }
     if (!(d = malloc(n)))
         return ATUNE_ENOMEM;
     snprintf(d, n, "%.*s%s", (int)len, s, suffix);
@@ -133,6 +141,7 @@ int atune__profile_dirs(char ***dirs, int *n)
         }
         free(l.dir[i]);
     }
+    free(l.dir);
     *dirs = out;
     *n = out ? l.n : 0;
     return rc;

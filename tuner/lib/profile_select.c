@@ -34,6 +34,8 @@ typedef struct scan {
     const atune_device *want;
     cand *c;
     int n, cap;
+    int nskipped;        /* search path entries that could not be opened */
+    char skipped[160];   /* the first of them, for the warning */
 } scan;
 
 /* Whether the file's name is the [device] slug the tuner wrote into it. */
@@ -246,6 +248,21 @@ static int note_choice(const scan *sc, int k, int first_bad, atune_profile *c)
             other = other < 0 ? j : other;
         }
     }
+    /* A file whose [device] cannot be read may be this GPU's own profile:
+     * another model's is handed out only with a word (issue 30), never
+     * silently. Not refused: a GPU of the same compute capability is what
+     * the search path promises when nothing closer can be read. */
+    for (int j = k + 1; rc == ATUNE_OK && f->rank != RANK_EXACT && j < sc->n;
+         j++) {
+        const cand *u = &sc->c[j];
+        if (u->f.rank == RANK_UNKNOWN && u->p && u->p->status != ATUNE_OK) {
+            rc = warn(c,
+                      "'%s' cannot be read and may be this GPU's own "
+                      "profile (%s); chose '%s', a profile for %s",
+                      u->path, u->p->errmsg, c->path, rank_words(f->rank));
+            break;
+        }
+    }
     if (rc == ATUNE_OK && others)
         rc = warn(c,
                   "%d other file%s describe%s %s as well (%s%s); chose '%s' "
@@ -326,6 +343,17 @@ static int scan_dirs(atune_profile *p, char *const *dirs, int n,
 
         if (!d && skip_missing && (errno == ENOENT || errno == ENOTDIR))
             continue;
+        /* One entry of the search path that cannot be read (too long a
+         * name, no permission) does not hide the others; it is named in
+         * the chosen profile's warning. */
+        if (!d && skip_missing) {
+            if (sc->nskipped++ == 0)
+                snprintf(sc->skipped, sizeof(sc->skipped), "'%.*s%s': %s",
+                         (int)(strlen(dirs[i]) > 100 ? 100 : strlen(dirs[i])),
+                         dirs[i], strlen(dirs[i]) > 100 ? "..." : "",
+                         strerror(errno));
+            continue;
+        }
         if (!d)
             return atune__profile_fail(p, ATUNE_EIO,
                                        "cannot open directory '%s': %s",
@@ -366,6 +394,12 @@ int atune__profile_open_dirs(char *const *dirs, int n, int skip_missing,
             atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
     } else if (c) {
         c->wanted = p->wanted;
+        if (sc.nskipped &&
+            warn(c, "skipped %d entr%s of the profile search path that "
+                    "cannot be opened (%s)",
+                 sc.nskipped, sc.nskipped > 1 ? "ies" : "y",
+                 sc.skipped) != ATUNE_OK)
+            c->status = atune__profile_fail(c, ATUNE_ENOMEM, "out of memory");
         atune_profile_close(p);
         p = c;
     } else {

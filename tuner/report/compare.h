@@ -70,6 +70,9 @@ typedef struct atune__cmp {
     int nrows;
     atune__cmp_row *rows; /* by kernel name, sizes in first appearance */
     int has_port;         /* any row has a measured off-diagonal cell */
+    int rows_cap;
+    int *slot;     /* rows by canon's hash: 1 + index, 0 free */
+    size_t nslots; /* a power of two, at least twice rows_cap */
 } atune__cmp;
 
 /* Opens the n profiles and builds the model. Returns ATUNE__OK; or

@@ -106,6 +106,17 @@ const char *atune__expr_text(const atune__expr *e);
 int atune__expr_names(const atune__expr *e,
                       int (*fn)(void *ctx, const char *name), void *ctx);
 
+/* Writes e to f as a C expression on int64_t: literals as INT64_C(N),
+ * each operator but &&, || and ?: as a call of fn_prefix + its name
+ * (add sub mul div mod shl shr band bor bxor lt le gt ge eq ne neg bnot
+ * not; cdiv min max), && and || as fn_prefix + "int" of them, the operands
+ * of &&, || and ?: as fn_prefix + "true" of them, each variable through var
+ * (which returns non-zero to stop, the value then returned). */
+int atune__expr_write_c(const atune__expr *e, FILE *f, const char *fn_prefix,
+                        int (*var)(void *ctx, FILE *f, const char *name,
+                                   size_t len),
+                        void *ctx);
+
 void atune__expr_free(atune__expr *e);
 
 /* Splits text at top-level commas (not those inside parentheses) into at

@@ -9,6 +9,7 @@
 #include "template/manifest.h"
 
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -318,14 +319,9 @@ static int parse_nvrtc_options(struct loader *ld, const atune__ini_entry *en)
 
 static int parse_tolerance(struct loader *ld, const atune__ini_entry *en)
 {
-    char *end;
     double t;
 
-    /* strtod reads the locale's decimal point; the tuner never calls
-     * setlocale, so that is '.'. */
-    errno = 0;
-    t = strtod(en->value, &end);
-    if (end == en->value || *end != '\0' || errno == ERANGE || !isfinite(t))
+    if (atune__parse_real(en->value, -DBL_MAX, DBL_MAX, &t))
         return atune__mf_bad(ld, en->line, "tolerance '%s' is not a number",
                              en->value);
     if (t < 0)

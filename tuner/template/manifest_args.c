@@ -1,6 +1,7 @@
 /* manifest_args.c -- [args] and [constants] of a manifest: the kernel's
  * parameters (buffers with roles, scalars) and its __constant__ symbols. */
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,17 +36,9 @@ const char *atune__role_name(atune__role r)
  * which the integer expression language cannot express. */
 static int float_literal(const char *text, double *out)
 {
-    char *end;
-    double v;
-
     if (!strpbrk(text, ".eE") || strpbrk(text, "xX"))
         return 0;
-    errno = 0;
-    v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return 0;
-    *out = v;
-    return 1;
+    return atune__parse_real(text, -DBL_MAX, DBL_MAX, out) == NULL;
 }
 
 /* TYPE[COUNT] ROLE, with s just past TYPE and at '['. */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "lib/inidoc.h"
+#include "base/number.h"
 #include "template/manifest.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

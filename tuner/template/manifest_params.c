@@ -79,7 +79,7 @@ static char *find_word(char *text, const char *kw)
  * and HI. Bounds and steps are constant expressions. dots points at the
  * "..". */
 static int parse_range(struct loader *ld, int line, atune__param *p, char *text,
-                       char *dots, const char *what)
+                       char *dots, const char *what, int64_t range[2])
 {
     char *step = find_word(dots + 2, "step"),
          *pow2 = find_word(dots + 2, "pow2");
@@ -110,10 +110,18 @@ static int parse_range(struct loader *ld, int line, atune__param *p, char *text,
     if (hi < lo)
         return atune__mf_bad(ld, line, "%s: empty range %" PRId64 "..%" PRId64,
                              what, lo, hi);
+    if (range) {
+        range[0] = lo;
+        range[1] = hi;
+    }
     if (pow2) {
-        for (v = 1; v <= hi && v > 0; v *= 2)
+        /* v stops at 2^62: doubling it again would overflow */
+        for (v = 1; v <= hi; v *= 2) {
             if (v >= lo && (rc = add_value(ld, line, p, v)))
                 return rc;
+            if (v > INT64_MAX / 2)
+                break;
+        }
         if (p->nvalues == 0 || p->values[p->nvalues - 1] < lo)
             return atune__mf_bad(ld, line,
                                  "%s: no power of two in %" PRId64 "..%" PRId64,
@@ -128,7 +136,9 @@ static int parse_range(struct loader *ld, int line, atune__param *p, char *text,
     for (v = lo;;) {
         if ((rc = add_value(ld, line, p, v)))
             return rc;
-        if (geometric ? v > hi / s : v > hi - s)
+        /* hi - v as unsigned: exact for any v <= hi, where the signed
+         * difference (or hi - s) overflows */
+        if (geometric ? v > hi / s : (uint64_t)hi - (uint64_t)v < (uint64_t)s)
             return 0;
         v = geometric ? v * s : v + s;
     }
@@ -156,7 +166,7 @@ static int parse_values(struct loader *ld, const atune__ini_entry *en,
         char *dots = strstr(piece[i], "..");
         int64_t v = 0;
         if (rc == 0 && dots)
-            rc = parse_range(ld, en->line, p, piece[i], dots, what);
+            rc = parse_range(ld, en->line, p, piece[i], dots, what, NULL);
         else if (rc == 0 &&
                  (rc = const_value(ld, en->line, what, piece[i], &v)) == 0)
             rc = add_value(ld, en->line, p, v);
@@ -300,7 +310,8 @@ static char *piece_names(struct loader *ld, int line, char *text,
 /* LO..HI step *sqrt2: LO, LO*sqrt(2), 2*LO, ... rounded to integers, up to
  * HI; the even steps are exact multiples of LO. */
 static int sqrt2_ladder(struct loader *ld, int line, atune__param *p,
-                        char *text, char *dots, const char *what)
+                        char *text, char *dots, const char *what,
+                        int64_t range[2])
 {
     int64_t lo, hi;
     int rc;
@@ -317,6 +328,8 @@ static int sqrt2_ladder(struct loader *ld, int line, atune__param *p,
     if (hi < lo)
         return atune__mf_bad(ld, line, "%s: empty range %" PRId64 "..%" PRId64,
                              what, lo, hi);
+    range[0] = lo;
+    range[1] = hi;
     for (int i = 0;; i++) {
         int64_t base, v;
         if (lo > hi >> (i / 2))
@@ -352,22 +365,19 @@ static int is_sqrt2_step(char *after_dots)
 static int64_t odd_suffix(struct loader *ld, int line, char *after_dots,
                           const char *what)
 {
-    char *odd = find_word(after_dots, "odd"), *rest, *end;
+    char *odd = find_word(after_dots, "odd"), *rest;
     int64_t k = 1;
 
     if (!odd)
         return 0;
     rest = atune__trim(odd + 3);
     if (*rest == '*') {
-        k = strtoll(rest + 1, &end, 10);
-        if (end == rest + 1 || k < 1 || k > 1 << 20) {
+        if (atune__parse_i64(atune__trim(rest + 1), 1, 1 << 20, &k)) {
             atune__mf_bad(ld, line, "%s: 'odd*K' wants an integer K of 1..%d",
                           what, 1 << 20);
             return -1;
         }
-        rest = atune__trim(end);
-    }
-    if (*rest != '\0') {
+    } else if (*rest != '\0') {
         atune__mf_bad(ld, line, "%s: text after 'odd'", what);
         return -1;
     }
@@ -376,23 +386,39 @@ static int64_t odd_suffix(struct loader *ld, int line, char *after_dots,
 }
 
 /* "odd*K": every point v made K * (floor(v / K) | 1), an odd multiple of
- * K (v | 1 for plain "odd"). Such a size is aligned to K (a vector width)
- * and to no larger power of two, and every tile is partial,
+ * K (v | 1 for plain "odd"), moved by 2K back into LO..HI when that left
+ * it, and dropped when no odd multiple of K near it is in LO..HI: a
+ * ladder never steps outside its range. Such a size is aligned to K (a
+ * vector width) and to no larger power of two, and every tile is partial,
  * as at most sizes an application meets; a configuration that wins there
  * does not rely on a size being a multiple of its tile, which winners at
- * powers of two often do (constmem on the H200: 2048^2's winner fills
- * exactly one wave of blocks and reaches 62% of the optimum at 2432^2).
- * The values rise, so equal neighbours are next to each other. */
-static void make_odd(atune__param *p, int64_t k)
+ * powers of two often do (docs/results.md). The values rise, so equal
+ * neighbours are next to each other. */
+static int make_odd(struct loader *ld, int line, atune__param *p, int64_t k,
+                    const int64_t range[2], const char *what)
 {
     int n = 0;
 
     for (int i = 0; i < p->nvalues; i++) {
-        int64_t v = k * (p->values[i] / k | 1);
-        if (n == 0 || p->values[n - 1] != v)
+        /* k * (v / k) <= v <= HI: only the step up to the odd multiple and
+         * the move by 2K can pass INT64_MAX, and they are checked */
+        int64_t q = p->values[i] / k, v = k * q;
+        if (q % 2 == 0)
+            v = v <= range[1] - k ? v + k : v - k;
+        if (v < range[0] && v <= range[1] - 2 * k)
+            v += 2 * k;
+        if (v < range[0] || v > range[1])
+            continue;
+        if (n == 0 || p->values[n - 1] < v)
             p->values[n++] = v;
     }
     p->nvalues = n;
+    if (n == 0)
+        return atune__mf_bad(ld, line,
+                             "%s: no odd multiple of %" PRId64 " in %" PRId64
+                             "..%" PRId64,
+                             what, k, range[0], range[1]);
+    return 0;
 }
 
 static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
@@ -407,19 +433,19 @@ static int parse_piece(struct loader *ld, int line, char *text, size_piece *pc,
     snprintf(what, sizeof(what), "size variable '%s'", pc->name[0]);
     atune__strlcpy(pc->vals.name, pc->name[0], sizeof(pc->vals.name));
     if ((dots = strstr(value, "..")) != NULL) {
-        int64_t odd;
+        int64_t odd, range[2];
         pc->ranged = 1;
         if ((odd = odd_suffix(ld, line, dots + 2, what)) < 0)
             return ATUNE__EDATA;
         rc = is_sqrt2_step(dots + 2)
-                 ? sqrt2_ladder(ld, line, &pc->vals, value, dots, what)
-                 : parse_range(ld, line, &pc->vals, value, dots, what);
+                 ? sqrt2_ladder(ld, line, &pc->vals, value, dots, what, range)
+                 : parse_range(ld, line, &pc->vals, value, dots, what, range);
         if (rc == 0 && pc->vals.values[0] < 1)
             rc = atune__mf_bad(ld, line,
                                "%s: a range from %" PRId64 " (sizes are >= 1)",
                                what, pc->vals.values[0]);
         if (rc == 0 && odd)
-            make_odd(&pc->vals, odd);
+            rc = make_odd(ld, line, &pc->vals, odd, range, what);
         return rc;
     }
     if ((rc = const_value(ld, line, what, atune__trim(value), &v)) != 0)

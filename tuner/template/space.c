@@ -3,6 +3,8 @@
  * manifest's constraints and the device's launch limits. */
 #include "template/space.h"
 
+#include "base/number.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -108,8 +110,8 @@ static int parse_item(const atune__manifest *m, const char *text, const char *s,
                       atune__err *err)
 {
     char item[2 * ATUNE__NAME_MAX + 32];
-    char *eq, *name, *value, *stop;
-    long long v;
+    char *eq, *name, *value;
+    int64_t v;
     int i;
 
     if ((size_t)(end - s) >= sizeof(item))
@@ -132,15 +134,13 @@ static int parse_item(const atune__manifest *m, const char *text, const char *s,
     if (seen[i])
         return atune__fail(err, ATUNE__EDATA,
                            "parameter '%s' given twice in '%s'", name, text);
-    errno = 0;
-    v = strtoll(value, &stop, 10);
-    if (stop == value || *stop != '\0' || errno == ERANGE)
+    if (atune__parse_i64(value, INT64_MIN, INT64_MAX, &v))
         return atune__fail(err, ATUNE__EDATA,
                            "bad value '%s' of parameter '%s' in '%s'", value,
                            name, text);
     if (value_index(&m->params[i], v) < 0)
         return atune__fail(err, ATUNE__EDATA,
-                           "%s=%lld is not among the values of '%s' in '%s'",
+                           "%s=%" PRId64 " is not among the values of '%s' in '%s'",
                            name, v, name, text);
     c->v[i] = v;
     seen[i] = 1;

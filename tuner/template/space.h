@@ -99,16 +99,18 @@ int64_t atune__index_find(const int64_t *index, int64_t n, int64_t idx);
 
 /* The most valid configurations one space may have, unless the
  * environment variable ATUNE_MAX_VALID says otherwise: the valid set
- * takes 8 bytes per configuration, a search about 30 more. */
+ * takes 8 bytes per configuration, a search about 30 more. A value of the
+ * variable that is not a whole number from 1 is ATUNE__EUSAGE naming it
+ * (never silently the default); the same for ATUNE_MAX_VISITS. */
 #define ATUNE__MAX_VALID_DEFAULT INT64_C(50000000)
-int64_t atune__space_max_valid(void);
+int atune__space_max_valid(int64_t *out, atune__err *err);
 
 /* The most partial configurations (a value given to one parameter, the
  * ones before it set) one build may examine, unless ATUNE_MAX_VISITS says
  * otherwise: a bound on its time (about 100 ns each) where constraints
  * read late parameters and prune little. */
 #define ATUNE__MAX_VISITS_DEFAULT INT64_C(300000000)
-int64_t atune__space_max_visits(void);
+int atune__space_max_visits(int64_t *out, atune__err *err);
 
 /* The configurations valid at size on dev (the same as atune__space_check
  * and the scalar checks of atune__space_mark_valid say, configuration by

@@ -461,29 +461,18 @@ static int walk_space(struct walk *w)
     return w->m->nparams > 0 ? visit(w, 0, 0) : 0;
 }
 
-/* A positive decimal from the environment, or def. */
-static int64_t env_limit(const char *name, int64_t def)
+int atune__space_max_valid(int64_t *out, atune__err *err)
 {
-    const char *s = getenv(name);
-    char *end;
-    long long v;
-
-    if (s && *s >= '1' && *s <= '9') {
-        v = strtoll(s, &end, 10);
-        if (*end == '\0' && v > 0 && v < INT64_MAX)
-            return v;
-    }
-    return def;
+    return atune__env_i64("ATUNE_MAX_VALID", 1, INT64_MAX - 1,
+                          ATUNE__MAX_VALID_DEFAULT,
+                          "a number of valid configurations", out, err);
 }
 
-int64_t atune__space_max_valid(void)
+int atune__space_max_visits(int64_t *out, atune__err *err)
 {
-    return env_limit("ATUNE_MAX_VALID", ATUNE__MAX_VALID_DEFAULT);
-}
-
-int64_t atune__space_max_visits(void)
-{
-    return env_limit("ATUNE_MAX_VISITS", ATUNE__MAX_VISITS_DEFAULT);
+    return atune__env_i64("ATUNE_MAX_VISITS", 1, INT64_MAX - 1,
+                          ATUNE__MAX_VISITS_DEFAULT,
+                          "a number of partial configurations", out, err);
 }
 
 int atune__space_enumerate(const atune__manifest *m, const atune__vars *base,
@@ -492,10 +481,14 @@ int atune__space_enumerate(const atune__manifest *m, const atune__vars *base,
                            int64_t *count, atune__config *failed,
                            atune__err *err)
 {
-    struct walk *w = atune__calloc(1, sizeof(*w));
+    struct walk *w;
+    int64_t env_valid, env_visits;
     int rc;
 
-    if (!w)
+    if ((rc = atune__space_max_valid(&env_valid, err)) ||
+        (rc = atune__space_max_visits(&env_visits, err)))
+        return rc;
+    if (!(w = atune__calloc(1, sizeof(*w))))
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     w->m = m;
     w->dev = dev;
@@ -503,8 +496,8 @@ int atune__space_enumerate(const atune__manifest *m, const atune__vars *base,
     w->err = err;
     w->failed = failed;
     w->set = set;
-    w->max_valid = max_valid > 0 ? max_valid : atune__space_max_valid();
-    w->max_visits = atune__space_max_visits();
+    w->max_valid = max_valid > 0 ? max_valid : env_valid;
+    w->max_visits = env_visits;
     w->label = label && isatty(2) ? label : NULL;
     w->total = atune__space_size(m);
     w->t0 = atune__now();
