@@ -245,50 +245,6 @@ int atune__write_full(int fd, const void *buf, size_t len)
     return 0;
 }
 
-int atune__replace_file(const char *path, int (*fill)(FILE *f, void *ctx),
-                        void *ctx, atune__err *err)
-{
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    FILE *f = NULL;
-    int rc = ATUNE__OK;
-
-    if (!tmp)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    /* Only a crashed writer with our pid can have left it. */
-    unlink(tmp);
-    f = fopen(tmp, "wx");
-    if (!f) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    if (fill(f, ctx) != 0 || ferror(f) || fflush(f) != 0 ||
-        fsync(fileno(f)) != 0) {
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    f = NULL;
-    if (rename(tmp, path) != 0)
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot replace '%s': %s",
-                         path, strerror(errno));
-out:
-    if (f)
-        fclose(f);
-    if (rc)
-        unlink(tmp);
-    free(tmp);
-    return rc;
-}
-
 void atune__utc_date(char *buf, size_t len, int with_time)
 {
     time_t now = time(NULL);
