@@ -122,29 +122,32 @@ static int guard_close(void *cookie)
 
     atune__term_escape(g->raw, (const char *)g->held, g->nheld, 0);
     rc = fclose(g->raw);
-    free(g);
+    g->raw = NULL;
     return rc;
 }
 
-static FILE *guarded(int fd, int buffered)
+/* Static: stderr's guard is never closed, and the streams live as long as
+ * the process. */
+static guard guards[2];
+
+static FILE *guarded(guard *g, int fd, int buffered)
 {
     static const cookie_io_functions_t io = {.write = guard_write,
                                              .close = guard_close};
-    guard *g = calloc(1, sizeof(*g));
     int copy = fd >= 0 ? dup(fd) : -1;
     FILE *f = NULL;
 
-    if (g && copy >= 0 && (g->raw = fdopen(copy, "w")) != NULL &&
+    if (copy >= 0 && (g->raw = fdopen(copy, "w")) != NULL &&
         (f = fopencookie(g, "w", io)) != NULL) {
         if (!buffered)
             setvbuf(f, NULL, _IONBF, 0);
         return f;
     }
-    if (g && g->raw)
+    if (g->raw)
         fclose(g->raw);
     else if (copy >= 0)
         close(copy);
-    free(g);
+    g->raw = NULL;
     return NULL;
 }
 
@@ -154,8 +157,8 @@ int atune__term_guard_stdio(void)
 
     fflush(stdout);
     fflush(stderr);
-    out = guarded(STDOUT_FILENO, 1);
-    err = guarded(STDERR_FILENO, 0);
+    out = guarded(&guards[0], STDOUT_FILENO, 1);
+    err = guarded(&guards[1], STDERR_FILENO, 0);
     if (!out || !err) {
         if (out)
             fclose(out);
