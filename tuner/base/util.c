@@ -2,6 +2,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,20 +125,35 @@ static int no_nul(const char *path, const char *buf, size_t n,
 int atune__read_file(const char *path, char **out, size_t *len,
                      atune__err *err)
 {
-    FILE *f = fopen(path, "rb");
+    /* Not blocking on open: a FIFO planted in a template or profile
+     * directory would wait for a writer forever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = NULL;
     char *buf = NULL;
     size_t cap = 0, n = 0, limit = atune__input_limit();
     struct stat st;
     int rc = ATUNE__OK;
 
     *out = NULL;
-    if (!f)
+    if (fd < 0)
         return atune__fail(err, ATUNE__ENOINPUT, "cannot open '%s': %s",
                            path, strerror(errno));
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        rc = atune__fail(err, ATUNE__ENOINPUT,
-                         "cannot read '%s': a directory, not a file", path);
-        goto out;
+    /* A device is read (up to the input limit). */
+    if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                S_ISSOCK(st.st_mode))) {
+        close(fd);
+        return atune__fail(err, ATUNE__ENOINPUT,
+                           S_ISDIR(st.st_mode)
+                               ? "cannot read '%s': a directory, not a file"
+                               : "cannot read '%s': a FIFO or socket, not a "
+                                 "regular file",
+                           path);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!(f = fdopen(fd, "rb"))) {
+        close(fd);
+        return atune__fail(err, ATUNE__EOSERR, "cannot read '%s': %s", path,
+                           strerror(errno));
     }
     for (;;) {
         if (n + 4096 + 1 > cap) {
