@@ -227,6 +227,15 @@ static void test_links(void **state)
     assert_int_equal(symlink("d", in(f, "ld")), 0);
     write_fails(in(f, "ld"), &yes, ATUNE__ECANTCREAT, "is a directory");
 
+    /* A link of another user is not followed; only root can make one
+     * here (lchown), elsewhere this part is skipped. */
+    assert_int_equal(symlink("target", in(f, "theirs")), 0);
+    if (lchown(in(f, "theirs"), 12345, 12345) == 0) {
+        write_fails(in(f, "theirs"), &yes, ATUNE__ECANTCREAT,
+                    "is a symbolic link of another user (uid 12345)");
+        assert_true(same(in(f, "target"), "MINE new\n"));
+    }
+
     /* A loop ends. */
     assert_int_equal(symlink("loop2", in(f, "loop1")), 0);
     assert_int_equal(symlink("loop1", in(f, "loop2")), 0);
