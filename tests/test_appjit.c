@@ -256,6 +256,68 @@ static void test_malformed_manifest(void **state)
     atune_jit_close(j);
 }
 
+/* A template whose manifest asks NVRTC to write a file (issue 30): the
+ * library refuses it when it opens the template, with file:line, before
+ * anything is compiled, and no file appears. A --pre-include header is
+ * part of the template hash that profiles are checked against. */
+static void write_copy_with(const char *dir, const char *options)
+{
+    char src[4300], dst[4300], *text, *with;
+    const char *at;
+
+    snprintf(src, sizeof(src), "%s/templates/copy.ini", source_dir());
+    text = read_text(src);
+    at = strstr(text, "\n[sizes]");
+    assert_non_null(at);
+    with = malloc(strlen(text) + strlen(options) + 32);
+    assert_non_null(with);
+    sprintf(with, "%.*s\nnvrtc_options = %s%s", (int)(at - text), text,
+            options, at);
+    path_in(dst, sizeof(dst), dir, "copy.ini");
+    write_text(dst, with);
+    free(with);
+    free(text);
+    snprintf(src, sizeof(src), "%s/templates/copy.cu", source_dir());
+    text = read_text(src);
+    path_in(dst, sizeof(dst), dir, "copy.cu");
+    write_text(dst, text);
+    free(text);
+}
+
+static void test_nvrtc_options_refused(void **state)
+{
+    char dir[4200], opt[4400], victim[4300], ini[4300], pre[4300];
+    char hash[32];
+    atune_jit *j = NULL;
+    struct stat st;
+
+    (void)state;
+    path_in(dir, sizeof(dir), tmp, "opts");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    path_in(victim, sizeof(victim), tmp, "created-by-nvrtc");
+    snprintf(opt, sizeof(opt), "--time=%s", victim);
+    write_copy_with(dir, opt);
+    path_in(ini, sizeof(ini), dir, "copy.ini");
+    assert_int_equal(atune_jit_open(dir, "copy", &j), ATUNE_EPARSE);
+    if (!strstr(atune_jit_errmsg(j), ini) ||
+        !strstr(atune_jit_errmsg(j), "it writes timing to a file"))
+        fail_msg("unexpected message '%s'", atune_jit_errmsg(j));
+    atune_jit_close(j);
+    assert_int_equal(stat(victim, &st), -1);
+
+    /* A pre-included header is covered by the template hash. */
+    path_in(pre, sizeof(pre), dir, "pre.h");
+    write_text(pre, "#define ATUNE_TEST_PRE 1\n");
+    write_copy_with(dir, "--pre-include=pre.h");
+    j = open_ok(dir, "copy");
+    snprintf(hash, sizeof(hash), "%s", atune_jit_template_hash(j));
+    atune_jit_close(j);
+    write_text(pre, "#define ATUNE_TEST_PRE 2\n");
+    j = open_ok(dir, "copy");
+    assert_string_not_equal(atune_jit_template_hash(j), hash);
+    atune_jit_close(j);
+}
+
 /* --- launch shapes ------------------------------------------------------- */
 
 static void test_shape_defaults(void **state)
@@ -812,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_open_builtin_and_dir),
         cmocka_unit_test(test_open_errors),
         cmocka_unit_test(test_malformed_manifest),
+        cmocka_unit_test(test_nvrtc_options_refused),
         cmocka_unit_test(test_shape_defaults),
         cmocka_unit_test(test_shape_from_profile),
         cmocka_unit_test(test_shape_bad_sizes),

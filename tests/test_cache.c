@@ -381,6 +381,55 @@ static void test_damaged_entries_rebuilt(void **state)
     atune__cache_close(c);
 }
 
+/* Something planted at an entry's name (issue 30): a FIFO is a miss at
+ * once, not a wait for a writer; a link is not followed (its target is
+ * neither read nor replaced); the next write puts a real entry there. */
+static void test_planted_entries(void **state)
+{
+    char dir[4200], path[4300], target[4300];
+    atune__cache *c;
+    atune__cubin in, out;
+    atune__err err = {0};
+    struct stat st;
+    size_t len;
+    char *bytes;
+
+    (void)state;
+    fresh_dir(dir, sizeof(dir));
+    c = open_cache(dir);
+    make_cubin(&in, 1024, 7, "log");
+    assert_int_equal(atune__cache_entry_path(c, 77, path, sizeof(path)), 0);
+
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(atune__cache_get(c, 77, &out), ATUNE__CACHE_MISS);
+    assert_int_equal(atune__cache_put(c, 77, &in, &err), 0);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(atune__cache_get(c, 77, &out), ATUNE__CACHE_HIT);
+    atune__cubin_free(&out);
+
+    /* A link to a valid entry elsewhere: still a miss, target untouched. */
+    snprintf(target, sizeof(target), "%s/elsewhere", root);
+    bytes = read_bytes(path, &len);
+    write_bytes(target, bytes, len);
+    unlink(path);
+    assert_int_equal(symlink(target, path), 0);
+    assert_int_equal(atune__cache_get(c, 77, &out), ATUNE__CACHE_MISS);
+    assert_int_equal(atune__cache_put(c, 77, &in, &err), 0);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    {
+        size_t tlen;
+        char *t = read_bytes(target, &tlen);
+        assert_int_equal(tlen, len);
+        assert_memory_equal(t, bytes, len);
+        free(t);
+    }
+    free(bytes);
+    atune__cubin_free(&in);
+    atune__cache_close(c);
+}
+
 /* --- concurrency ---------------------------------------------------------- */
 
 struct writer {
@@ -1005,6 +1054,7 @@ int main(void)
         cmocka_unit_test(test_key_changes_with_every_input),
         cmocka_unit_test(test_hit_and_miss),
         cmocka_unit_test(test_damaged_entries_rebuilt),
+        cmocka_unit_test(test_planted_entries),
         cmocka_unit_test(test_concurrent_threads),
         cmocka_unit_test(test_directory_from_environment),
         cmocka_unit_test(test_unusable_directory),

@@ -130,28 +130,65 @@ static void test_evicts_least_recently_used(void **state)
 }
 
 /* Files that are not entries are the user's: kept. A temporary file an
- * hour old (a killed writer's) is removed. */
+ * hour old (a killed writer's) is removed, and only one that is provably
+ * a writer's: named as write_entry names them, this user's regular file,
+ * empty or starting with an entry's magic. Look-alikes, links (and what
+ * they name) and FIFOs are kept. */
 static void test_other_files(void **state)
 {
     char tmp[] = "/tmp/atune-cache-limit-XXXXXX";
     atune__cache *c = open_dir(tmp);
-    char mine[4200], stale[4200];
+    char mine[4200], stale[4200], started[4200], oldname[4200], foreign[4200];
+    char link[4200], fifo[4200];
     struct timespec t[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+    const char *const kept[] = {mine, oldname, foreign, link, fifo};
     FILE *f;
 
     (void)state;
     snprintf(mine, sizeof(mine), "%s/notes.txt", tmp);
-    snprintf(stale, sizeof(stale), "%s/.0123456789abcdef.AbCdEf", tmp);
+    snprintf(stale, sizeof(stale), "%s/.0123456789abcdef.abcdefghij01%s", tmp,
+             ATUNE__CACHE_TMP_SUFFIX);
+    snprintf(started, sizeof(started),
+             "%s/.0123456789abcdef.abcdefghij02%s", tmp,
+             ATUNE__CACHE_TMP_SUFFIX);
+    /* The name the cache gave its temporary files before: no random part
+     * it can tell from a user's file. */
+    snprintf(oldname, sizeof(oldname), "%s/.0123456789abcdef.AbCdEf", tmp);
+    snprintf(foreign, sizeof(foreign),
+             "%s/.0123456789abcdef.abcdefghij03%s", tmp,
+             ATUNE__CACHE_TMP_SUFFIX);
+    snprintf(link, sizeof(link), "%s/.0123456789abcdef.abcdefghij04%s", tmp,
+             ATUNE__CACHE_TMP_SUFFIX);
+    snprintf(fifo, sizeof(fifo), "%s/.0123456789abcdef.abcdefghij05%s", tmp,
+             ATUNE__CACHE_TMP_SUFFIX);
     assert_non_null(f = fopen(mine, "w"));
     fclose(f);
     assert_non_null(f = fopen(stale, "w"));
     fclose(f);
-    assert_int_equal(utimensat(AT_FDCWD, mine, t, 0), 0);
+    assert_non_null(f = fopen(started, "w"));
+    fwrite(ATUNE__CACHE_MAGIC, 1, 8, f);
+    fclose(f);
+    assert_non_null(f = fopen(oldname, "w"));
+    fclose(f);
+    assert_non_null(f = fopen(foreign, "w"));
+    fputs("a user's file that happens to have the name", f);
+    fclose(f);
+    assert_int_equal(symlink(mine, link), 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        assert_int_equal(utimensat(AT_FDCWD, kept[i], t, AT_SYMLINK_NOFOLLOW),
+                         0);
     assert_int_equal(utimensat(AT_FDCWD, stale, t, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, started, t, 0), 0);
     for (uint64_t k = 1; k <= 12; k++)
         put(c, k);
-    assert_int_equal(access(mine, F_OK), 0);
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        struct stat st;
+        if (lstat(kept[i], &st) != 0)
+            fail_msg("'%s' was removed", kept[i]);
+    }
     assert_int_equal(access(stale, F_OK), -1);
+    assert_int_equal(access(started, F_OK), -1);
     atune__cache_close(c);
     rm_rf(tmp);
 }

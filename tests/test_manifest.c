@@ -420,6 +420,42 @@ static const struct defect defects[] = {
      "nvrtc_options: '-arch=sm_50': the tuner compiles for the GPU"},
     {{{8, 8, "nvrtc_options = -I/usr/include"}}, "dir/t.ini:8: ",
      "use include_dirs"},
+    /* The allow-list (issue 30): nothing that touches files, no option
+     * it does not know, values of the form each takes. */
+    {{{8, 8, "nvrtc_options = --time=/tmp/x"}}, "dir/t.ini:8: ",
+     "nvrtc_options: '--time=/tmp/x': it writes timing to a file"},
+    {{{8, 8, "nvrtc_options = -time=x"}}, "dir/t.ini:8: ",
+     "'-time=x': it writes timing to a file"},
+    {{{8, 8, "nvrtc_options = --fdevice-time-trace=t.json"}}, "dir/t.ini:8: ",
+     "'--fdevice-time-trace=t.json': it writes a trace file"},
+    {{{8, 8, "nvrtc_options = --create-pch=x.pch"}}, "dir/t.ini:8: ",
+     "it writes a precompiled header"},
+    {{{8, 8, "nvrtc_options = --use-pch=x.pch"}}, "dir/t.ini:8: ",
+     "it reads a precompiled header"},
+    {{{8, 8, "nvrtc_options = --pch"}}, "dir/t.ini:8: ",
+     "it reads and writes precompiled headers"},
+    {{{8, 8, "nvrtc_options = -o"}}, "dir/t.ini:8: ", "'-o': the tuner keeps"},
+    {{{8, 8, "nvrtc_options = --dump-ptx"}}, "dir/t.ini:8: ",
+     "'--dump-ptx': it writes files"},
+    {{{8, 8, "nvrtc_options = -Xptxas=-v,--output-file=x"}}, "dir/t.ini:8: ",
+     "'-Xptxas=-v,--output-file=x': takes one ptxas option of the list"},
+    {{{8, 8, "nvrtc_options = --ptxas-options=-v,-O3"}}, "dir/t.ini:8: ",
+     "takes one ptxas option"},
+    {{{8, 8, "nvrtc_options = -dopt=off"}}, "dir/t.ini:8: ",
+     "'-dopt=off': takes =on"},
+    {{{8, 8, "nvrtc_options = -std=gnu++17"}}, "dir/t.ini:8: ",
+     "'-std=gnu++17': takes =c++03, =c++11, =c++14, =c++17 or =c++20"},
+    {{{8, 8, "nvrtc_options = -ftz"}}, "dir/t.ini:8: ",
+     "'-ftz': takes =true or =false"},
+    {{{8, 8, "nvrtc_options = -lineinfo=yes"}}, "dir/t.ini:8: ",
+     "'-lineinfo=yes': takes no value"},
+    {{{8, 8, "nvrtc_options = --maxrregcount=-1"}}, "dir/t.ini:8: ",
+     "takes =N"},
+    {{{8, 8, "nvrtc_options = --no-such-option"}}, "dir/t.ini:8: ",
+     "'--no-such-option': not an option autotune passes on to NVRTC"},
+    {{{8, 8, "nvrtc_options = -D"}}, "dir/t.ini:8: ", "'-D': takes a macro"},
+    {{{8, 8, "nvrtc_options = --define-macro=VW=2"}}, "dir/t.ini:8: ",
+     "the parameter's macro is set per configuration"},
     {{{8, 8, "nvrtc_options = -DVW=2"}}, "dir/t.ini:8: ",
      "'-DVW=2': the parameter's macro is set per configuration"},
     {{{5, 5, "reference_grid = cdiv(n, BLOCK)"}}, "dir/t.ini:5: ",
@@ -1122,6 +1158,145 @@ static void test_cpp_kernel(void **state)
     rm_rf(dir);
 }
 
+/* Every option of the allow-list in its documented form is accepted. */
+static void test_nvrtc_allowed(void **state)
+{
+    static const char *const ok[] = {
+        "-DFOO=1 -DBAR --define-macro=BAZ=2 -UQUX --undefine-macro=Q2",
+        "-std=c++17 --std=c++20 -use_fast_math --use_fast_math",
+        "-ftz=true --ftz=false -prec-div=false --prec-sqrt=true -fmad=true",
+        "-maxrregcount=64 --maxrregcount=32 -lineinfo --generate-line-info",
+        "-extra-device-vectorization -restrict --restrict -default-device",
+        "--device-as-default-execution-space -dopt=on --dopt=on -G -w",
+        "-Xptxas=-v -Xptxas=-O3 -Xptxas=--warn-on-spills --ptxas-options=-dlcm=cg",
+        "-diag-suppress=177,550 --diag-error=20 -err-no --brief-diagnostics=true",
+        "-device-int128 --builtin-move-forward=false -no-err-no"};
+    char line[512];
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
+        struct edit e = {8, 8, line};
+        atune__manifest *m;
+        snprintf(line, sizeof(line), "nvrtc_options = %s", ok[i]);
+        m = parse_edited(&e, 1);
+        if (m->nnvrtc_opts <= 2)
+            fail_msg("case %zu: %d options", i, m->nnvrtc_opts);
+        atune__manifest_free(m);
+    }
+}
+
+/* Headers that --pre-include names or that '#include MACRO' reaches are
+ * part of the template hash and the cache key (issue 30): editing them
+ * changes both. A pre-include outside the template's directories, a
+ * missing one and a macro whose header cannot be told are refused. */
+static void test_hidden_headers(void **state)
+{
+    char dir[] = "/tmp/atune_test_XXXXXX", out[] = "/tmp/atune_test_XXXXXX";
+    char opt[256];
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    uint64_t hash, headers;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(mkdtemp(out));
+    write_file(dir, "t.cu", base_cu);
+    write_file(dir, "pre.h", "#define PRE 1\n");
+    /* line 8 of the base (its tolerance) makes room for the option */
+    {
+        const struct edit e = {8, 8, "nvrtc_options = --pre-include=pre.h"};
+        char *text = edited_base(&e, 1);
+        write_file(dir, "t.ini", text);
+        free(text);
+    }
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->nheaders, 1);
+    hash = m->hash;
+    headers = m->headers_hash;
+    atune__manifest_free(m);
+    write_file(dir, "pre.h", "#define PRE 2\n");
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_true(m->hash != hash);
+    assert_true(m->headers_hash != headers);
+    atune__manifest_free(m);
+
+    /* Outside the template's directories, by path or by '..'; missing. */
+    write_file(out, "evil.h", "\n");
+    snprintf(opt, sizeof(opt), "nvrtc_options = -include=%s/evil.h", out);
+    {
+        const struct edit e = {8, 8, opt};
+        char *text = edited_base(&e, 1);
+        write_file(dir, "t.ini", text);
+        free(text);
+    }
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "t.ini:8: nvrtc_options: '-include="));
+    assert_non_null(strstr(err.msg, "lies outside the template's directory"));
+    snprintf(opt, sizeof(opt), "nvrtc_options = --pre-include=../%s/evil.h",
+             strrchr(out, '/') + 1);
+    {
+        const struct edit e = {8, 8, opt};
+        char *text = edited_base(&e, 1);
+        write_file(dir, "t.ini", text);
+        free(text);
+    }
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "lies outside the template's directory"));
+    {
+        const struct edit e = {8, 8, "nvrtc_options = --pre-include=nope.h"};
+        char *text = edited_base(&e, 1);
+        write_file(dir, "t.ini", text);
+        free(text);
+    }
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "t.ini:8: nvrtc_options: "
+                                    "'--pre-include=nope.h': no such header"));
+
+    /* '#include MACRO': the macro from nvrtc_options, then from the .cu. */
+    {
+        const struct edit e = {8, 8, "nvrtc_options = -DHDR=\"mac.h\""};
+        char *text = edited_base(&e, 1);
+        char cu[4096];
+        write_file(dir, "t.ini", text);
+        free(text);
+        snprintf(cu, sizeof(cu), "#include HDR\n%s", base_cu);
+        write_file(dir, "t.cu", cu);
+    }
+    write_file(dir, "mac.h", "#define MAC 1\n");
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->nheaders, 1);
+    hash = m->hash;
+    atune__manifest_free(m);
+    write_file(dir, "mac.h", "#define MAC 2\n");
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_true(m->hash != hash);
+    atune__manifest_free(m);
+    {
+        char cu[4096];
+        char *text = edited_base(NULL, 0);
+        write_file(dir, "t.ini", text);
+        free(text);
+        snprintf(cu, sizeof(cu), "#define HDR2 <mac.h>\n#include HDR2\n%s",
+                 base_cu);
+        write_file(dir, "t.cu", cu);
+        if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(m->nheaders, 1);
+        atune__manifest_free(m);
+        snprintf(cu, sizeof(cu), "\n#include SOMEWHERE\n%s", base_cu);
+        write_file(dir, "t.cu", cu);
+    }
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "t.cu:2: #include SOMEWHERE: the header "
+                                    "a macro names must be known"));
+    rm_rf(dir);
+    rm_rf(out);
+}
+
 static void test_template_dirs(void **state)
 {
     char dir[] = "/tmp/atune_test_XXXXXX";
@@ -1273,6 +1448,8 @@ int main(void)
         cmocka_unit_test(test_names_in_comments),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_template_dirs),
+        cmocka_unit_test(test_nvrtc_allowed),
+        cmocka_unit_test(test_hidden_headers),
         cmocka_unit_test(test_manifest_load_errors),
         cmocka_unit_test(test_repository_templates),
     };

@@ -4,6 +4,9 @@
 #include "base/json.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "base/term.h"
 
 void atune__json_init(atune__json *j, FILE *f)
 {
@@ -12,18 +15,36 @@ void atune__json_init(atune__json *j, FILE *f)
     j->count[0] = 0;
 }
 
+/* Control characters (C0, DEL, C1) as \u escapes, so that the text that
+ * reaches a terminal holds none (base/term.h); bytes that are no UTF-8 as
+ * U+FFFD, which JSON requires. */
 static void put_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
+        int n = c < 0x80 ? 1
+                         : atune__utf8_len((const unsigned char *)s,
+                                           strnlen(s, 4));
+        if (n <= 0) {
+            fputs("\\ufffd", f);
+            continue;
+        }
+        if (n > 1) {
+            if (c == 0xc2 && (unsigned char)s[1] < 0xa0)
+                fprintf(f, "\\u%04x", (unsigned char)s[1]);
+            else
+                fwrite(s, 1, (size_t)n, f);
+            s += n - 1;
+            continue;
+        }
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c == '\n')
             fputs("\\n", f);
         else if (c == '\t')
             fputs("\\t", f);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == 0x7f)
             fprintf(f, "\\u%04x", c);
         else
             fputc(c, f);

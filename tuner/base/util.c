@@ -2,6 +2,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -140,25 +141,37 @@ static int no_nul(const char *path, const char *buf, size_t n,
 int atune__read_file(const char *path, char **out, size_t *len,
                      atune__err *err)
 {
-    FILE *f = fopen(path, "rb");
+    int fd;
+    FILE *f = NULL;
     char *buf = NULL;
     size_t cap = 0, n = 0, limit;
     struct stat st;
     int rc = ATUNE__OK;
 
     *out = NULL;
-    if ((rc = atune__input_limit(&limit, err)) != 0) {
-        if (f)
-            fclose(f);
+    if ((rc = atune__input_limit(&limit, err)) != 0)
         return rc;
-    }
-    if (!f)
+    /* Not blocking on open: a FIFO planted in a template or profile
+     * directory would wait for a writer forever. */
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
         return atune__fail(err, ATUNE__ENOINPUT, "cannot open '%s': %s",
                            path, strerror(errno));
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        rc = atune__fail(err, ATUNE__ENOINPUT,
-                         "cannot read '%s': a directory, not a file", path);
-        goto out;
+    /* A device is read (up to the input limit). */
+    if (fstat(fd, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                S_ISSOCK(st.st_mode))) {
+        close(fd);
+        return atune__fail(err, ATUNE__ENOINPUT,
+                           S_ISDIR(st.st_mode)
+                               ? "cannot read '%s': a directory, not a file"
+                               : "cannot read '%s': a FIFO or socket, not a "
+                                 "regular file",
+                           path);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!(f = fdopen(fd, "rb"))) {
+        close(fd);
+        return atune__fail(err, ATUNE__EOSERR, "cannot read '%s': %s", path,
+                           strerror(errno));
     }
     for (;;) {
         if (n + 4096 + 1 > cap) {
@@ -264,50 +277,6 @@ int atune__write_full(int fd, const void *buf, size_t len)
         len -= (size_t)put;
     }
     return 0;
-}
-
-int atune__replace_file(const char *path, int (*fill)(FILE *f, void *ctx),
-                        void *ctx, atune__err *err)
-{
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    FILE *f = NULL;
-    int rc = ATUNE__OK;
-
-    if (!tmp)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    /* Only a crashed writer with our pid can have left it. */
-    unlink(tmp);
-    f = fopen(tmp, "wx");
-    if (!f) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    if (fill(f, ctx) != 0 || ferror(f) || fflush(f) != 0 ||
-        fsync(fileno(f)) != 0) {
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    if (fclose(f) != 0) {
-        f = NULL;
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-        goto out;
-    }
-    f = NULL;
-    if (rename(tmp, path) != 0)
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot replace '%s': %s",
-                         path, strerror(errno));
-out:
-    if (f)
-        fclose(f);
-    if (rc)
-        unlink(tmp);
-    free(tmp);
-    return rc;
 }
 
 void atune__utc_date(char *buf, size_t len, int with_time)

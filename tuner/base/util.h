@@ -78,15 +78,6 @@ int atune__read_file(const char *path, char **out, size_t *len,
 int atune__read_full(int fd, void *buf, size_t len);
 int atune__write_full(int fd, const void *buf, size_t len);
 
-/* Replaces path atomically: fill writes the new contents to a temporary
- * file (<path>.tmp.<pid>, returns nonzero on failure), which is synced and
- * renamed over path. On any failure the temporary file is removed and
- * path is as it was: ATUNE__ECANTCREAT (cannot create, cannot rename),
- * ATUNE__EIO (write or sync failed) or ATUNE__EOSERR. The directory is not
- * synced. */
-int atune__replace_file(const char *path, int (*fill)(FILE *f, void *ctx),
-                        void *ctx, atune__err *err);
-
 /* Today in UTC: "2026-11-22", or with_time "2026-11-22T03:00:00Z". */
 void atune__utc_date(char *buf, size_t len, int with_time);
 

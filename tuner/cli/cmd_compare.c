@@ -387,7 +387,8 @@ int atune__cmd_compare(const atune__cli *o)
     rc = atune__cmp_load(o->files, o->nfiles, &c, &err);
     /* The report first: if it cannot be written, nothing went to stdout. */
     if (!rc && o->html)
-        rc = atune__report_html_write(o->html, &c, &err);
+        rc = atune__report_html_write(o->html, o->files, o->nfiles, &c,
+                                       &err);
     if (rc) {
         atune__cli_error(rc, "%s", err.msg);
     } else {

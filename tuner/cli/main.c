@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include "base/number.h"
+#include "base/term.h"
 #include "base/util.h"
 #include "cli/commands.h"
 #include "jit/jit.h"
@@ -516,8 +517,14 @@ int main(int argc, char **argv)
     atune__cli o;
     int rc;
 
+    /* Profiles, manifests and journals are other people's text: nothing
+     * printed may drive the terminal (docs/safety.md). */
+    if (atune__term_guard_stdio() != 0) {
+        fputs("autotune: error: cannot set up standard output\n", stderr);
+        return ATUNE__EOSERR;
+    }
     if (argc > 1 && strcmp(argv[1], "header") == 0)
-        return atune__cmd_header(argc - 1, argv + 1);
+        return finish_stdout(atune__cmd_header(argc - 1, argv + 1));
     rc = parse(argc, argv, &o);
 
     if (rc)

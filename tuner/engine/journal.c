@@ -1,6 +1,8 @@
 /* journal.c -- the append-only results journal (see journal.h). */
 #include "engine/journal.h"
 
+#include "base/outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -28,23 +30,17 @@ static const char format_line[] =
 
 /* A writer killed mid-record leaves a line without its newline; the next
  * record would be glued to it. Cut the file back to its last newline. */
-static int drop_partial_line(const char *path, atune__err *err)
+static int drop_partial_line(int fd, const char *path, atune__err *err)
 {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
     struct stat st;
     off_t end;
     char c = '\n';
     int rc = 0;
 
-    if (fd < 0)
-        return errno == ENOENT ? 0
-                               : atune__fail(err, ATUNE__ECANTCREAT,
-                                             "cannot open journal '%s': %s",
-                                             path, strerror(errno));
     if (fstat(fd, &st) != 0)
-        rc = atune__fail(err, ATUNE__EIO, "cannot read journal '%s': %s",
-                         path, strerror(errno));
-    for (end = st.st_size; !rc && end > 0; end--) {
+        return atune__fail(err, ATUNE__EIO, "cannot read journal '%s': %s",
+                           path, strerror(errno));
+    for (end = st.st_size; end > 0; end--) {
         if (pread(fd, &c, 1, end - 1) != 1) {
             rc = atune__fail(err, ATUNE__EIO, "cannot read journal '%s': %s",
                              path, strerror(errno));
@@ -56,7 +52,25 @@ static int drop_partial_line(const char *path, atune__err *err)
     if (!rc && end != st.st_size && ftruncate(fd, end) != 0)
         rc = atune__fail(err, ATUNE__EIO, "cannot repair journal '%s': %s",
                          path, strerror(errno));
-    close(fd);
+    return rc;
+}
+
+/* The journal's descriptor, for appending. It lies beside the profiles,
+ * where others may write: a link is followed only when it is the user's
+ * own, and a planted FIFO or device is refused (base/outfile.h). */
+static int open_journal(const char *path, int *fd, atune__err *err)
+{
+    static const atune__out_rules r = {.what = "journal",
+                                       .links = ATUNE__LINK_TRUSTED,
+                                       .special = ATUNE__SPECIAL_REFUSE};
+    char *real;
+    int through, rc = atune__out_resolve(path, &r, &real, &through, err);
+
+    if (rc)
+        return rc;
+    rc = atune__open_regular(real, O_RDWR | O_CREAT | O_APPEND, 0666,
+                             "journal", fd, err);
+    free(real);
     return rc;
 }
 
@@ -97,7 +111,7 @@ int atune__journal_open(const char *path, const char *run,
 {
     atune__journal *j;
     long size;
-    int rc;
+    int fd, rc;
 
     *out = NULL;
     if (run_id && !valid_run_id(run_id))
@@ -111,14 +125,16 @@ int atune__journal_open(const char *path, const char *run,
     }
     if (run_id)
         snprintf(j->run, sizeof(j->run), "%s", run_id);
-    if ((rc = drop_partial_line(path, err))) {
+    if ((rc = open_journal(path, &fd, err)) != 0) {
         atune__journal_close(j);
         return rc;
     }
-    j->f = fopen(path, "a");
-    if (!j->f) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot open journal '%s': %s",
-                         path, strerror(errno));
+    if ((rc = drop_partial_line(fd, path, err)) != 0 ||
+        !(j->f = fdopen(fd, "a"))) {
+        if (!rc)
+            rc = atune__fail(err, ATUNE__EOSERR, "cannot open journal '%s': %s",
+                             path, strerror(errno));
+        close(fd);
         atune__journal_close(j);
         return rc;
     }

@@ -6,6 +6,8 @@
  * sections. */
 #include "engine/profile_write.h"
 
+#include "base/outfile.h"
+
 #include "lib/profile_internal.h"
 
 #include <errno.h>
@@ -22,23 +24,35 @@ typedef struct text {
     size_t len;
 } text;
 
+int atune__profile_resolve(const char *path, char **real, atune__err *err)
+{
+    static const atune__out_rules r = {.what = "profile",
+                                       .links = ATUNE__LINK_TRUSTED,
+                                       .special = ATUNE__SPECIAL_REFUSE,
+                                       .sync_dir = 1};
+    int through;
+
+    return atune__out_resolve(path, &r, real, &through, err);
+}
+
 int atune__profile_lock(const char *path, int *fd, atune__err *err)
 {
     size_t len = strlen(path) + sizeof(".lock");
     char *lock = malloc(len);
-    int rc = ATUNE__OK;
+    int rc;
 
     *fd = -1;
     if (!lock)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     snprintf(lock, len, "%s.lock", path);
     /* The lock file is kept: deleting it would let two writers lock
-     * different files. */
-    *fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (*fd < 0) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT,
-                         "cannot create lock file '%s': %s", lock,
-                         strerror(errno));
+     * different files. A link or FIFO planted at its name is refused,
+     * never followed or waited for. */
+    rc = atune__open_regular(lock, O_RDWR | O_CREAT, 0666, "lock file", fd,
+                             err);
+    if (rc) {
+        if (rc == ATUNE__ENOINPUT)
+            rc = ATUNE__ECANTCREAT;
         goto out;
     }
     while (flock(*fd, LOCK_EX) != 0) {
@@ -69,32 +83,6 @@ static int verify(const char *path, const text *t, atune__err *err)
     return rc;
 }
 
-static int sync_dir(const char *path, atune__err *err)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir;
-    int fd, rc = ATUNE__OK;
-
-    if (!slash)
-        dir = atune__strdup(".");
-    else if (slash == path)
-        dir = atune__strdup("/");
-    else
-        dir = atune__strndup(path, (size_t)(slash - path));
-    if (!dir)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    /* Some file systems cannot sync a directory (EINVAL): nothing to do. */
-    if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL))
-        rc = atune__fail(err, ATUNE__EIO,
-                         "wrote '%s' but cannot sync directory '%s': %s", path,
-                         dir, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    free(dir);
-    return rc;
-}
-
 static int fill_text(FILE *f, void *ctx)
 {
     const text *t = ctx;
@@ -109,6 +97,6 @@ int atune__profile_replace(const char *path, const char *buf, size_t len,
     int rc = verify(path, &t, err);
 
     if (rc == ATUNE__OK)
-        rc = atune__replace_file(path, fill_text, &t, err);
-    return rc ? rc : sync_dir(path, err);
+        rc = atune__replace_file(path, fill_text, &t, 1, err);
+    return rc;
 }

@@ -568,13 +568,15 @@ int atune__profile_merge(const char *out, const atune__merge_in *in, int n,
     source *src = atune__calloc((size_t)n + 1, sizeof(*src));
     atune_profile *old = NULL;
     text t = {NULL, 0, 0};
+    char *real = NULL;
     int lock = -1, nsrc = 0, rc;
 
     memset(st, 0, sizeof(*st));
     if (!src)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    if ((rc = atune__profile_lock(out, &lock, err)) ||
-        (rc = open_out(out, &old, err)))
+    if ((rc = atune__profile_resolve(out, &real, err)) ||
+        (rc = atune__profile_lock(real, &lock, err)) ||
+        (rc = open_out(real, &old, err)))
         goto out;
     if (old)
         src[nsrc++] = (source){out, old, atune__profile_doc(old)};
@@ -588,14 +590,15 @@ int atune__profile_merge(const char *out, const atune__merge_in *in, int n,
     if ((rc = check_models(src, nsrc, o, err)) ||
         (rc = build(src, nsrc, o, st, &t, err)))
         goto out;
-    if (old && same_bytes(out, &t))
+    if (old && same_bytes(real, &t))
         st->unchanged = 1;
     else
-        rc = atune__profile_replace(out, t.buf, t.len, err);
+        rc = atune__profile_replace(real, t.buf, t.len, err);
 out:
     atune_profile_close(old);
     free(t.buf);
     free(src);
+    free(real);
     if (lock >= 0)
         close(lock);
     return rc;

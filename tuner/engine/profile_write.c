@@ -7,6 +7,8 @@
  * produce a file the reader refuses (inih's line and name limits). */
 #include "engine/profile_write.h"
 
+#include "base/outfile.h"
+
 #include "lib/inidoc.h"
 #include "lib/profile_internal.h"
 
@@ -33,7 +35,10 @@ typedef struct text {
 void atune__pw_section(const char *kernel, const char *size_key, char *buf,
                        size_t len)
 {
-    snprintf(buf, len, "%s %s", kernel, size_key);
+    /* Cut at len, as documented; a checked call keeps gcc from warning
+     * about it wherever this is inlined. */
+    if (snprintf(buf, len, "%s %s", kernel, size_key) < 0 && len)
+        buf[0] = '\0';
 }
 
 void atune__slugify(const char *name, char *buf, size_t len)
@@ -606,6 +611,7 @@ static int update(const char *path, const atune__pw_device *dev,
     char(*canon)[ATUNE__INI_MAX_NAME + 1] = NULL;
     atune_profile *old = NULL;
     text t = {NULL, 0, 0};
+    char *real = NULL;
     int lock = -1;
     int rc;
 
@@ -620,9 +626,9 @@ static int update(const char *path, const atune__pw_device *dev,
         rc = check_entries(entries, n, canon, err);
     if (rc != ATUNE__OK)
         goto out;
-    if ((rc = atune__profile_lock(path, &lock, err)) != ATUNE__OK)
-        goto out;
-    if ((rc = read_old(path, dev, &old, err)) != ATUNE__OK)
+    if ((rc = atune__profile_resolve(path, &real, err)) != ATUNE__OK ||
+        (rc = atune__profile_lock(real, &lock, err)) != ATUNE__OK ||
+        (rc = read_old(real, dev, &old, err)) != ATUNE__OK)
         goto out;
     if (seen && !still_seen(atune__profile_doc(old), canon[0], seen)) {
         *changed = 1;
@@ -631,11 +637,12 @@ static int update(const char *path, const atune__pw_device *dev,
     rc = build(&t, dev, atune__profile_doc(old), entries, n, canon, err);
     if (rc != ATUNE__OK)
         goto out;
-    rc = atune__profile_replace(path, t.buf, t.len, err);
+    rc = atune__profile_replace(real, t.buf, t.len, err);
 out:
     atune_profile_close(old);
     free(t.buf);
     free(canon);
+    free(real);
     if (lock >= 0)
         close(lock);
     return rc;
@@ -662,33 +669,33 @@ int atune__profile_check(const char *path, const atune__pw_device *dev,
                          atune__err *err)
 {
     atune_profile *old = NULL;
-    char *tmp = NULL;
+    char *real = NULL, *prefix = NULL, *tmp = NULL;
     int lock = -1, fd, rc;
 
     if ((rc = check_device(dev, err)) != ATUNE__OK)
         return rc;
-    if ((rc = atune__profile_lock(path, &lock, err)) != ATUNE__OK)
-        return rc;
-    if ((rc = read_old(path, dev, &old, err)) != ATUNE__OK)
+    if ((rc = atune__profile_resolve(path, &real, err)) != ATUNE__OK ||
+        (rc = atune__profile_lock(real, &lock, err)) != ATUNE__OK ||
+        (rc = read_old(real, dev, &old, err)) != ATUNE__OK)
         goto out;
-    /* The temp file that the update will create beside it. */
-    tmp = path_with(path, ".tmp.check");
-    if (!tmp) {
+    /* A temp file as the update will create beside it: a fresh name,
+     * never one that is there already. */
+    if (!(prefix = path_with(real, ".tmp."))) {
         rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
         goto out;
     }
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        rc = atune__fail(err, ATUNE__ECANTCREAT,
-                         "cannot write the profile '%s': %s", path,
-                         strerror(errno));
+    if ((rc = atune__create_temp(prefix, "", &tmp, &fd, err)) != ATUNE__OK) {
+        atune__err_prefix(err, "cannot write the profile '%s': ", path);
         goto out;
     }
     close(fd);
     unlink(tmp);
 out:
     free(tmp);
+    free(prefix);
+    free(real);
     atune_profile_close(old);
-    close(lock);
+    if (lock >= 0)
+        close(lock);
     return rc;
 }

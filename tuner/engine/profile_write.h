@@ -74,7 +74,13 @@ typedef struct atune__pw_entry {
  *                     directory sync can fail: the new file is in place);
  *   ATUNE__EOSERR     out of memory.
  * On any failure before the rename the old file is intact and no temp file
- * (<path>.tmp.<pid>) is left. <path>.lock is created and kept. */
+ * (<path>.tmp.RANDOM) is left. <path>.lock is created and kept.
+ *
+ * A path that is a symbolic link of this user's (or root's) is written
+ * through: the file it names is replaced atomically (its lock and temp
+ * file beside it), the link stays. A link of another user's, a FIFO, a
+ * device, a directory, or a link or special file at <path>.lock is
+ * refused (ATUNE__ECANTCREAT): base/outfile.h. */
 int atune__profile_update(const char *path, const atune__pw_device *dev,
                           const atune__pw_entry *entries, int n,
                           atune__err *err);
@@ -118,14 +124,21 @@ void atune__slugify(const char *name, char *buf, size_t len);
 
 /* ---- the file (profile_file.c), shared by every writer ---- */
 
+/* Where the profile at path is written: path, or the file that the
+ * user's own (or root's) symbolic link names (docs/safety.md, "A profile
+ * that is a symbolic link"); *real is a heap string. Lock, read and
+ * replace *real, so that its lock and temp file lie beside it. A link of
+ * another user, a FIFO, device or directory: ATUNE__ECANTCREAT. */
+int atune__profile_resolve(const char *path, char **real, atune__err *err);
+
 /* An exclusive flock on <path>.lock (created and kept), held until *fd is
- * closed; *fd is -1 on failure. ATUNE__ECANTCREAT, ATUNE__EIO,
- * ATUNE__EOSERR. */
+ * closed; *fd is -1 on failure. A link or special file at the lock's name
+ * is refused. ATUNE__ECANTCREAT, ATUNE__EIO, ATUNE__EOSERR. */
 int atune__profile_lock(const char *path, int *fd, atune__err *err);
 
 /* Replaces the profile at path by len bytes of buf: parsed first as
  * applications will (ATUNE__EDATA when it would not read back), written to
- * <path>.tmp.<pid>, synced and renamed over path, then the directory is
+ * <path>.tmp.RANDOM, synced and renamed over path, then the directory is
  * synced. On failure before the rename path is as it was and no temp file
  * is left. Call it holding the lock. */
 int atune__profile_replace(const char *path, const char *buf, size_t len,

@@ -90,7 +90,9 @@ static void exec_worker(const atune__supervise_opts *o, const worker *w,
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed supervisor takes it along */
     snprintf(fd_s, sizeof(fd_s), "%d", wfd);
     snprintf(dev_s, sizeof(dev_s), "%d", w->dev);
-    out = open(w->out, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    /* The file make_outputs created; a link put in its place is not
+     * followed. */
+    out = open(w->out, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
     if (out < 0 || dup2(out, STDOUT_FILENO) < 0 ||
         setenv(ATUNE__WORKER_FD, fd_s, 1) || setenv(ATUNE__WORKER_DEVICE, dev_s, 1) ||
         setenv(ATUNE__WORKER_OUT, w->out, 1) ||

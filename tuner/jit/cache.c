@@ -18,6 +18,8 @@
  * cache is worth less than the milliseconds an fsync per entry costs. */
 #include "jit/cache.h"
 
+#include "base/outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -27,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "ATUNECB" /* 7 characters and the NUL: 8 bytes */
+#define MAGIC ATUNE__CACHE_MAGIC
 #define FORMAT 2
 #define HDR 56
 #define SYMS_AT 40
@@ -395,10 +397,12 @@ static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
     uint32_t kind;
     size_t dlen, llen, slen;
     enum entry e = ENTRY_BAD;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Whatever was planted at the entry's name is a miss, never followed
+     * and never waited for: a FIFO would block the build for good. */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
     if (fd < 0)
-        return ENTRY_ABSENT;
+        return errno == ENOENT ? ENTRY_ABSENT : ENTRY_BAD;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HDR ||
         atune__read_full(fd, hdr, HDR) != 0 ||
         !header_ok(hdr, key, st.st_size, &kind, &dlen, &llen, &slen))
@@ -450,21 +454,23 @@ int atune__cache_get(atune__cache *c, uint64_t key, atune__cubin *out)
 }
 
 /* Writes the whole entry into a new temporary file and renames it over
- * the entry: readers see the old entry or the new one, never a part. */
+ * the entry: readers see the old entry or the new one, never a part. The
+ * temporary file's name (ATUNE__CACHE_TMP_*) is how cache_evict.c knows
+ * one that a killed writer left. */
 static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
                        const void *data, size_t dlen, const char *log,
                        const char *syms, size_t slen, atune__err *err)
 {
     size_t llen = log ? strlen(log) : 0;
     unsigned char hdr[HDR];
-    char tmp[4200], path[4200];
-    int fd, ok;
+    char prefix[4200], path[4200], *tmp;
+    int fd, ok, rc;
 
     if (dlen > MAX_DATA || llen > MAX_LOG || slen > MAX_SYMS)
         return atune__fail(err, ATUNE__EIO, "cache entry too large");
     if (atune__cache_entry_path(c, key, path, sizeof(path)) != 0 ||
-        snprintf(tmp, sizeof(tmp), "%s/.%016llx.XXXXXX", c->dir,
-                 (unsigned long long)key) >= (int)sizeof(tmp))
+        snprintf(prefix, sizeof(prefix), "%s/.%016llx.", c->dir,
+                 (unsigned long long)key) >= (int)sizeof(prefix))
         return atune__fail(err, ATUNE__ECANTCREAT, "cache path too long");
     memset(hdr, 0, sizeof(hdr));
     memcpy(hdr, MAGIC, 8);
@@ -475,12 +481,11 @@ static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
     put_le(hdr + 32, llen, 8);
     put_le(hdr + SYMS_AT, slen, 8);
     put_le(hdr + SUM_AT, checksum(hdr, data, dlen, log, llen, syms, slen), 8);
-    fd = mkstemp(tmp);
-    if (fd < 0)
-        return atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s",
-                           tmp, strerror(errno));
-    /* mkstemp makes the file private; a cache of compiled templates holds
-     * nothing secret, and a shared ATUNE_CACHE_DIR needs others to read. */
+    if ((rc = atune__create_temp(prefix, ATUNE__CACHE_TMP_SUFFIX, &tmp, &fd,
+                                 err)) != 0)
+        return rc;
+    /* A cache of compiled templates holds nothing secret, and a shared
+     * ATUNE_CACHE_DIR needs others to read. */
     ok = fchmod(fd, 0644) == 0 && atune__write_full(fd, hdr, HDR) == 0 &&
          atune__write_full(fd, data, dlen) == 0 &&
          atune__write_full(fd, log, llen) == 0 &&
@@ -488,11 +493,13 @@ static int write_entry(atune__cache *c, uint64_t key, uint32_t kind,
     if (close(fd) != 0)
         ok = 0;
     if (!ok || rename(tmp, path) != 0) {
-        int rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", path,
-                             strerror(errno));
+        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", path,
+                         strerror(errno));
         unlink(tmp);
+        free(tmp);
         return rc;
     }
+    free(tmp);
     return 0;
 }
 

@@ -21,6 +21,13 @@
 
 typedef struct atune__cache atune__cache;
 
+/* An entry's first 8 bytes ("ATUNECB" and its NUL). */
+#define ATUNE__CACHE_MAGIC "ATUNECB"
+
+/* A writer's temporary file: ".KEY.RANDOM.atune-tmp" (16 hex digits,
+ * ATUNE__TMP_RANDOM characters of base/outfile.h's alphabet). */
+#define ATUNE__CACHE_TMP_SUFFIX ".atune-tmp"
+
 typedef struct atune__cache_stats {
     long hits;         /* lookups answered from the cache */
     long misses;       /* lookups that found no usable entry */
@@ -118,7 +125,9 @@ uint64_t atune__cache_limit(const atune__cache *c);
 /* Removes the least recently used entries of dir (the later of access and
  * modification time) until it holds at most 90 % of max_bytes, when it
  * holds more than max_bytes; also removes temporary files an hour old,
- * left by killed writers. *evicted: how many entries it removed. -1 when
+ * left by killed writers, and only what it can tell is one: a regular
+ * file (no link followed) of this user, named as write_entry names them,
+ * empty or starting with an entry's magic. *evicted: how many entries it removed. -1 when
  * the directory cannot be listed (cache_evict.c). */
 int atune__cache_evict_dir(const char *dir, uint64_t max_bytes, long *evicted);
 

@@ -9,8 +9,11 @@
  * miss that compiles and writes it again, so no lock is needed. */
 #include "jit/cache.h"
 
+#include "base/outfile.h"
+
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,10 +49,42 @@ static int is_entry(const char *name)
     return 1;
 }
 
-/* ".0123456789abcdef.XXXXXX", write_entry's temporary files. */
+/* ".0123456789abcdef.RANDOM.atune-tmp", write_entry's temporary files. */
 static int is_tmp(const char *name)
 {
-    return strlen(name) == 24 && name[0] == '.' && name[17] == '.';
+    size_t slen = strlen(ATUNE__CACHE_TMP_SUFFIX);
+    size_t len = 1 + 16 + 1 + ATUNE__TMP_RANDOM + slen;
+
+    if (strlen(name) != len || name[0] != '.' || name[17] != '.' ||
+        strcmp(name + len - slen, ATUNE__CACHE_TMP_SUFFIX) != 0)
+        return 0;
+    for (int i = 1; i < 17; i++)
+        if (!strchr("0123456789abcdef", name[i]))
+            return 0;
+    for (size_t i = 18; i < 18 + ATUNE__TMP_RANDOM; i++)
+        if (!atune__tmp_random_char(name[i]))
+            return 0;
+    return 1;
+}
+
+/* Whether the file at path, named as a temporary file, is a stale one of
+ * ours: this user's regular file, an hour untouched, empty or holding the
+ * start of an entry. Checked on the open file, never through a link. */
+static int stale_tmp_of_ours(const char *path, time_t now)
+{
+    char head[8];
+    struct stat st;
+    int ok = 0, fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid() && now - st.st_mtime > STALE_TMP_SECONDS)
+        ok = st.st_size == 0 ||
+             (atune__read_full(fd, head, sizeof(head)) == 0 &&
+              memcmp(head, ATUNE__CACHE_MAGIC, sizeof(head)) == 0);
+    close(fd);
+    return ok;
 }
 
 static int later(struct timespec a, struct timespec b)
@@ -106,7 +141,7 @@ static int list_dir(const char *dir, listing *l)
             lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
             continue;
         if (!entry) {
-            if (now - st.st_mtime > STALE_TMP_SECONDS)
+            if (stale_tmp_of_ours(path, now))
                 unlink(path);
             continue;
         }

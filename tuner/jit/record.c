@@ -4,6 +4,8 @@
  * sees half a file and no two writers lose each other's counts. */
 #include "jit/record.h"
 
+#include "base/outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -361,57 +363,35 @@ static void write_record(FILE *f, const atune__record *r)
     }
 }
 
-/* Writes r to <path>.tmp.<pid> (created 0644 less the umask, never
- * through a link) and renames it over path: a reader sees the old file
- * or the new one, never a part. */
+static int fill_record(FILE *f, void *ctx)
+{
+    write_record(f, ctx);
+    return 0; /* a failed write shows in ferror() */
+}
+
+/* Writes r to a fresh temporary file beside path (base/outfile.c: an
+ * unpredictable name, created exclusively, never through a link) and
+ * renames it over path: a reader sees the old file or the new one, never
+ * a part. */
 static int replace(const char *path, const atune__record *r, atune__err *err)
 {
-    char tmp[4200], *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    int fd, rc = 0;
-
-    if (!mem)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    write_record(mem, r);
-    if (fclose(mem) != 0 || !text) {
-        free(text);
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    }
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-    unlink(tmp);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s", tmp,
-                         strerror(errno));
-    else if (atune__write_full(fd, text, len) != 0 || fsync(fd) != 0)
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-    if (fd >= 0 && close(fd) != 0 && !rc)
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", tmp,
-                         strerror(errno));
-    if (!rc && rename(tmp, path) != 0)
-        rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot replace '%s': %s",
-                         path, strerror(errno));
-    if (rc && fd >= 0)
-        unlink(tmp);
-    free(text);
-    return rc;
+    return atune__replace_file(path, fill_record, (void *)r, 0, err);
 }
 
 /* An exclusive flock on <path>.lock, which stays (deleting it would let
- * two writers lock different files). */
+ * two writers lock different files). A link, FIFO or device planted at its
+ * name is refused, never followed or waited for. */
 static int take_lock(const char *path, int *fd, atune__err *err)
 {
     char lock[4200];
+    int rc;
 
     if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock))
         return atune__fail(err, ATUNE__EUSAGE, "record path too long");
-    *fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (*fd < 0)
-        return atune__fail(err, ATUNE__ECANTCREAT,
-                           "cannot create lock file '%s': %s", lock,
-                           strerror(errno));
+    rc = atune__open_regular(lock, O_RDWR | O_CREAT, 0644, "lock file", fd,
+                             err);
+    if (rc)
+        return rc == ATUNE__ENOINPUT ? ATUNE__ECANTCREAT : rc;
     while (flock(*fd, LOCK_EX) != 0) {
         if (errno == EINTR)
             continue;

@@ -10,13 +10,17 @@
 #include "lib/profile_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_FILE (16 << 20) /* bytes; a profile is a few KiB */
+#define OPEN_ERROR (errno == EINVAL ? "a FIFO or socket" : strerror(errno))
 
 static const char empty[] = "";
 
@@ -562,16 +566,31 @@ static int load_text(atune_profile *p, const char *text, size_t len)
     return build_index(p);
 }
 
+/* Opened without waiting: a planted FIFO is refused (errno EINVAL). */
+static FILE *open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f = NULL;
+
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISFIFO(st.st_mode) &&
+        !S_ISSOCK(st.st_mode) && fcntl(fd, F_SETFL, 0) == 0)
+        f = fdopen(fd, "rb");
+    if (!f && fd >= 0 && close(fd) == 0)
+        errno = EINVAL;
+    return f;
+}
+
 static int read_file(atune_profile *p, char **out, size_t *outlen)
 {
-    FILE *f = fopen(p->path, "rb");
+    FILE *f = open_regular(p->path);
     char *buf = NULL;
     size_t cap = 0, len = 0, got;
     int rc = ATUNE_OK;
 
     if (!f)
         return atune__profile_fail(p, ATUNE_EIO, "cannot open '%s': %s",
-                                   p->path, strerror(errno));
+                                   p->path, OPEN_ERROR);
     do {
         if (len == cap) {
             char *nbuf;
@@ -622,9 +641,9 @@ int atune__profile_peek(const char *path, atune_profile **out)
         rc = atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
         goto out;
     }
-    if (!(f = fopen(path, "rb"))) {
+    if (!(f = open_regular(path))) {
         rc = atune__profile_fail(p, ATUNE_EIO, "cannot open '%s': %s", path,
-                                 strerror(errno));
+                                 OPEN_ERROR);
         goto out;
     }
     len = fread(buf, 1, HEAD + 1, f);

@@ -6,6 +6,8 @@
  * (names, paths, kernels, units, vendor names) goes through esc(). */
 #include "report/report_html.h"
 
+#include "base/outfile.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -634,118 +636,52 @@ static int fill_report(FILE *f, void *ctx)
     return 0; /* a failed write shows in ferror() */
 }
 
-/* Whether the regular file at path is a report of ours (or empty): what
- * write_report puts first. Reports are the only files it replaces. */
-static int ours(const char *path)
+/* Whether the file open at fd is a report of ours: what write_report puts
+ * first. Reports are the only files it replaces. */
+static int ours(int fd)
 {
     char head[1024];
-    size_t n;
-    FILE *f = fopen(path, "rb");
+    ssize_t n = read(fd, head, sizeof(head) - 1);
 
-    if (!f)
+    if (n < 0)
         return 0;
-    n = fread(head, 1, sizeof(head) - 1, f);
-    fclose(f);
     head[n] = '\0';
-    return n == 0 || (strncmp(head, "<!DOCTYPE html>", 15) == 0 &&
-                      strstr(head, "<title>autotune: ") != NULL);
+    return strncmp(head, "<!DOCTYPE html>", 15) == 0 &&
+           strstr(head, "<title>autotune: ") != NULL;
+}
+
+/* No directory sync: a report is cheap to make again, and the rename alone
+ * already means that no reader ever sees half of one. A device or a FIFO
+ * is written through, never renamed over (as root, a rename would replace
+ * /dev/full with a regular file); a link of the user's is followed, so
+ * the file it names is replaced and the link stays. */
+static atune__out_rules rules(char *const *inputs, int n)
+{
+    atune__out_rules r = {.what = "--html",
+                          .kind = "an HTML report of autotune compare",
+                          .inputs = inputs,
+                          .ninputs = n,
+                          .ours = ours,
+                          .links = ATUNE__LINK_TRUSTED,
+                          .special = ATUNE__SPECIAL_THROUGH};
+    return r;
 }
 
 int atune__report_html_check(const char *path, char *const *inputs, int n,
                              atune__err *err)
 {
-    struct stat out, in;
+    atune__out_rules r = rules(inputs, n);
+    char *real;
+    int through, rc = atune__out_resolve(path, &r, &real, &through, err);
 
-    if (stat(path, &out) != 0)
-        return 0; /* a new file (a dangling link fails at creation) */
-    for (int i = 0; i < n; i++)
-        if (strcmp(inputs[i], path) == 0 ||
-            (stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
-             in.st_ino == out.st_ino))
-            return atune__fail(err, ATUNE__EUSAGE,
-                               "--html '%s' is one of the inputs: the "
-                               "report would replace a profile",
-                               path);
-    if (S_ISDIR(out.st_mode))
-        return atune__fail(err, ATUNE__ECANTCREAT,
-                           "--html '%s' is a directory", path);
-    if (S_ISREG(out.st_mode) && !ours(path))
-        return atune__fail(err, ATUNE__ECANTCREAT,
-                           "--html '%s' exists and is not an HTML report of "
-                           "autotune compare: remove it or choose another "
-                           "name",
-                           path);
-    return 0;
-}
-
-/* A device or a FIFO is written through, never renamed over (as root, a
- * rename would replace /dev/full with a regular file). */
-static int write_through(const char *path, const atune__cmp *c,
-                         atune__err *err)
-{
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-
-    if (!f)
-        return atune__fail(err, ATUNE__ECANTCREAT, "cannot open '%s': %s",
-                           path, strerror(errno));
-    write_report(f, c);
-    if (ferror(f) || fflush(f) != 0)
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", path,
-                         strerror(errno));
-    if (fclose(f) != 0 && !rc)
-        rc = atune__fail(err, ATUNE__EIO, "cannot write '%s': %s", path,
-                         strerror(errno));
+    free(real);
     return rc;
 }
 
-/* The file a symbolic link names (relative to the link's folder); NULL
- * when readlink fails. Heap string. */
-static char *link_target(const char *path)
+int atune__report_html_write(const char *path, char *const *inputs, int n,
+                             const atune__cmp *c, atune__err *err)
 {
-    char target[4096], *out;
-    const char *slash = strrchr(path, '/');
-    ssize_t n = readlink(path, target, sizeof(target) - 1);
-    size_t dir = slash && target[0] != '/' ? (size_t)(slash - path) + 1 : 0;
+    atune__out_rules r = rules(inputs, n);
 
-    if (n < 0)
-        return NULL;
-    target[n] = '\0';
-    out = malloc(dir + (size_t)n + 1);
-    if (out) {
-        memcpy(out, path, dir);
-        memcpy(out + dir, target, (size_t)n + 1);
-    }
-    return out;
-}
-
-/* No directory sync: a report is cheap to make again, and the rename alone
- * already means that no reader ever sees half of one. A symbolic link is
- * followed: the file it names is replaced, the link stays. */
-int atune__report_html_write(const char *path, const atune__cmp *c,
-                             atune__err *err)
-{
-    struct stat st;
-    char *cur = atune__strdup(path), *next;
-    int rc, depth = 0;
-
-    if (!cur)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        free(cur);
-        return write_through(path, c, err);
-    }
-    while (lstat(cur, &st) == 0 && S_ISLNK(st.st_mode) && depth++ < 16) {
-        if (!(next = link_target(cur))) {
-            rc = atune__fail(err, ATUNE__ECANTCREAT, "cannot follow '%s': %s",
-                             cur, strerror(errno));
-            free(cur);
-            return rc;
-        }
-        free(cur);
-        cur = next;
-    }
-    rc = atune__replace_file(cur, fill_report, (void *)c, err);
-    free(cur);
-    return rc;
+    return atune__out_write(path, &r, fill_report, (void *)c, err);
 }

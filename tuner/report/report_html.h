@@ -9,19 +9,20 @@
 #include "base/util.h"
 
 /* Before anything is loaded: --html path must not be one of the inputs
- * (ATUNE__EUSAGE), a directory, or an existing regular file that is not a
- * report of ours (ATUNE__ECANTCREAT): nothing else is ever replaced. */
+ * (ATUNE__EUSAGE), a directory, a link of another user, or an existing
+ * non-empty regular file that is not a report of ours
+ * (ATUNE__ECANTCREAT): nothing else is ever replaced (base/outfile.h). */
 int atune__report_html_check(const char *path, char *const *inputs, int n,
                              atune__err *err);
 
-/* Writes the report of c to path atomically: a temp file beside it
- * (<path>.tmp.<pid>), synced, then renamed over path; on failure the temp
+/* Checks path again and writes the report of c to it atomically: a temp
+ * file beside it, synced, then renamed over path; on failure the temp
  * file is removed and path is as it was. Returns ATUNE__OK, or
  * ATUNE__ECANTCREAT (temp file or rename), ATUNE__EIO (write or sync),
  * ATUNE__EOSERR, with the message in err. A device or FIFO is written
  * through (ATUNE__EIO when that fails), never renamed over; a symbolic
- * link is followed and kept. */
-int atune__report_html_write(const char *path, const atune__cmp *c,
-                             atune__err *err);
+ * link of the user's (or root's) is followed and kept. */
+int atune__report_html_write(const char *path, char *const *inputs, int n,
+                             const atune__cmp *c, atune__err *err);
 
 #endif

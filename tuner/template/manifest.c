@@ -261,62 +261,6 @@ static int parse_include_dirs(struct loader *ld, const atune__ini_entry *en)
     return rc;
 }
 
-/* Options the manifest may not set: the tuner sets them itself. */
-static const char *reserved_option(const atune__manifest *m, const char *o)
-{
-    static const char *const own[] = {"-arch", "--gpu-architecture",
-                                      "--gpu-name", "-I", "--include-path"};
-
-    for (size_t i = 0; i < ARRAY_LEN(own); i++)
-        if (strncmp(o, own[i], strlen(own[i])) == 0)
-            return own[i][1] == 'I' || own[i][2] == 'i'
-                       ? "use include_dirs for include directories"
-                       : "the tuner compiles for the GPU it tunes on";
-    if (strncmp(o, "-D", 2) == 0) {
-        size_t len = strcspn(o + 2, "=");
-        for (int i = 0; i < m->nparams; i++)
-            if (strlen(m->params[i].name) == len &&
-                strncmp(m->params[i].name, o + 2, len) == 0)
-                return "the parameter's macro is set per configuration";
-    }
-    return NULL;
-}
-
-/* nvrtc_options = -std=c++20 -use_fast_math: NVRTC options, separated by
- * white space, added to every compilation of the template. */
-static int parse_nvrtc_options(struct loader *ld, const atune__ini_entry *en)
-{
-    atune__manifest *m = ld->m;
-    const char *s = en->value, *why;
-
-    m->nvrtc_opts_line = en->line;
-    while (*s) {
-        size_t len = strcspn(s, " \t");
-        char *opt;
-        if (len == 0) {
-            s++;
-            continue;
-        }
-        if (m->nnvrtc_opts == ATUNE__MAX_NVRTC_OPTS)
-            return atune__mf_bad(ld, en->line, "more than %d nvrtc_options",
-                                 ATUNE__MAX_NVRTC_OPTS);
-        if (!(opt = atune__strndup(s, len)))
-            return atune__mf_oom(ld);
-        m->nnvrtc_opts++;
-        m->nvrtc_opts[m->nnvrtc_opts - 1] = opt;
-        if (opt[0] != '-')
-            return atune__mf_bad(ld, en->line,
-                                 "nvrtc_options: '%s' is not an option "
-                                 "(options start with '-')",
-                                 opt);
-        if ((why = reserved_option(m, opt)) != NULL)
-            return atune__mf_bad(ld, en->line, "nvrtc_options: '%s': %s", opt,
-                                 why);
-        s += len;
-    }
-    return 0;
-}
-
 static int parse_tolerance(struct loader *ld, const atune__ini_entry *en)
 {
     double t;
@@ -504,7 +448,7 @@ static int nvrtc_options(struct loader *ld)
     const atune__ini_entry *en =
         atune__ini_get(atune__ini_find(ld->ini, "template"), "nvrtc_options");
 
-    return en ? parse_nvrtc_options(ld, en) : 0;
+    return en ? atune__mf_parse_nvrtc_options(ld, en) : 0;
 }
 
 static int load_sections(struct loader *ld)

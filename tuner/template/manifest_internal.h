@@ -70,6 +70,15 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
                           const char *text);
 int atune__mf_macros_end(struct loader *ld);
 
+/* nvrtc_options: white-space-separated options, each on the allow-list
+ * (manifest_options.c); sets m->nvrtc_opts and m->nvrtc_opts_line. */
+int atune__mf_parse_nvrtc_options(struct loader *ld,
+                                  const atune__ini_entry *en);
+
+/* The header of a --pre-include=H (or -include=H) option; NULL for any
+ * other option. */
+const char *atune__mf_pre_include(const char *opt);
+
 /* manifest_params.c */
 int atune__mf_parse_sizes(struct loader *ld);
 int atune__mf_parse_params(struct loader *ld);
