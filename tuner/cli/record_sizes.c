@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/record_sizes.h"
+#include "base/number.h"
 #include "jit/record.h"
 
 /* The template called name, or NULL. */
@@ -35,7 +36,7 @@ static int size_of(const char *path, const atune__rec_entry *e,
         atune__strlcpy(s->var[i], model->var[i], sizeof(s->var[i]));
     while (*p) {
         const char *eq = strchr(p, '=');
-        char *end;
+        const char *end;
         int k = -1;
         for (int i = 0; i < model->nvars; i++)
             if (strlen(model->var[i]) == (size_t)(eq - p) &&
@@ -48,7 +49,22 @@ static int size_of(const char *path, const atune__rec_entry *e,
                                path, e->line, e->size, m->name, m->ini_path);
         found[k] = 1;
         nitems++;
-        s->value[k] = strtoll(eq + 1, &end, 10);
+        {
+            char num[32];
+            size_t len = strcspn(eq + 1, ",");
+            int64_t v = 0;
+            if (len >= sizeof(num))
+                len = sizeof(num) - 1;
+            memcpy(num, eq + 1, len);
+            num[len] = '\0';
+            if (atune__parse_i64(num, INT64_MIN, INT64_MAX, &v))
+                return atune__fail(err, ATUNE__EDATA,
+                                   "%s:%d: size '%s' of %s: '%s' is not a "
+                                   "decimal integer",
+                                   path, e->line, e->size, m->name, num);
+            s->value[k] = v;
+            end = eq + 1 + strcspn(eq + 1, ",");
+        }
         p = *end == ',' ? end + 1 : end;
     }
     if (nitems != model->nvars)
