@@ -569,7 +569,49 @@ static const struct defect defects[] = {
     {{{29, 29, "out = float[n * m] scalar"}}, "dir/t.ini:29: ",
      "unknown role 'scalar' of 'out'"},
     {{{29, 29, "out = float[n * m]"}}, "dir/t.ini:29: ",
-     "buffer 'out' has no role (input, output, inout, accum)"},
+     "buffer 'out' has no role (input, output, inout, accum, scratch)"},
+    {{{29, 29, "out = float[n * m], compare = 0"}}, "dir/t.ini:29: ",
+     "buffer 'out' has no role (input, output, inout, accum, scratch)"},
+    {{{29, 29, "out = float[n * m] output, compare"}}, "dir/t.ini:29: ",
+     "option 'compare' of buffer 'out' has no value: compare = VALUE"},
+    {{{29, 29, "out = float[n * m] output, comp = 1"}}, "dir/t.ini:29: ",
+     "unknown option 'comp = 1' of buffer 'out' (compare, mismatches)"},
+    {{{29, 29, "out = float[n * m] output,"}}, "dir/t.ini:29: ",
+     "buffer 'out': an empty option, or more than 4, after its role"},
+    {{{29, 29, "out = float[n * m] output, compare = 0, compare = 1"}},
+     "dir/t.ini:29: ", "buffer 'out' has two 'compare' options"},
+    {{{29, 29, "out = float[n * m] output, compare = 0..VW"}},
+     "dir/t.ini:29: ",
+     "compare 'VW' of 'out' uses parameter 'VW': the compared elements are "
+     "the same for every configuration"},
+    {{{29, 29, "out = float[n * m] output, compare = nn..n"}},
+     "dir/t.ini:29: ", "unknown variable 'nn' in compare 'nn' of 'out'"},
+    {{{29, 29, "out = float[n * m] output, compare = 0..n +"}},
+     "dir/t.ini:29: ", "column 4: expected an operand in 'n +'"},
+    {{{28, 28, "in = float[n] input, compare = 0"}}, "dir/t.ini:28: ",
+     "'compare' of input buffer 'in': only output, inout and accum buffers "
+     "are compared"},
+    {{{29, 29, "out = float[n * m] output, mismatches = 1"}},
+     "dir/t.ini:29: ",
+     "'mismatches' of float buffer 'out': real buffers are compared with "
+     "the template's tolerance"},
+    {{{29, 29, "out = int[n * m] scratch, mismatches = 1"}},
+     "dir/t.ini:29: ",
+     "'mismatches' of scratch buffer 'out': only output, inout and accum"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 1.5"}},
+     "dir/t.ini:29: ",
+     "mismatches '1.5' of 'out' is not a count of elements or a percentage "
+     "from 0% to 100% (5, 0.1%)"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 101%"}},
+     "dir/t.ini:29: ", "mismatches '101%' of 'out' is not a count"},
+    {{{29, 29, "out = int[n * m] output, mismatches = -1"}},
+     "dir/t.ini:29: ", "mismatches '-1' of 'out' is not a count"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 1e3%"}},
+     "dir/t.ini:29: ", "mismatches '1e3%' of 'out' is not a count"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 99999999999999999999"}},
+     "dir/t.ini:29: ", "is not a count"},
+    {{{29, 29, "out = float[n * m] scratch"}}, "dir/t.ini:27: ",
+     "[args] has no output, inout or accum buffer"},
     {{{29, 29, "out = float[n * m output"}}, "dir/t.ini:29: ",
      "missing ']' in 'float[n * m output'"},
     {{{29, 29, "out = float[] output"}}, "dir/t.ini:29: ",
@@ -910,6 +952,73 @@ static void test_copy(void **state)
     free(ini);
     free(cu);
     atune__manifest_free(m);
+}
+
+/* ", compare = LO..HI" and ", mismatches = N|P%" after a buffer's role,
+ * and the scratch role: parsed, and evaluated per size. */
+static void test_buffer_options(void **state)
+{
+    static const struct edit edits[] = {
+        {28, 28, "in = int[n] scratch"},
+        {29, 29, "out = int[n * m + 1] output, compare = n * m..n * m, "
+                 "mismatches = 2"},
+        {30, 30, "part = uint[min(n, 64)] accum, mismatches = 12.5%, "
+                 "compare = 1..max(m, 2)"},
+        {31, 31, "whole = long[n] inout, compare = n - 1"},
+    };
+    char *ini = edited_base(edits, (int)ARRAY_LEN(edits));
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    atune__vars vs = {0};
+    int64_t first = -1, n = -1;
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->args[0].role, ATUNE__SCRATCH);
+    assert_string_equal(atune__role_name(ATUNE__SCRATCH), "scratch");
+    assert_false(atune__role_compared(ATUNE__SCRATCH));
+    assert_false(atune__role_compared(ATUNE__INPUT));
+    assert_true(atune__role_compared(ATUNE__ACCUM));
+    assert_null(m->args[0].cmp_lo);
+    assert_int_equal(m->args[1].role, ATUNE__OUTPUT);
+    assert_string_equal(atune__expr_text(m->args[1].cmp_lo), "n * m");
+    assert_int_equal(m->args[1].mismatch_count, 2);
+    assert_true(m->args[2].mismatch_pct == 12.5);
+
+    /* small: m=4, n=1000 */
+    assert_int_equal(atune__size_vars(&m->sizes[1], &vs), 0);
+    assert_int_equal(atune__buffer_slice(m, &m->args[1], &vs, 4001, &first,
+                                         &n, &err), 0);
+    assert_int_equal(first, 4000);
+    assert_int_equal(n, 1);
+    assert_int_equal(atune__buffer_slice(m, &m->args[2], &vs, 64, &first, &n,
+                                         &err), 0);
+    assert_int_equal(first, 1);
+    assert_int_equal(n, 4);
+    assert_int_equal(atune__buffer_slice(m, &m->args[3], &vs, 1000, &first,
+                                         &n, &err), 0);
+    assert_int_equal(first, 999);
+    assert_int_equal(n, 1);
+    /* no "compare": the whole buffer */
+    assert_int_equal(atune__buffer_slice(m, &m->args[0], &vs, 7, &first, &n,
+                                         &err), 0);
+    assert_int_equal(first, 0);
+    assert_int_equal(n, 7);
+    /* a slice past the buffer's end at this size */
+    assert_int_equal(atune__buffer_slice(m, &m->args[1], &vs, 4000, &first,
+                                         &n, &err),
+                     ATUNE__EDATA);
+    assert_string_equal(err.msg, "dir/t.ini:29: buffer 'out' compares "
+                                 "elements 4000..4000 of its 4000 (0..3999)");
+    /* a count, or a percentage of the compared elements, rounded down */
+    assert_int_equal(atune__mismatches_allowed(&m->args[1], 1), 2);
+    assert_int_equal(atune__mismatches_allowed(&m->args[2], 4), 0);
+    assert_int_equal(atune__mismatches_allowed(&m->args[2], 8), 1);
+    assert_int_equal(atune__mismatches_allowed(&m->args[2], 1000), 125);
+    assert_int_equal(atune__mismatches_allowed(&m->args[3], 1000), 0);
+    atune__manifest_free(m);
+    free(ini);
 }
 
 /* Entry points and constants must be named in the code itself: a name
@@ -1260,6 +1369,7 @@ int main(void)
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_names_in_comments),
         cmocka_unit_test(test_types),
+        cmocka_unit_test(test_buffer_options),
         cmocka_unit_test(test_template_dirs),
         cmocka_unit_test(test_manifest_load_errors),
         cmocka_unit_test(test_repository_templates),

@@ -89,12 +89,19 @@ static int plan_memory(atune__problem *p, atune__err *err)
         if (b->arg->role == ATUNE__SCALAR)
             continue;
         rc = eval_count(p, b->arg, &b->count, &b->bytes, err);
+        if (!rc && atune__role_compared(b->arg->role)) {
+            int64_t first, n;
+            rc = atune__buffer_slice(m, b->arg, &p->vars, (int64_t)b->count,
+                                     &first, &n, err);
+            b->cmp_first = (size_t)first;
+            b->cmp_count = (size_t)n;
+        }
         if (rc)
             return rc;
         /* working copy, + initial copy (inout), + reference result */
         need += (double)b->bytes *
                 (1 + (b->arg->role == ATUNE__INOUT) +
-                 (b->arg->role != ATUNE__INPUT));
+                 atune__role_compared(b->arg->role));
     }
     for (int i = 0; i < m->nconstants; i++) {
         struct constant *c = &p->con[i];
@@ -142,7 +149,7 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
             continue;
         if ((rc = alloc(d, &b->ptr, b->bytes, err)))
             return rc;
-        if (b->arg->role != ATUNE__INPUT &&
+        if (atune__role_compared(b->arg->role) &&
             (rc = alloc(d, &b->expect, b->bytes, err)))
             return rc;
         if (b->arg->role == ATUNE__INPUT || b->arg->role == ATUNE__INOUT) {
@@ -179,7 +186,9 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
 }
 
 /* Brings every non-input buffer to its pre-launch state. poison: fill
- * outputs with a pattern, so that elements the kernel skips are caught. */
+ * outputs with a pattern, so that elements the kernel skips are caught,
+ * and scratch buffers, so that a kernel that reads scratch it did not
+ * write shows it in its outputs. */
 int atune__problem_prepare(atune__problem *p, int poison, atune__err *err)
 {
     atune__device *d = p->d;
@@ -188,6 +197,7 @@ int atune__problem_prepare(atune__problem *p, int poison, atune__err *err)
         struct buffer *b = &p->buf[i];
         switch (b->arg->role) {
         case ATUNE__OUTPUT:
+        case ATUNE__SCRATCH:
             if (poison)
                 CU(cuMemsetD8Async(b->ptr, POISON, b->bytes, d->stream),
                    "cuMemsetD8Async");
@@ -334,7 +344,7 @@ static int run_reference(atune__problem *p, atune__err *err)
     p->ref_ns = (atune__now() - t0) * 1e9;
     for (int i = 0; !rc && i < m->nargs; i++) {
         struct buffer *b = &p->buf[i];
-        if (b->arg->role != ATUNE__SCALAR && b->arg->role != ATUNE__INPUT)
+        if (atune__role_compared(b->arg->role))
             rc = atune__cucheck(d->cu->cuMemcpyDtoD(b->expect, b->ptr, b->bytes),
                          "cuMemcpyDtoD", err);
     }

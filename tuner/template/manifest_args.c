@@ -13,8 +13,10 @@
 static const char *const type_names[] = {"char",  "int",   "uint",  "long",
                                          "ulong", "float", "double"};
 static const size_t type_sizes[] = {1, 4, 4, 8, 8, 4, 8};
-static const char *const role_names[] = {"scalar", "input", "output", "inout",
-                                         "accum"};
+static const char *const role_names[] = {"scalar", "input",  "output",
+                                         "inout",  "accum",  "scratch"};
+#define ROLE_LIST "input, output, inout, accum, scratch"
+#define MAX_OPTIONS 4 /* ", OPTION = VALUE" after a buffer's role */
 
 size_t atune__type_size(atune__type t)
 {
@@ -29,6 +31,11 @@ const char *atune__type_name(atune__type t)
 const char *atune__role_name(atune__role r)
 {
     return role_names[r];
+}
+
+int atune__role_compared(atune__role r)
+{
+    return r == ATUNE__OUTPUT || r == ATUNE__INOUT || r == ATUNE__ACCUM;
 }
 
 /* A float or double scalar written as a decimal literal ("2.5", "1e-3"),
@@ -48,14 +55,148 @@ static int float_literal(const char *text, double *out)
     return 1;
 }
 
-/* TYPE[COUNT] ROLE, with s just past TYPE and at '['. */
+struct slice_names {
+    const atune__manifest *m;
+    const char *bad;
+    int is_param;
+};
+
+static int slice_name(void *ctx, const char *name)
+{
+    struct slice_names *sn = ctx;
+
+    if (atune__mf_is_size_var(sn->m, name) || atune__mf_is_devattr(name))
+        return 0;
+    sn->bad = name;
+    for (int i = 0; i < sn->m->nparams; i++)
+        if (strcmp(sn->m->params[i].name, name) == 0)
+            sn->is_param = 1;
+    return 1;
+}
+
+/* One end of "compare = LO..HI": an expression of size variables and
+ * device attributes, the same for every configuration. */
+static int parse_slice_end(struct loader *ld, const atune__ini_entry *en,
+                           const char *text, atune__expr **out)
+{
+    struct slice_names sn = {.m = ld->m};
+    int rc = atune__mf_parse_expr(ld, en->line, text, out);
+
+    if (rc || !atune__expr_names(*out, slice_name, &sn))
+        return rc;
+    if (sn.is_param)
+        return atune__mf_bad(ld, en->line,
+                             "compare '%s' of '%s' uses parameter '%s': the "
+                             "compared elements are the same for every "
+                             "configuration",
+                             text, en->key, sn.bad);
+    return atune__mf_bad(ld, en->line,
+                         "unknown variable '%s' in compare '%s' of '%s'",
+                         sn.bad, text, en->key);
+}
+
+/* compare = EXPR (one element) or LO..HI (inclusive, as ranges are in
+ * [params] and [sizes]). */
+static int parse_compare(struct loader *ld, const atune__ini_entry *en,
+                         const char *v, atune__arg *a)
+{
+    const char *dots = strstr(v, "..");
+    char *lo;
+    int rc;
+
+    if (!atune__role_compared(a->role))
+        return atune__mf_bad(ld, en->line,
+                             "'compare' of %s buffer '%s': only output, inout "
+                             "and accum buffers are compared",
+                             atune__role_name(a->role), en->key);
+    if (!dots)
+        return (rc = parse_slice_end(ld, en, v, &a->cmp_lo)) ? rc
+               : parse_slice_end(ld, en, v, &a->cmp_hi);
+    lo = atune__strndup(v, (size_t)(dots - v));
+    if (!lo)
+        return atune__mf_oom(ld);
+    rc = parse_slice_end(ld, en, lo, &a->cmp_lo);
+    free(lo);
+    return rc ? rc : parse_slice_end(ld, en, dots + 2, &a->cmp_hi);
+}
+
+/* mismatches = N (elements) or P% (of the compared elements). */
+static int parse_mismatches(struct loader *ld, const atune__ini_entry *en,
+                            const char *v, atune__arg *a)
+{
+    size_t len = strlen(v);
+    char *end;
+
+    if (!atune__role_compared(a->role))
+        return atune__mf_bad(ld, en->line,
+                             "'mismatches' of %s buffer '%s': only output, "
+                             "inout and accum buffers are compared",
+                             atune__role_name(a->role), en->key);
+    if (a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE)
+        return atune__mf_bad(ld, en->line,
+                             "'mismatches' of %s buffer '%s': real buffers "
+                             "are compared with the template's tolerance",
+                             atune__type_name(a->type), en->key);
+    errno = 0;
+    if (len > 1 && v[len - 1] == '%' && v[0] >= '0' && v[0] <= '9') {
+        double pct = strtod(v, &end);
+        if (end == v + len - 1 && errno == 0 && pct >= 0 && pct <= 100) {
+            a->mismatch_pct = pct;
+            return 0;
+        }
+    } else if (len > 0 && len <= 19 && strspn(v, "0123456789") == len) {
+        a->mismatch_count = strtoull(v, &end, 10);
+        return 0;
+    }
+    return atune__mf_bad(ld, en->line,
+                         "mismatches '%s' of '%s' is not a count of elements "
+                         "or a percentage from 0%% to 100%% (5, 0.1%%)",
+                         v, en->key);
+}
+
+/* ", OPTION = VALUE" after a buffer's role. */
+static int parse_option(struct loader *ld, const atune__ini_entry *en,
+                        const char *opt, atune__arg *a, unsigned *seen)
+{
+    static const char *const names[] = {"compare", "mismatches"};
+    size_t len = 0;
+    const char *v;
+    int k;
+
+    while (atune__mf_is_ident_char(opt[len]))
+        len++;
+    k = atune__mf_find_name(names, ARRAY_LEN(names), opt, len);
+    if (k < 0)
+        return atune__mf_bad(ld, en->line,
+                             "unknown option '%s' of buffer '%s' (compare, "
+                             "mismatches)",
+                             opt, en->key);
+    for (v = opt + len; *v == ' ' || *v == '\t'; v++)
+        continue;
+    if (*v != '=')
+        return atune__mf_bad(ld, en->line,
+                             "option '%s' of buffer '%s' has no value: %s = "
+                             "VALUE",
+                             names[k], en->key, names[k]);
+    for (v++; *v == ' ' || *v == '\t'; v++)
+        continue;
+    if (*seen & (1u << k))
+        return atune__mf_bad(ld, en->line, "buffer '%s' has two '%s' options",
+                             en->key, names[k]);
+    *seen |= 1u << k;
+    return k == 0 ? parse_compare(ld, en, v, a) : parse_mismatches(ld, en, v, a);
+}
+
+/* TYPE[COUNT] ROLE[, OPTION = VALUE ...], with s just past TYPE and at
+ * '['. */
 static int parse_buffer(struct loader *ld, const atune__ini_entry *en,
                         const char *s, atune__arg *a)
 {
     const char *close = strchr(s, ']');
+    char *count, *piece[1 + MAX_OPTIONS] = {0};
     const char *role;
-    char *count;
-    int rc, r;
+    unsigned seen = 0;
+    int rc, r, n;
 
     if (!close)
         return atune__mf_bad(ld, en->line, "missing ']' in '%s'", en->value);
@@ -68,19 +209,27 @@ static int parse_buffer(struct loader *ld, const atune__ini_entry *en,
         return rc;
     for (role = close + 1; *role == ' ' || *role == '\t'; role++)
         continue;
-    r = atune__mf_find_name(role_names, ARRAY_LEN(role_names), role,
-                            strlen(role));
-    if (*role == '\0')
-        return atune__mf_bad(
-            ld, en->line,
-            "buffer '%s' has no role (input, output, inout, accum)", en->key);
+    if (*role == '\0' || *role == ',')
+        return atune__mf_bad(ld, en->line, "buffer '%s' has no role (%s)",
+                             en->key, ROLE_LIST);
+    n = atune__split_top(role, piece, 1 + MAX_OPTIONS);
+    if (n < 0)
+        return atune__mf_bad(ld, en->line,
+                             "buffer '%s': an empty option, or more than %d, "
+                             "after its role",
+                             en->key, MAX_OPTIONS);
+    r = atune__mf_find_name(role_names, ARRAY_LEN(role_names), piece[0],
+                            strlen(piece[0]));
     if (r <= ATUNE__SCALAR)
-        return atune__mf_bad(
-            ld, en->line,
-            "unknown role '%s' of '%s' (input, output, inout, accum)", role,
-            en->key);
-    a->role = (atune__role)r;
-    return 0;
+        rc = atune__mf_bad(ld, en->line, "unknown role '%s' of '%s' (%s)",
+                           piece[0], en->key, ROLE_LIST);
+    else
+        a->role = (atune__role)r;
+    for (int i = 1; rc == 0 && i < n; i++)
+        rc = parse_option(ld, en, piece[i], a, &seen);
+    for (int i = 0; i < n; i++)
+        free(piece[i]);
+    return rc;
 }
 
 /* Whether the last word of a scalar's value is a buffer role: "long n
@@ -170,7 +319,7 @@ int atune__mf_parse_args(struct loader *ld)
         m->nargs++;
         if ((rc = parse_arg(ld, en, "argument", &m->args[i])) != 0)
             return rc;
-        checked |= m->args[i].role >= ATUNE__OUTPUT;
+        checked |= atune__role_compared(m->args[i].role);
     }
     if (!checked)
         return atune__mf_bad(
@@ -220,4 +369,34 @@ int atune__scalar_fits(atune__type t, int64_t v)
     default:
         return 1; /* long, and reals, take any int64 */
     }
+}
+
+int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
+                        const atune__vars *vs, int64_t count, int64_t *first,
+                        int64_t *n, atune__err *err)
+{
+    int64_t lo = 0, hi = count - 1;
+    int rc;
+
+    if (a->cmp_lo &&
+        ((rc = atune__manifest_eval(m, a->cmp_lo, a->line, vs, &lo, err)) ||
+         (rc = atune__manifest_eval(m, a->cmp_hi, a->line, vs, &hi, err))))
+        return rc;
+    if (lo < 0 || hi < lo || hi >= count)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: buffer '%s' compares elements %" PRId64
+                           "..%" PRId64 " of its %" PRId64
+                           " (0..%" PRId64 ")",
+                           m->ini_path, a->line, a->name, lo, hi, count,
+                           count - 1);
+    *first = lo;
+    *n = hi - lo + 1;
+    return 0;
+}
+
+uint64_t atune__mismatches_allowed(const atune__arg *a, uint64_t compared)
+{
+    if (a->mismatch_pct > 0)
+        return (uint64_t)floor(a->mismatch_pct / 100 * (double)compared);
+    return a->mismatch_count;
 }

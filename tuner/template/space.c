@@ -465,6 +465,10 @@ static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                            "runner needs is more than 2^63 bytes",
                            m->ini_path, a->line, a->name);
     *total += n * size * copies;
+    if (atune__role_compared(a->role)) {
+        int64_t first, cmp;
+        return atune__buffer_slice(m, a, vs, n, &first, &cmp, err);
+    }
     return 0;
 }
 
@@ -484,7 +488,8 @@ int atune__size_memory(const atune__manifest *m, const atune__size *size,
         /* The working buffer, its initial contents (inout) and the
          * reference's result (every compared buffer): as the runner
          * allocates them. */
-        int copies = 1 + (a->role == ATUNE__INOUT) + (a->role != ATUNE__INPUT);
+        int copies = 1 + (a->role == ATUNE__INOUT) +
+                     atune__role_compared(a->role);
         if (a->role != ATUNE__SCALAR)
             rc = add_buffer(m, a, copies, &vs, &total, err);
     }
