@@ -204,13 +204,6 @@ void atune__size_key(const atune__size *s, char *buf, size_t len);
 /* Adds the size's variables to vs. */
 int atune__size_vars(const atune__size *s, atune__vars *vs);
 
-/* The elements of buffer a (count of them at vs) that are compared with
- * the reference: first and n, the whole buffer without "compare"; an
- * error with file and line when the slice is not inside the buffer. */
-int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
-                        const atune__vars *vs, int64_t count, int64_t *first,
-                        int64_t *n, atune__err *err);
-
 /* How many of compared elements of integer buffer a may differ from the
  * reference ("mismatches"; a percentage rounds down). */
 uint64_t atune__mismatches_allowed(const atune__arg *a, uint64_t compared);

@@ -166,11 +166,17 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
     while (atune__mf_is_ident_char(opt[len]))
         len++;
     k = atune__mf_find_name(names, ARRAY_LEN(names), opt, len);
-    if (k < 0)
+    if (k < 0) {
+        /* the option's name: what stands before '=' */
+        const char *eq = strchr(opt, '=');
+        size_t key = eq ? (size_t)(eq - opt) : strlen(opt);
+        while (key > 0 && (opt[key - 1] == ' ' || opt[key - 1] == '\t'))
+            key--;
         return atune__mf_bad(ld, en->line,
-                             "unknown option '%s' of buffer '%s' (compare, "
+                             "unknown option '%.*s' of buffer '%s' (compare, "
                              "mismatches)",
-                             opt, en->key);
+                             (int)key, opt, en->key);
+    }
     for (v = opt + len; *v == ' ' || *v == '\t'; v++)
         continue;
     if (*v != '=')
@@ -369,29 +375,6 @@ int atune__scalar_fits(atune__type t, int64_t v)
     default:
         return 1; /* long, and reals, take any int64 */
     }
-}
-
-int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
-                        const atune__vars *vs, int64_t count, int64_t *first,
-                        int64_t *n, atune__err *err)
-{
-    int64_t lo = 0, hi = count - 1;
-    int rc;
-
-    if (a->cmp_lo &&
-        ((rc = atune__manifest_eval(m, a->cmp_lo, a->line, vs, &lo, err)) ||
-         (rc = atune__manifest_eval(m, a->cmp_hi, a->line, vs, &hi, err))))
-        return rc;
-    if (lo < 0 || hi < lo || hi >= count)
-        return atune__fail(err, ATUNE__EDATA,
-                           "%s:%d: buffer '%s' compares elements %" PRId64
-                           "..%" PRId64 " of its %" PRId64
-                           " (0..%" PRId64 ")",
-                           m->ini_path, a->line, a->name, lo, hi, count,
-                           count - 1);
-    *first = lo;
-    *n = hi - lo + 1;
-    return 0;
 }
 
 uint64_t atune__mismatches_allowed(const atune__arg *a, uint64_t compared)

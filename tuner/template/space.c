@@ -440,6 +440,29 @@ static int check_work(const atune__manifest *m, const atune__vars *vs,
     return 0;
 }
 
+int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
+                        const atune__vars *vs, int64_t count, int64_t *first,
+                        int64_t *n, atune__err *err)
+{
+    int64_t lo = 0, hi = count - 1;
+    int rc;
+
+    if (a->cmp_lo &&
+        ((rc = atune__manifest_eval(m, a->cmp_lo, a->line, vs, &lo, err)) ||
+         (rc = atune__manifest_eval(m, a->cmp_hi, a->line, vs, &hi, err))))
+        return rc;
+    if (lo < 0 || hi < lo || hi >= count)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: buffer '%s' compares elements %" PRId64
+                           "..%" PRId64 " of its %" PRId64
+                           " (0..%" PRId64 ")",
+                           m->ini_path, a->line, a->name, lo, hi, count,
+                           count - 1);
+    *first = lo;
+    *n = hi - lo + 1;
+    return 0;
+}
+
 /* Adds copies of one buffer of a's count (evaluated with vs) to *total. */
 static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                       const atune__vars *vs, int64_t *total, atune__err *err)

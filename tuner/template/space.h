@@ -164,6 +164,13 @@ int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
                           unsigned char *valid, int64_t *counts,
                           atune__err *err);
 
+/* The elements of buffer a (count of them at vs) that are compared with
+ * the reference: first and n, the whole buffer without "compare"; an
+ * error with file and line when the slice is not inside the buffer. */
+int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
+                        const atune__vars *vs, int64_t count, int64_t *first,
+                        int64_t *n, atune__err *err);
+
 /* The device memory the runner allocates at size, in bytes: every buffer,
  * a copy of each inout buffer's initial contents, the reference's result
  * of each compared buffer, and the constants. Fails (ATUNE__EDATA,
