@@ -40,7 +40,8 @@ load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
   kernel_bad_char kernel_not_name include_dir_missing nvrtc_option_reserved
   nvrtc_option_not_option param_macros_bad param_name_too_long
   include_dirs_empty knob_redefined knob_identifier knob_template_param
-  buffer_option_unknown compare_uses_param mismatches_bad "
+  buffer_option_unknown compare_uses_param mismatches_bad
+  fill_bad "
 
 # Macro knobs the source would override or be broken by: what each message
 # must say besides its file:line (the fixes included).
@@ -146,7 +147,7 @@ PY
   fi
   [ ! -e "$tmp/prof-$kind" ] && ok || ko "$kind: tune created files"
 done
-[ "$nkinds" -ge 65 ] && ok || ko "only $nkinds kinds of bad templates"
+[ "$nkinds" -ge 67 ] && ok || ko "only $nkinds kinds of bad templates"
 
 # A directory with a good and a bad template: check reports the bad one
 # and still compiles the good one.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What is compared, on the stub CUDA driver (tests/stubdrv), which logs
-# every launch of a compare kernel (ATUNE_STUB_CMP_LOG): a slice of an
+# every launch of a compare kernel (ATUNE_STUB_HELPER_LOG): a slice of an
 # output ("compare = 1024": one element at byte 4096), a scratch buffer
 # never, an accum buffer whole; an integer output with "mismatches = 1"
-# passes a configuration with one wrong element that fails without it.
+# passes a configuration with one wrong element that fails without it; each
+# input's fill reaches the fill kernel.
 # And `autotune check` of the templates that use them (tests/data/verify).
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
@@ -30,7 +31,7 @@ cd "$tmp" || exit 1
 tune() { "$bin" tune --size small --budget 4 "$@"; }
 
 # --- compare = 1024 of sums = int[1025] ------------------------------------
-ATUNE_STUB_CMP_LOG=$tmp/sums.log tune --templates "$data" --kernel block_sums -p p1 2>err1 >/dev/null
+ATUNE_STUB_HELPER_LOG=$tmp/sums.log tune --templates "$data" --kernel block_sums -p p1 2>err1 >/dev/null
 [ $? -eq 0 ] && ok || { ko "block_sums: tune exit"; cat err1; }
 grep -q '^\[block_sums n=1048576\]' p1/$slug.ini && ok || ko "block_sums: no profile section"
 # Each verification (4 in the search, more in the final pick) compares
@@ -38,16 +39,35 @@ grep -q '^\[block_sums n=1048576\]' p1/$slug.ini && ok || ko "block_sums: no pro
 n=$(grep -c '^cmp_int bytes=4100 off=4096 n=1$' sums.log)
 [ "$n" -ge 4 ] && ok || ko "block_sums: $n compares of sums[1024] alone, want at least 4"
 [ "$(grep -c '^cmp_uint bytes=4 off=0 n=1$' sums.log)" -eq "$n" ] && ok || ko "block_sums: the accum ticket not compared whole each time"
-[ "$(grep -c . sums.log)" -eq $((2 * n)) ] && ok || { ko "block_sums: other compares"; sort sums.log | uniq -c; }
+[ "$(grep -c ^cmp sums.log)" -eq $((2 * n)) ] && ok || { ko "block_sums: other compares"; sort sums.log | uniq -c; }
 
 # --- scratch: allocated, never compared -------------------------------------
-ATUNE_STUB_CMP_LOG=$tmp/scratch.log tune --templates "$data" --kernel scratch_sums -p p2 2>err2 >/dev/null
+ATUNE_STUB_HELPER_LOG=$tmp/scratch.log tune --templates "$data" --kernel scratch_sums -p p2 2>err2 >/dev/null
 [ $? -eq 0 ] && ok || { ko "scratch_sums: tune exit"; cat err2; }
 grep -q '^\[scratch_sums n=1048576\]' p2/$slug.ini && ok || ko "scratch_sums: no profile section"
 n=$(grep -c '^cmp_int bytes=4 off=0 n=1$' scratch.log)
 [ "$n" -ge 4 ] && ok || ko "scratch_sums: total compared $n times, want at least 4"
-[ "$(grep -c 'bytes=4096 ' scratch.log)" -eq 0 ] && ok || ko "scratch_sums: the scratch buffer was compared"
-[ "$(grep -c . scratch.log)" -eq $((2 * n)) ] && ok || { ko "scratch_sums: other compares"; sort scratch.log | uniq -c; }
+[ "$(grep -c '^cmp.*bytes=4096 ' scratch.log)" -eq 0 ] && ok || ko "scratch_sums: the scratch buffer was compared"
+[ "$(grep -c ^cmp scratch.log)" -eq $((2 * n)) ] && ok || { ko "scratch_sums: other compares"; sort scratch.log | uniq -c; }
+
+# --- fills: each buffer's fill reaches the fill kernel ----------------------
+# (the stub runs no kernel: tests/data/verify/fills checks the values on a
+# GPU, tests/gpu.sh STEP verify)
+ATUNE_STUB_HELPER_LOG=$tmp/fills.log "$bin" tune --templates "$data" --kernel fills --budget 1 -p p3 2>err3 >/dev/null
+[ $? -eq 0 ] && ok || { ko "fills: tune exit"; cat err3; }
+m=1048576
+for want in "fill_long bytes=$((8 * m)) n=$m mode=5 " \
+            "fill_float bytes=$((4 * m)) n=$m mode=4 ilo=0 ihi=0 rlo=1.5 " \
+            "fill_int bytes=$((4 * m)) n=$m mode=1 ilo=-3 ihi=5 " \
+            "fill_double bytes=$((8 * m)) n=$m mode=2 ilo=0 ihi=0 rlo=2 rhi=4" \
+            "fill_uint bytes=$((4 * m)) n=$m mode=3 ilo=4294967295 " \
+            "fill_int bytes=$((4 * m)) n=$m mode=1 ilo=0 ihi=$((m - 1)) " \
+            "fill_long bytes=32 n=4 mode=4 ilo=$m ihi=0 "; do
+    [ "$(grep -c "^$want" fills.log)" -eq 1 ] && ok || { ko "fills: no launch '$want'"; cat fills.log; }
+done
+[ "$(grep -c '^fill' fills.log)" -eq 7 ] && ok || ko "fills: not 7 fill launches"
+# Without a fill, an input is filled as before (mode 0).
+grep -q "^fill_int bytes=$((4 * m)) n=$m mode=0 " sums.log && ok || ko "block_sums: input not filled by default"
 
 # --- mismatches = 1: one wrong element passes --------------------------------
 mkdir -p t0 t1

@@ -575,7 +575,7 @@ static const struct defect defects[] = {
     {{{29, 29, "out = float[n * m] output, compare"}}, "dir/t.ini:29: ",
      "option 'compare' of buffer 'out' has no value: compare = VALUE"},
     {{{29, 29, "out = float[n * m] output, comp = 1"}}, "dir/t.ini:29: ",
-     "unknown option 'comp' of buffer 'out' (compare, mismatches)"},
+     "unknown option 'comp' of buffer 'out' (compare, mismatches, fill)"},
     {{{29, 29, "out = float[n * m] output, 0..1"}}, "dir/t.ini:29: ",
      "unknown option '0..1' of buffer 'out'"},
     {{{29, 29, "out = float[n * m] output,"}}, "dir/t.ini:29: ",
@@ -584,8 +584,8 @@ static const struct defect defects[] = {
      "dir/t.ini:29: ", "buffer 'out' has two 'compare' options"},
     {{{29, 29, "out = float[n * m] output, compare = 0..VW"}},
      "dir/t.ini:29: ",
-     "compare 'VW' of 'out' uses parameter 'VW': the compared elements are "
-     "the same for every configuration"},
+     "compare 'VW' of 'out' uses parameter 'VW': buffers are the same for "
+     "every configuration"},
     {{{29, 29, "out = float[n * m] output, compare = nn..n"}},
      "dir/t.ini:29: ", "unknown variable 'nn' in compare 'nn' of 'out'"},
     {{{29, 29, "out = float[n * m] output, compare = 0..n +"}},
@@ -612,6 +612,37 @@ static const struct defect defects[] = {
      "dir/t.ini:29: ", "mismatches '1e3%' of 'out' is not a count"},
     {{{29, 29, "out = int[n * m] output, mismatches = 99999999999999999999"}},
      "dir/t.ini:29: ", "is not a count"},
+    {{{29, 29, "out = float[n * m] output, fill = 1"}}, "dir/t.ini:29: ",
+     "'fill' of output buffer 'out': only input and inout buffers are "
+     "filled"},
+    {{{28, 28, "in = float[n] input, fill = range(0, 1)"}}, "dir/t.ini:28: ",
+     "fill 'range(0, 1)' of float buffer 'in': range() fills integers; "
+     "reals use uniform(LO, HI)"},
+    {{{28, 28, "in = int[n] input, fill = range(0)"}}, "dir/t.ini:28: ",
+     "fill 'range(0)' of 'in': range(LO, HI) takes two integers"},
+    {{{28, 28, "in = int[n] input, fill = range(0, VW)"}}, "dir/t.ini:28: ",
+     "fill 'VW' of 'in' uses parameter 'VW': buffers are the same for every "
+     "configuration"},
+    {{{28, 28, "in = int[n] input, fill = uniform(0, 1)"}}, "dir/t.ini:28: ",
+     "fill 'uniform(0, 1)' of int buffer 'in': uniform(LO, HI) fills reals, "
+     "LO < HI numbers"},
+    {{{28, 28, "in = float[n] input, fill = uniform(1, 1)"}}, "dir/t.ini:28: ",
+     "uniform(LO, HI) fills reals, LO < HI numbers"},
+    {{{28, 28, "in = float[n] input, fill = uniform(0, 1e999)"}},
+     "dir/t.ini:28: ", "uniform(LO, HI) fills reals, LO < HI numbers"},
+    {{{28, 28, "in = uint[n] input, fill = bits(33)"}}, "dir/t.ini:28: ",
+     "fill 'bits(33)' of uint buffer 'in': bits(B) fills integers, B from 1 "
+     "to 32"},
+    {{{28, 28, "in = char[n] input, fill = bits(0)"}}, "dir/t.ini:28: ",
+     "bits(B) fills integers, B from 1 to 8"},
+    {{{28, 28, "in = double[n] input, fill = bits(8)"}}, "dir/t.ini:28: ",
+     "bits(B) fills integers, B from 1 to 64"},
+    {{{28, 28, "in = float[n] input, fill = const(1.5, 2)"}}, "dir/t.ini:28: ",
+     "fill 'const(1.5, 2)' of 'in': const(X) takes one value"},
+    {{{28, 28, "in = float[n] input, fill = 1.5.2"}}, "dir/t.ini:28: ",
+     "fill '1.5.2' of 'in' is not a number"},
+    {{{28, 28, "in = int[n] input, fill = iota + 1"}}, "dir/t.ini:28: ",
+     "unknown variable 'iota' in fill 'iota + 1' of 'in'"},
     {{{29, 29, "out = float[n * m] scratch"}}, "dir/t.ini:27: ",
      "[args] has no output, inout or accum buffer"},
     {{{29, 29, "out = float[n * m output"}}, "dir/t.ini:29: ",
@@ -1023,6 +1054,93 @@ static void test_buffer_options(void **state)
     free(ini);
 }
 
+/* ", fill = ..." of input and inout buffers and constants: parsed, and
+ * its integer values evaluated (and checked against the type) per size. */
+static void test_fills(void **state)
+{
+    static const struct edit edits[] = {
+        {28, 28, "in = float[n] input, fill = uniform(-1, 2.5)"},
+        {30, 30, "keys = uint[n] inout, fill = bits(32)"},
+        {31, 31, "idx = long[n] input, fill = range(-n, n - 1)"},
+        {32, 32, "seq = int[n] input, fill = iota"},
+        {33, 33, "c = double[n] input, fill = const(-2.5e-1)"},
+        {35, 35, "table = int[m] input, fill = m * 2"},
+    };
+    char *ini = edited_base(edits, (int)ARRAY_LEN(edits));
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    atune__vars vs = {0};
+    int64_t lo, hi;
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->args[0].fill.kind, ATUNE__FILL_UNIFORM);
+    assert_true(m->args[0].fill.rlo == -1 && m->args[0].fill.rhi == 2.5);
+    assert_int_equal(m->args[1].fill.kind, ATUNE__FILL_RANDOM);
+    assert_int_equal(m->args[2].fill.kind, ATUNE__FILL_BITS);
+    assert_int_equal(m->args[2].fill.bits, 32);
+    assert_int_equal(m->args[3].fill.kind, ATUNE__FILL_RANGE);
+    assert_int_equal(m->args[4].fill.kind, ATUNE__FILL_IOTA);
+    assert_int_equal(m->args[5].fill.kind, ATUNE__FILL_CONST);
+    assert_true(m->args[5].fill.has_real && m->args[5].fill.rlo == -0.25);
+    assert_int_equal(m->constants[0].fill.kind, ATUNE__FILL_CONST);
+    assert_false(m->constants[0].fill.has_real);
+
+    /* small: m=4, n=1000 */
+    assert_int_equal(atune__size_vars(&m->sizes[1], &vs), 0);
+    assert_int_equal(atune__fill_values(m, &m->args[3], &vs, &lo, &hi, &err),
+                     0);
+    assert_int_equal(lo, -1000);
+    assert_int_equal(hi, 999);
+    assert_int_equal(
+        atune__fill_values(m, &m->constants[0], &vs, &lo, &hi, &err), 0);
+    assert_int_equal(lo, 8);
+    atune__manifest_free(m);
+    free(ini);
+}
+
+/* A fill that is empty or does not fit the type at a size: an error with
+ * the line, from the evaluation that check and tune share. */
+static void test_fill_values_errors(void **state)
+{
+    static const struct {
+        const char *line;
+        const char *msg;
+    } cases[] = {
+        {"in = int[n] input, fill = range(n, 0)",
+         "dir/t.ini:28: buffer 'in' is filled from range(1000, 0), which is "
+         "empty"},
+        {"in = char[n] input, fill = range(0, n)",
+         "dir/t.ini:28: fill of buffer 'in': 1000 does not fit its type char"},
+        {"in = uint[n] input, fill = -n",
+         "dir/t.ini:28: fill of buffer 'in': -1000 does not fit its type uint"},
+        {"in = int[n] input, fill = range(0, (1 << 32) - 1)",
+         "does not fit its type int"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        struct edit e = {28, 28, cases[i].line};
+        char *ini = edited_base(&e, 1);
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        atune__vars vs = {0};
+        int64_t lo, hi;
+        if (parse_text(ini, &m, &err) != ATUNE__OK)
+            fail_msg("%s: %s", cases[i].line, err.msg);
+        assert_int_equal(atune__size_vars(&m->sizes[1], &vs), 0);
+        assert_int_equal(
+            atune__fill_values(m, &m->args[0], &vs, &lo, &hi, &err),
+            ATUNE__EDATA);
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("%s: got '%s', want '%s'", cases[i].line, err.msg,
+                     cases[i].msg);
+        atune__manifest_free(m);
+        free(ini);
+    }
+}
+
 /* Entry points and constants must be named in the code itself: a name
  * only in a comment or a string is reported by the manifest (with its
  * line), not by NVRTC (without one). */
@@ -1372,6 +1490,8 @@ int main(void)
         cmocka_unit_test(test_names_in_comments),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_buffer_options),
+        cmocka_unit_test(test_fills),
+        cmocka_unit_test(test_fill_values_errors),
         cmocka_unit_test(test_template_dirs),
         cmocka_unit_test(test_manifest_load_errors),
         cmocka_unit_test(test_repository_templates),

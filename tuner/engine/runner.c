@@ -29,16 +29,33 @@ int atune__status_parse(const char *name)
 
 /* --- buffers ------------------------------------------------------------ */
 
-static int fill(atune__device *d, atune__type t, CUdeviceptr p, size_t n,
-                uint64_t seed, atune__err *err)
+/* Fills n elements of a's type at p as a's fill says (manifest.h), at
+ * the problem's size. */
+static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
+                size_t n, uint64_t seed, atune__err *err)
 {
+    atune__device *d = p->d;
+    const atune__fill *f = &a->fill;
     long count = (long)n;
     unsigned long long s = seed;
-    void *args[] = {&p, &count, &s};
+    int mode = (int)f->kind;
+    long long ilo = 0, ihi = 0;
+    double rlo = f->rlo, rhi = f->rhi;
+    void *args[] = {&ptr, &count, &s, &mode, &ilo, &ihi, &rlo, &rhi};
     unsigned grid = (unsigned)(d->info.attr.sm_count * 8);
+    int64_t lo, hi;
+    int rc = atune__fill_values(p->m, a, &p->vars, &lo, &hi, err);
 
-    CU(cuLaunchKernel(d->fill[t], grid, 1, 1, 256, 1, 1, 0, d->stream, args,
-                      NULL),
+    if (rc)
+        return rc;
+    ilo = lo;
+    ihi = hi;
+    if (f->kind == ATUNE__FILL_BITS)
+        ilo = (long long)(f->bits >= 64 ? ~0ULL : (1ULL << f->bits) - 1);
+    if (f->kind == ATUNE__FILL_CONST && !f->has_real)
+        rlo = (double)lo;
+    CU(cuLaunchKernel(d->fill[a->type], grid, 1, 1, 256, 1, 1, 0, d->stream,
+                      args, NULL),
        "launching the fill kernel");
     return 0;
 }
@@ -153,7 +170,7 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
             (rc = alloc(d, &b->expect, b->bytes, err)))
             return rc;
         if (b->arg->role == ATUNE__INPUT || b->arg->role == ATUNE__INOUT) {
-            if ((rc = fill(d, b->arg->type, b->ptr, b->count, seed, err)))
+            if ((rc = fill(p, b->arg, b->ptr, b->count, seed, err)))
                 return rc;
         }
         if (b->arg->role == ATUNE__INOUT) {
@@ -176,7 +193,7 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
         if (same && same->bytes == c->bytes)
             CU(cuMemcpyDtoDAsync(c->data, same->ptr, c->bytes, d->stream),
                "cuMemcpyDtoDAsync");
-        else if ((rc = fill(d, c->arg->type, c->data,
+        else if ((rc = fill(p, c->arg, c->data,
                             c->bytes / atune__type_size(c->arg->type), seed,
                             err)))
             return rc;

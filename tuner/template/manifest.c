@@ -620,6 +620,8 @@ static void free_args(atune__arg *args, int n)
         atune__expr_free(args[i].value);
         atune__expr_free(args[i].cmp_lo);
         atune__expr_free(args[i].cmp_hi);
+        atune__expr_free(args[i].fill.lo);
+        atune__expr_free(args[i].fill.hi);
     }
 }
 

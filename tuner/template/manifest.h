@@ -42,6 +42,25 @@ typedef enum atune__role {
 
 enum { ATUNE__COMPILER_AUTO, ATUNE__COMPILER_NVRTC, ATUNE__COMPILER_NVCC };
 
+/* How an input or inout buffer is filled (", fill = ..."). */
+typedef enum atune__fill_kind {
+    ATUNE__FILL_RANDOM,  /* default: small non-zero values of either sign */
+    ATUNE__FILL_RANGE,   /* range(LO, HI): integers, uniform, inclusive */
+    ATUNE__FILL_UNIFORM, /* uniform(LO, HI): reals, uniform */
+    ATUNE__FILL_BITS,    /* bits(B): integers, the low B bits random */
+    ATUNE__FILL_CONST,   /* a constant */
+    ATUNE__FILL_IOTA     /* element i is i */
+} atune__fill_kind;
+
+typedef struct atune__fill {
+    atune__fill_kind kind;
+    atune__expr *lo, *hi; /* range; an integer constant (lo) */
+    double rlo, rhi;      /* uniform; a real constant written with '.' or
+                             'e' (rlo, has_real) */
+    int has_real;
+    int bits;
+} atune__fill;
+
 typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;
 
 /* sizeof the C type on the device (char 1, int/uint/float 4, long/ulong/
@@ -103,6 +122,7 @@ typedef struct atune__arg {
      * elements may differ from the reference (0 by default). */
     uint64_t mismatch_count;
     double mismatch_pct; /* > 0: a percentage of the compared elements */
+    atune__fill fill;    /* input and inout buffers, constants */
     int line;
 } atune__arg;
 

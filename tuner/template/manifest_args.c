@@ -74,10 +74,11 @@ static int slice_name(void *ctx, const char *name)
     return 1;
 }
 
-/* One end of "compare = LO..HI": an expression of size variables and
- * device attributes, the same for every configuration. */
-static int parse_slice_end(struct loader *ld, const atune__ini_entry *en,
-                           const char *text, atune__expr **out)
+/* An expression of size variables and device attributes, the same for
+ * every configuration: one end of "compare = LO..HI" or a fill's value. */
+static int parse_size_expr(struct loader *ld, const atune__ini_entry *en,
+                           const char *what, const char *text,
+                           atune__expr **out)
 {
     struct slice_names sn = {.m = ld->m};
     int rc = atune__mf_parse_expr(ld, en->line, text, out);
@@ -86,13 +87,12 @@ static int parse_slice_end(struct loader *ld, const atune__ini_entry *en,
         return rc;
     if (sn.is_param)
         return atune__mf_bad(ld, en->line,
-                             "compare '%s' of '%s' uses parameter '%s': the "
-                             "compared elements are the same for every "
-                             "configuration",
-                             text, en->key, sn.bad);
+                             "%s '%s' of '%s' uses parameter '%s': buffers "
+                             "are the same for every configuration",
+                             what, text, en->key, sn.bad);
     return atune__mf_bad(ld, en->line,
-                         "unknown variable '%s' in compare '%s' of '%s'",
-                         sn.bad, text, en->key);
+                         "unknown variable '%s' in %s '%s' of '%s'", sn.bad,
+                         what, text, en->key);
 }
 
 /* compare = EXPR (one element) or LO..HI (inclusive, as ranges are in
@@ -110,14 +110,15 @@ static int parse_compare(struct loader *ld, const atune__ini_entry *en,
                              "and accum buffers are compared",
                              atune__role_name(a->role), en->key);
     if (!dots)
-        return (rc = parse_slice_end(ld, en, v, &a->cmp_lo)) ? rc
-               : parse_slice_end(ld, en, v, &a->cmp_hi);
+        return (rc = parse_size_expr(ld, en, "compare", v, &a->cmp_lo))
+                   ? rc
+                   : parse_size_expr(ld, en, "compare", v, &a->cmp_hi);
     lo = atune__strndup(v, (size_t)(dots - v));
     if (!lo)
         return atune__mf_oom(ld);
-    rc = parse_slice_end(ld, en, lo, &a->cmp_lo);
+    rc = parse_size_expr(ld, en, "compare", lo, &a->cmp_lo);
     free(lo);
-    return rc ? rc : parse_slice_end(ld, en, dots + 2, &a->cmp_hi);
+    return rc ? rc : parse_size_expr(ld, en, "compare", dots + 2, &a->cmp_hi);
 }
 
 /* mismatches = N (elements) or P% (of the compared elements). */
@@ -154,11 +155,137 @@ static int parse_mismatches(struct loader *ld, const atune__ini_entry *en,
                          v, en->key);
 }
 
+static int is_real(atune__type t)
+{
+    return t == ATUNE__FLOAT || t == ATUNE__DOUBLE;
+}
+
+/* "NAME(ARGS)" when v is a call of name: ARGS split at top-level commas
+ * into want pieces (heap strings); 0 when v is no call of name; -1 when it
+ * is, with another number of arguments. */
+static int call_args(const char *v, const char *name, char **args, int want)
+{
+    size_t len = strlen(name), vlen = strlen(v);
+    char *inner;
+    int n;
+
+    if (strncmp(v, name, len) != 0)
+        return 0;
+    for (v += len; *v == ' ' || *v == '\t'; v++)
+        continue;
+    vlen = strlen(v);
+    if (*v != '(' || vlen < 2 || v[vlen - 1] != ')')
+        return 0;
+    inner = atune__strndup(v + 1, vlen - 2);
+    if (!inner)
+        return -1;
+    n = atune__split_top(inner, args, want);
+    free(inner);
+    if (n != want) {
+        for (int i = 0; i < n; i++)
+            free(args[i]);
+        return -1;
+    }
+    return 1;
+}
+
+/* A real literal: the whole of text is a finite number. */
+static int real_value(const char *text, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* fill = range(LO, HI) | uniform(LO, HI) | bits(B) | iota | const(X) | X */
+static int parse_fill(struct loader *ld, const atune__ini_entry *en,
+                      const char *v, atune__arg *a)
+{
+    atune__fill *f = &a->fill;
+    const char *tn = atune__type_name(a->type);
+    char *args[2] = {0}, *end;
+    int rc = 0, k;
+
+    if (a->role != ATUNE__INPUT && a->role != ATUNE__INOUT)
+        return atune__mf_bad(ld, en->line,
+                             "'fill' of %s buffer '%s': only input and inout "
+                             "buffers are filled",
+                             atune__role_name(a->role), en->key);
+    if (strcmp(v, "iota") == 0) {
+        f->kind = ATUNE__FILL_IOTA;
+        return 0;
+    }
+    if ((k = call_args(v, "range", args, 2)) != 0) {
+        if (k < 0)
+            return atune__mf_bad(ld, en->line,
+                                 "fill '%s' of '%s': range(LO, HI) takes two "
+                                 "integers",
+                                 v, en->key);
+        f->kind = ATUNE__FILL_RANGE;
+        if (is_real(a->type))
+            rc = atune__mf_bad(ld, en->line,
+                               "fill '%s' of %s buffer '%s': range() fills "
+                               "integers; reals use uniform(LO, HI)",
+                               v, tn, en->key);
+        if (!rc)
+            rc = parse_size_expr(ld, en, "fill", args[0], &f->lo);
+        if (!rc)
+            rc = parse_size_expr(ld, en, "fill", args[1], &f->hi);
+    } else if ((k = call_args(v, "uniform", args, 2)) != 0) {
+        f->kind = ATUNE__FILL_UNIFORM;
+        if (k < 0 || !is_real(a->type) || !real_value(args[0], &f->rlo) ||
+            !real_value(args[1], &f->rhi) || !(f->rlo < f->rhi))
+            rc = atune__mf_bad(ld, en->line,
+                               "fill '%s' of %s buffer '%s': uniform(LO, HI) "
+                               "fills reals, LO < HI numbers",
+                               v, tn, en->key);
+    } else if ((k = call_args(v, "bits", args, 1)) != 0) {
+        long b = 0;
+        f->kind = ATUNE__FILL_BITS;
+        if (k > 0 && strspn(args[0], "0123456789") == strlen(args[0]) &&
+            strlen(args[0]) <= 2)
+            b = strtol(args[0], &end, 10);
+        if (is_real(a->type) || b < 1 ||
+            (size_t)b > 8 * atune__type_size(a->type))
+            rc = atune__mf_bad(ld, en->line,
+                               "fill '%s' of %s buffer '%s': bits(B) fills "
+                               "integers, B from 1 to %zu",
+                               v, tn, en->key, 8 * atune__type_size(a->type));
+        f->bits = (int)b;
+    } else {
+        f->kind = ATUNE__FILL_CONST;
+        if ((k = call_args(v, "const", args, 1)) < 0)
+            return atune__mf_bad(ld, en->line,
+                                 "fill '%s' of '%s': const(X) takes one value",
+                                 v, en->key);
+        if (k > 0)
+            v = args[0];
+        if (is_real(a->type) && strpbrk(v, ".eE") && !strpbrk(v, "xX")) {
+            f->has_real = real_value(v, &f->rlo);
+            if (!f->has_real)
+                rc = atune__mf_bad(ld, en->line,
+                                   "fill '%s' of '%s' is not a number", v,
+                                   en->key);
+        } else {
+            rc = parse_size_expr(ld, en, "fill", v, &f->lo);
+        }
+    }
+    free(args[0]);
+    free(args[1]);
+    return rc;
+}
+
 /* ", OPTION = VALUE" after a buffer's role. */
 static int parse_option(struct loader *ld, const atune__ini_entry *en,
                         const char *opt, atune__arg *a, unsigned *seen)
 {
-    static const char *const names[] = {"compare", "mismatches"};
+    static const char *const names[] = {"compare", "mismatches", "fill"};
     size_t len = 0;
     const char *v;
     int k;
@@ -174,7 +301,7 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
             key--;
         return atune__mf_bad(ld, en->line,
                              "unknown option '%.*s' of buffer '%s' (compare, "
-                             "mismatches)",
+                             "mismatches, fill)",
                              (int)key, opt, en->key);
     }
     for (v = opt + len; *v == ' ' || *v == '\t'; v++)
@@ -190,7 +317,9 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
         return atune__mf_bad(ld, en->line, "buffer '%s' has two '%s' options",
                              en->key, names[k]);
     *seen |= 1u << k;
-    return k == 0 ? parse_compare(ld, en, v, a) : parse_mismatches(ld, en, v, a);
+    if (k == 0)
+        return parse_compare(ld, en, v, a);
+    return k == 1 ? parse_mismatches(ld, en, v, a) : parse_fill(ld, en, v, a);
 }
 
 /* TYPE[COUNT] ROLE[, OPTION = VALUE ...], with s just past TYPE and at

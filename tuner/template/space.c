@@ -463,6 +463,36 @@ int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
     return 0;
 }
 
+int atune__fill_values(const atune__manifest *m, const atune__arg *a,
+                       const atune__vars *vs, int64_t *lo, int64_t *hi,
+                       atune__err *err)
+{
+    const atune__fill *f = &a->fill;
+    int real = a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE;
+    int rc;
+
+    *lo = *hi = 0;
+    if (f->lo && (rc = atune__manifest_eval(m, f->lo, a->line, vs, lo, err)))
+        return rc;
+    if (f->hi && (rc = atune__manifest_eval(m, f->hi, a->line, vs, hi, err)))
+        return rc;
+    if (f->kind == ATUNE__FILL_RANGE && *lo > *hi)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: buffer '%s' is filled from range(%" PRId64
+                           ", %" PRId64 "), which is empty",
+                           m->ini_path, a->line, a->name, *lo, *hi);
+    if (!real && f->lo &&
+        (!atune__scalar_fits(a->type, *lo) ||
+         (f->hi && !atune__scalar_fits(a->type, *hi))))
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: fill of buffer '%s': %" PRId64
+                           " does not fit its type %s",
+                           m->ini_path, a->line, a->name,
+                           atune__scalar_fits(a->type, *lo) ? *hi : *lo,
+                           atune__type_name(a->type));
+    return 0;
+}
+
 /* Adds copies of one buffer of a's count (evaluated with vs) to *total. */
 static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                       const atune__vars *vs, int64_t *total, atune__err *err)
@@ -488,6 +518,10 @@ static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                            "runner needs is more than 2^63 bytes",
                            m->ini_path, a->line, a->name);
     *total += n * size * copies;
+    if (a->role == ATUNE__INPUT || a->role == ATUNE__INOUT) {
+        int64_t lo, hi;
+        return atune__fill_values(m, a, vs, &lo, &hi, err);
+    }
     if (atune__role_compared(a->role)) {
         int64_t first, cmp;
         return atune__buffer_slice(m, a, vs, n, &first, &cmp, err);

@@ -171,6 +171,13 @@ int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
                         const atune__vars *vs, int64_t count, int64_t *first,
                         int64_t *n, atune__err *err);
 
+/* The integer values of buffer a's fill at vs: range(LO, HI) or an
+ * integer constant (lo); an error with file and line when a range is empty
+ * or a value does not fit the buffer's type. */
+int atune__fill_values(const atune__manifest *m, const atune__arg *a,
+                       const atune__vars *vs, int64_t *lo, int64_t *hi,
+                       atune__err *err);
+
 /* The device memory the runner allocates at size, in bytes: every buffer,
  * a copy of each inout buffer's initial contents, the reference's result
  * of each compared buffer, and the constants. Fails (ATUNE__EDATA,
