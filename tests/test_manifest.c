@@ -641,6 +641,8 @@ static const struct defect defects[] = {
      "fill 'const(1.5, 2)' of 'in': const(X) takes one value"},
     {{{28, 28, "in = float[n] input, fill = 1.5.2"}}, "dir/t.ini:28: ",
      "fill '1.5.2' of 'in' is not a number"},
+    {{{28, 28, "in = int[n] input, fill = file()"}}, "dir/t.ini:28: ",
+     "fill 'file()' of 'in': file(PATH) takes one path"},
     {{{28, 28, "in = int[n] input, fill = iota + 1"}}, "dir/t.ini:28: ",
      "unknown variable 'iota' in fill 'iota + 1' of 'in'"},
     {{{29, 29, "out = float[n * m] scratch"}}, "dir/t.ini:27: ",
@@ -1100,6 +1102,108 @@ static void test_fills(void **state)
     free(ini);
 }
 
+/* Writes len bytes of a .npy version 1 file: header dict h, then data. */
+static void write_npy(const char *path, const char *h, const void *data,
+                      size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    size_t hl = strlen(h);
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                             (unsigned char)(hl & 0xff),
+                             (unsigned char)(hl >> 8)};
+    assert_non_null(f);
+    assert_int_equal(fwrite(pre, 1, 10, f), 10);
+    assert_int_equal(fwrite(h, 1, hl, f), hl);
+    if (len)
+        assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* "fill = file(PATH)": raw or .npy, checked against the buffer's type and
+ * count; every defect an error naming the manifest's line and the file. */
+static void test_fill_file(void **state)
+{
+    static const int v[4] = {7, -1, 42, 3};
+    static const struct {
+        const char *file;
+        const char *header; /* NULL: raw, else a .npy header */
+        size_t len;         /* data bytes written */
+        const char *msg;    /* NULL: loads v */
+    } cases[] = {
+        {"ok.raw", NULL, 16, NULL},
+        {"ok.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }",
+         16, NULL},
+        {"two.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }",
+         16, NULL},
+        {"short.raw", NULL, 12,
+         "12 bytes of data, the buffer needs 16 (4 int)"},
+        {"type.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+         16, "element type '<f4', the buffer is int ('<i4')"},
+        {"count.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+         12, "3 elements, the buffer has 4"},
+        {"big.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }",
+         12, "12 bytes of data, the buffer needs 16"},
+        {"shape.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': x, }",
+         16, "bad .npy shape"},
+        {"huge.npy",
+         "{'descr': '<i4', 'fortran_order': False, 'shape': "
+         "(99999999999, 99999999999), }",
+         16, "bad .npy shape"},
+        {"nodescr.npy", "{'fortran_order': False, 'shape': (4,), }", 16,
+         "has no descr, fortran_order or shape"},
+        {"fortran.npy", "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 2), }",
+         16, "Fortran-ordered arrays are not supported"},
+        {"missing.raw", "", 0, "cannot be read as a regular file"},
+    };
+    char dir[] = "/tmp/atune-fill-XXXXXX";
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        char path[128], line[192];
+        struct edit e = {28, 28, line};
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        void *data = NULL;
+        char *ini;
+        snprintf(path, sizeof(path), "%s/%s", dir, cases[i].file);
+        if (!cases[i].header) {
+            FILE *f = fopen(path, "wb");
+            assert_non_null(f);
+            assert_int_equal(fwrite(v, 1, cases[i].len, f), cases[i].len);
+            fclose(f);
+        } else if (cases[i].header[0]) {
+            write_npy(path, cases[i].header, v, cases[i].len);
+        }
+        snprintf(line, sizeof(line), "in = int[n] input, fill = file(%s)", path);
+        ini = edited_base(&e, 1);
+        if (parse_text(ini, &m, &err) != ATUNE__OK)
+            fail_msg("%s: %s", cases[i].file, err.msg);
+        assert_int_equal(m->args[0].fill.kind, ATUNE__FILL_FILE);
+        if (!cases[i].msg) {
+            assert_int_equal(atune__data_load(m, &m->args[0], 4, &data, &err),
+                             0);
+            assert_memory_equal(data, v, sizeof(v));
+            free(data);
+        } else {
+            char want[256];
+            assert_int_equal(atune__data_load(m, &m->args[0], 4, &data, &err),
+                             ATUNE__EDATA);
+            assert_null(data);
+            snprintf(want, sizeof(want), "dir/t.ini:28: buffer 'in': file '%s': ",
+                     path);
+            if (strncmp(err.msg, want, strlen(want)) != 0 ||
+                !strstr(err.msg, cases[i].msg))
+                fail_msg("%s: got '%s', want '%s%s'", cases[i].file, err.msg,
+                         want, cases[i].msg);
+        }
+        unlink(path);
+        atune__manifest_free(m);
+        free(ini);
+    }
+    rmdir(dir);
+}
+
 /* A fill that is empty or does not fit the type at a size: an error with
  * the line, from the evaluation that check and tune share. */
 static void test_fill_values_errors(void **state)
@@ -1492,6 +1596,7 @@ int main(void)
         cmocka_unit_test(test_buffer_options),
         cmocka_unit_test(test_fills),
         cmocka_unit_test(test_fill_values_errors),
+        cmocka_unit_test(test_fill_file),
         cmocka_unit_test(test_template_dirs),
         cmocka_unit_test(test_manifest_load_errors),
         cmocka_unit_test(test_repository_templates),

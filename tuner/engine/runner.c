@@ -48,6 +48,16 @@ static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
 
     if (rc)
         return rc;
+    if (f->kind == ATUNE__FILL_FILE) {
+        void *data;
+        if ((rc = atune__data_load(p->m, a, n, &data, err)))
+            return rc;
+        rc = atune__cucheck(d->cu->cuMemcpyHtoD(ptr, data,
+                                                n * atune__type_size(a->type)),
+                            "cuMemcpyHtoD", err);
+        free(data);
+        return rc;
+    }
     ilo = lo;
     ihi = hi;
     if (f->kind == ATUNE__FILL_BITS)

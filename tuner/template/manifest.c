@@ -622,6 +622,7 @@ static void free_args(atune__arg *args, int n)
         atune__expr_free(args[i].cmp_hi);
         atune__expr_free(args[i].fill.lo);
         atune__expr_free(args[i].fill.hi);
+        free(args[i].fill.path);
     }
 }
 

@@ -49,7 +49,8 @@ typedef enum atune__fill_kind {
     ATUNE__FILL_UNIFORM, /* uniform(LO, HI): reals, uniform */
     ATUNE__FILL_BITS,    /* bits(B): integers, the low B bits random */
     ATUNE__FILL_CONST,   /* a constant */
-    ATUNE__FILL_IOTA     /* element i is i */
+    ATUNE__FILL_IOTA,    /* element i is i */
+    ATUNE__FILL_FILE     /* file(PATH): raw elements or .npy */
 } atune__fill_kind;
 
 typedef struct atune__fill {
@@ -59,6 +60,7 @@ typedef struct atune__fill {
                              'e' (rlo, has_real) */
     int has_real;
     int bits;
+    char *path; /* file(PATH), relative to the manifest's directory */
 } atune__fill;
 
 typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;

@@ -221,6 +221,15 @@ static int parse_fill(struct loader *ld, const atune__ini_entry *en,
         f->kind = ATUNE__FILL_IOTA;
         return 0;
     }
+    if ((k = call_args(v, "file", args, 1)) != 0) {
+        f->kind = ATUNE__FILL_FILE;
+        if (k < 0)
+            return atune__mf_bad(ld, en->line,
+                                 "fill '%s' of '%s': file(PATH) takes one path",
+                                 v, en->key);
+        f->path = args[0];
+        return 0;
+    }
     if ((k = call_args(v, "range", args, 2)) != 0) {
         if (k < 0)
             return atune__mf_bad(ld, en->line,

@@ -520,6 +520,8 @@ static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
     *total += n * size * copies;
     if (a->role == ATUNE__INPUT || a->role == ATUNE__INOUT) {
         int64_t lo, hi;
+        if (a->fill.kind == ATUNE__FILL_FILE)
+            return atune__data_load(m, a, (size_t)n, NULL, err);
         return atune__fill_values(m, a, vs, &lo, &hi, err);
     }
     if (atune__role_compared(a->role)) {

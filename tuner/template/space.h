@@ -178,6 +178,13 @@ int atune__fill_values(const atune__manifest *m, const atune__arg *a,
                        const atune__vars *vs, int64_t *lo, int64_t *hi,
                        atune__err *err);
 
+/* The contents of buffer a's "fill = file(PATH)" for count elements, in
+ * *data (malloc'd; NULL: only checks the file): raw elements, or a .npy
+ * array of the buffer's type and count. Errors name the manifest's line
+ * and the file (ATUNE__EDATA). */
+int atune__data_load(const atune__manifest *m, const atune__arg *a,
+                     size_t count, void **data, atune__err *err);
+
 /* The device memory the runner allocates at size, in bytes: every buffer,
  * a copy of each inout buffer's initial contents, the reference's result
  * of each compared buffer, and the constants. Fails (ATUNE__EDATA,

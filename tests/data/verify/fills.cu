@@ -1,11 +1,13 @@
 /* fills -- checks on the device that every kind of fill gives what the
- * manifest asks: per element, bad[i] gets one bit per input that is not
- * what its fill promises (the reference writes 0); keys_or gets the OR of
- * every key (the reference writes 0xffffffff: all 32 bits vary). */
+ * manifest asks (fills_table.npy holds 1, 11, 21, 31): per element, bad[i]
+ * gets one bit per input that is not what its fill promises (the reference
+ * writes 0); keys_or gets the OR of every key (the reference writes
+ * 0xffffffff: all 32 bits vary). */
 extern "C" __global__ void fills_tuned(const long long *seq, const float *one,
                                        const int *small, const double *unit,
                                        const unsigned *keys, const int *idx,
-                                       const long long *size, int *bad,
+                                       const long long *size, const int *table,
+                                       int *bad,
                                        unsigned *keys_or, long n)
 {
     unsigned acc = 0;
@@ -19,6 +21,7 @@ extern "C" __global__ void fills_tuned(const long long *seq, const float *one,
         b |= (unit[i] < 2 || unit[i] > 4) << 3;
         b |= (idx[i] < 0 || idx[i] > n - 1) << 4;
         b |= (size[i % 4] != n) << 5;
+        b |= (table[i % 4] != i % 4 * 10 + 1) << 6;
         bad[i] = b;
         acc |= keys[i];
     }
@@ -28,7 +31,8 @@ extern "C" __global__ void fills_tuned(const long long *seq, const float *one,
 extern "C" __global__ void fills_ref(const long long *seq, const float *one,
                                      const int *small, const double *unit,
                                      const unsigned *keys, const int *idx,
-                                     const long long *size, int *bad,
+                                     const long long *size, const int *table,
+                                     int *bad,
                                      unsigned *keys_or, long n)
 {
     for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
