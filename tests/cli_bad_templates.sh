@@ -147,7 +147,7 @@ PY
   fi
   [ ! -e "$tmp/prof-$kind" ] && ok || ko "$kind: tune created files"
 done
-[ "$nkinds" -ge 68 ] && ok || ko "only $nkinds kinds of bad templates"
+[ "$nkinds" -ge 72 ] && ok || ko "only $nkinds kinds of bad templates"
 
 # A directory with a good and a bad template: check reports the bad one
 # and still compiles the good one.
