@@ -39,7 +39,9 @@ load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
   range_step_and_pow2 range_too_many_values continuation_orphan
   kernel_bad_char kernel_not_name include_dir_missing nvrtc_option_reserved
   nvrtc_option_not_option param_macros_bad param_name_too_long
-  include_dirs_empty knob_redefined knob_identifier knob_template_param "
+  include_dirs_empty knob_redefined knob_identifier knob_template_param
+  buffer_option_unknown compare_uses_param mismatches_bad
+  fill_bad "
 
 # Macro knobs the source would override or be broken by: what each message
 # must say besides its file:line (the fixes included).
@@ -145,7 +147,7 @@ PY
   fi
   [ ! -e "$tmp/prof-$kind" ] && ok || ko "$kind: tune created files"
 done
-[ "$nkinds" -ge 61 ] && ok || ko "only $nkinds kinds of bad templates"
+[ "$nkinds" -ge 72 ] && ok || ko "only $nkinds kinds of bad templates"
 
 # A directory with a good and a bad template: check reports the bad one
 # and still compiles the good one.

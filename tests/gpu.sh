@@ -7,9 +7,10 @@
 #
 #   STEPS="test default cold tune bench consumer kt published evaluate all
 #          ncu engine flush study regret merge profmerge cand sweep record
-#          docs"  (run in this order; record: tests/gpu_record.sh,
+#          docs verify"  (run in this order; record: tests/gpu_record.sh,
 #          record-tune-serve of copy; published: tests/gpu_published.sh,
-#          the published kernel files tuned as they are)
+#          the published kernel files tuned as they are; verify:
+#          tests/gpu_verify.sh)
 #                             (default: test tune bench consumer)
 #   REGRET_KERNELS=copy,saxpy regret: kernels (default copy,saxpy,reduce,
 #                             constmem,matmul); REGRET_PROFILE=file measures
@@ -420,6 +421,15 @@ if has docs; then
   say "documentation examples, GPU ones included"
   ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
     bash "$root/tests/docs_examples.sh" --gpu 2>&1 | tee "$OUT/docs.txt" | tee -a "$log" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if has verify; then
+  # Buffer roles, compared slices and fills (tests/data/verify, issue 33):
+  # brute force of a cross-block reduction compared on its total only, the
+  # same with a scratch buffer, and a kernel that checks every fill.
+  say "verification options: tests/gpu_verify.sh"
+  ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
+    bash "$root/tests/gpu_verify.sh" 2>&1 | tee "$OUT/verify.txt" | tee -a "$log" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"

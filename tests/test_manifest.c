@@ -605,7 +605,84 @@ static const struct defect defects[] = {
     {{{29, 29, "out = float[n * m] scalar"}}, "dir/t.ini:29: ",
      "unknown role 'scalar' of 'out'"},
     {{{29, 29, "out = float[n * m]"}}, "dir/t.ini:29: ",
-     "buffer 'out' has no role (input, output, inout, accum)"},
+     "buffer 'out' has no role (input, output, inout, accum, scratch)"},
+    {{{29, 29, "out = float[n * m], compare = 0"}}, "dir/t.ini:29: ",
+     "buffer 'out' has no role (input, output, inout, accum, scratch)"},
+    {{{29, 29, "out = float[n * m] output, compare"}}, "dir/t.ini:29: ",
+     "option 'compare' of buffer 'out' has no value: compare = VALUE"},
+    {{{29, 29, "out = float[n * m] output, comp = 1"}}, "dir/t.ini:29: ",
+     "unknown option 'comp' of buffer 'out' (compare, mismatches, fill)"},
+    {{{29, 29, "out = float[n * m] output, 0..1"}}, "dir/t.ini:29: ",
+     "unknown option '0..1' of buffer 'out'"},
+    {{{29, 29, "out = float[n * m] output,"}}, "dir/t.ini:29: ",
+     "buffer 'out': an empty option, or more than 4, after its role"},
+    {{{29, 29, "out = float[n * m] output, compare = 0, compare = 1"}},
+     "dir/t.ini:29: ", "buffer 'out' has two 'compare' options"},
+    {{{29, 29, "out = float[n * m] output, compare = 0..VW"}},
+     "dir/t.ini:29: ",
+     "compare 'VW' of 'out' uses parameter 'VW': buffers are the same for "
+     "every configuration"},
+    {{{29, 29, "out = float[n * m] output, compare = nn..n"}},
+     "dir/t.ini:29: ", "unknown variable 'nn' in compare 'nn' of 'out'"},
+    {{{29, 29, "out = float[n * m] output, compare = 0..n +"}},
+     "dir/t.ini:29: ", "column 4: expected an operand in 'n +'"},
+    {{{28, 28, "in = float[n] input, compare = 0"}}, "dir/t.ini:28: ",
+     "'compare' of input buffer 'in': only output, inout and accum buffers "
+     "are compared"},
+    {{{29, 29, "out = float[n * m] output, mismatches = 1"}},
+     "dir/t.ini:29: ",
+     "'mismatches' of float buffer 'out': real buffers are compared with "
+     "the template's tolerance"},
+    {{{29, 29, "out = int[n * m] scratch, mismatches = 1"}},
+     "dir/t.ini:29: ",
+     "'mismatches' of scratch buffer 'out': only output, inout and accum"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 1.5"}},
+     "dir/t.ini:29: ",
+     "mismatches '1.5' of 'out' is not a count of elements or a percentage "
+     "from 0% to 100% (5, 0.1%)"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 101%"}},
+     "dir/t.ini:29: ", "mismatches '101%' of 'out' is not a count"},
+    {{{29, 29, "out = int[n * m] output, mismatches = -1"}},
+     "dir/t.ini:29: ", "mismatches '-1' of 'out' is not a count"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 1e3%"}},
+     "dir/t.ini:29: ", "mismatches '1e3%' of 'out' is not a count"},
+    {{{29, 29, "out = int[n * m] output, mismatches = 99999999999999999999"}},
+     "dir/t.ini:29: ", "is not a count"},
+    {{{29, 29, "out = float[n * m] output, fill = 1"}}, "dir/t.ini:29: ",
+     "'fill' of output buffer 'out': only input and inout buffers are "
+     "filled"},
+    {{{28, 28, "in = float[n] input, fill = range(0, 1)"}}, "dir/t.ini:28: ",
+     "fill 'range(0, 1)' of float buffer 'in': range() fills integers; "
+     "reals use uniform(LO, HI)"},
+    {{{28, 28, "in = int[n] input, fill = range(0)"}}, "dir/t.ini:28: ",
+     "fill 'range(0)' of 'in': range(LO, HI) takes two integers"},
+    {{{28, 28, "in = int[n] input, fill = range(0, VW)"}}, "dir/t.ini:28: ",
+     "fill 'VW' of 'in' uses parameter 'VW': buffers are the same for every "
+     "configuration"},
+    {{{28, 28, "in = int[n] input, fill = uniform(0, 1)"}}, "dir/t.ini:28: ",
+     "fill 'uniform(0, 1)' of int buffer 'in': uniform(LO, HI) fills reals, "
+     "LO < HI numbers"},
+    {{{28, 28, "in = float[n] input, fill = uniform(1, 1)"}}, "dir/t.ini:28: ",
+     "uniform(LO, HI) fills reals, LO < HI numbers"},
+    {{{28, 28, "in = float[n] input, fill = uniform(0, 1e999)"}},
+     "dir/t.ini:28: ", "uniform(LO, HI) fills reals, LO < HI numbers"},
+    {{{28, 28, "in = uint[n] input, fill = bits(33)"}}, "dir/t.ini:28: ",
+     "fill 'bits(33)' of uint buffer 'in': bits(B) fills integers, B from 1 "
+     "to 32"},
+    {{{28, 28, "in = char[n] input, fill = bits(0)"}}, "dir/t.ini:28: ",
+     "bits(B) fills integers, B from 1 to 8"},
+    {{{28, 28, "in = double[n] input, fill = bits(8)"}}, "dir/t.ini:28: ",
+     "bits(B) fills integers, B from 1 to 64"},
+    {{{28, 28, "in = float[n] input, fill = const(1.5, 2)"}}, "dir/t.ini:28: ",
+     "fill 'const(1.5, 2)' of 'in': const(X) takes one value"},
+    {{{28, 28, "in = float[n] input, fill = 1.5.2"}}, "dir/t.ini:28: ",
+     "fill '1.5.2' of 'in' is not a number"},
+    {{{28, 28, "in = int[n] input, fill = file()"}}, "dir/t.ini:28: ",
+     "fill 'file()' of 'in': file(PATH) takes one path"},
+    {{{28, 28, "in = int[n] input, fill = iota + 1"}}, "dir/t.ini:28: ",
+     "unknown variable 'iota' in fill 'iota + 1' of 'in'"},
+    {{{29, 29, "out = float[n * m] scratch"}}, "dir/t.ini:27: ",
+     "[args] has no output, inout or accum buffer"},
     {{{29, 29, "out = float[n * m output"}}, "dir/t.ini:29: ",
      "missing ']' in 'float[n * m output'"},
     {{{29, 29, "out = float[] output"}}, "dir/t.ini:29: ",
@@ -958,6 +1035,262 @@ static void test_copy(void **state)
     free(ini);
     free(cu);
     atune__manifest_free(m);
+}
+
+/* ", compare = LO..HI" and ", mismatches = N|P%" after a buffer's role,
+ * and the scratch role: parsed, and evaluated per size. */
+static void test_buffer_options(void **state)
+{
+    static const struct edit edits[] = {
+        {28, 28, "in = int[n] scratch"},
+        {29, 29, "out = int[n * m + 1] output, compare = n * m..n * m, "
+                 "mismatches = 2"},
+        {30, 30, "part = uint[min(n, 64)] accum, mismatches = 12.5%, "
+                 "compare = 1..max(m, 2)"},
+        {31, 31, "whole = long[n] inout, compare = n - 1"},
+    };
+    char *ini = edited_base(edits, (int)ARRAY_LEN(edits));
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    atune__vars vs = {0};
+    int64_t first = -1, n = -1;
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->args[0].role, ATUNE__SCRATCH);
+    assert_string_equal(atune__role_name(ATUNE__SCRATCH), "scratch");
+    assert_false(atune__role_compared(ATUNE__SCRATCH));
+    assert_false(atune__role_compared(ATUNE__INPUT));
+    assert_true(atune__role_compared(ATUNE__ACCUM));
+    assert_null(m->args[0].cmp_lo);
+    assert_int_equal(m->args[1].role, ATUNE__OUTPUT);
+    assert_string_equal(atune__expr_text(m->args[1].cmp_lo), "n * m");
+    assert_int_equal(m->args[1].mismatch_count, 2);
+    assert_true(m->args[2].mismatch_pct == 12.5);
+
+    /* small: m=4, n=1000 */
+    assert_int_equal(atune__size_vars(&m->sizes[1], &vs), 0);
+    assert_int_equal(atune__buffer_slice(m, &m->args[1], &vs, 4001, &first,
+                                         &n, &err), 0);
+    assert_int_equal(first, 4000);
+    assert_int_equal(n, 1);
+    assert_int_equal(atune__buffer_slice(m, &m->args[2], &vs, 64, &first, &n,
+                                         &err), 0);
+    assert_int_equal(first, 1);
+    assert_int_equal(n, 4);
+    assert_int_equal(atune__buffer_slice(m, &m->args[3], &vs, 1000, &first,
+                                         &n, &err), 0);
+    assert_int_equal(first, 999);
+    assert_int_equal(n, 1);
+    /* no "compare": the whole buffer */
+    assert_int_equal(atune__buffer_slice(m, &m->args[0], &vs, 7, &first, &n,
+                                         &err), 0);
+    assert_int_equal(first, 0);
+    assert_int_equal(n, 7);
+    /* a slice past the buffer's end at this size */
+    assert_int_equal(atune__buffer_slice(m, &m->args[1], &vs, 4000, &first,
+                                         &n, &err),
+                     ATUNE__EDATA);
+    assert_string_equal(err.msg, "dir/t.ini:29: buffer 'out' compares "
+                                 "elements 4000..4000 of its 4000 (0..3999)");
+    /* a count, or a percentage of the compared elements, rounded down */
+    assert_int_equal(atune__mismatches_allowed(&m->args[1], 1), 2);
+    assert_int_equal(atune__mismatches_allowed(&m->args[2], 4), 0);
+    assert_int_equal(atune__mismatches_allowed(&m->args[2], 8), 1);
+    assert_int_equal(atune__mismatches_allowed(&m->args[2], 1000), 125);
+    assert_int_equal(atune__mismatches_allowed(&m->args[3], 1000), 0);
+    atune__manifest_free(m);
+    free(ini);
+}
+
+/* ", fill = ..." of input and inout buffers and constants: parsed, and
+ * its integer values evaluated (and checked against the type) per size. */
+static void test_fills(void **state)
+{
+    static const struct edit edits[] = {
+        {28, 28, "in = float[n] input, fill = uniform(-1, 2.5)"},
+        {30, 30, "keys = uint[n] inout, fill = bits(32)"},
+        {31, 31, "idx = long[n] input, fill = range(-n, n - 1)"},
+        {32, 32, "seq = int[n] input, fill = iota"},
+        {33, 33, "c = double[n] input, fill = const(-2.5e-1)"},
+        {35, 35, "table = int[m] input, fill = m * 2"},
+    };
+    char *ini = edited_base(edits, (int)ARRAY_LEN(edits));
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    atune__vars vs = {0};
+    int64_t lo, hi;
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->args[0].fill.kind, ATUNE__FILL_UNIFORM);
+    assert_true(m->args[0].fill.rlo == -1 && m->args[0].fill.rhi == 2.5);
+    assert_int_equal(m->args[1].fill.kind, ATUNE__FILL_RANDOM);
+    assert_int_equal(m->args[2].fill.kind, ATUNE__FILL_BITS);
+    assert_int_equal(m->args[2].fill.bits, 32);
+    assert_int_equal(m->args[3].fill.kind, ATUNE__FILL_RANGE);
+    assert_int_equal(m->args[4].fill.kind, ATUNE__FILL_IOTA);
+    assert_int_equal(m->args[5].fill.kind, ATUNE__FILL_CONST);
+    assert_true(m->args[5].fill.has_real && m->args[5].fill.rlo == -0.25);
+    assert_int_equal(m->constants[0].fill.kind, ATUNE__FILL_CONST);
+    assert_false(m->constants[0].fill.has_real);
+
+    /* small: m=4, n=1000 */
+    assert_int_equal(atune__size_vars(&m->sizes[1], &vs), 0);
+    assert_int_equal(atune__fill_values(m, &m->args[3], &vs, &lo, &hi, &err),
+                     0);
+    assert_int_equal(lo, -1000);
+    assert_int_equal(hi, 999);
+    assert_int_equal(
+        atune__fill_values(m, &m->constants[0], &vs, &lo, &hi, &err), 0);
+    assert_int_equal(lo, 8);
+    atune__manifest_free(m);
+    free(ini);
+}
+
+/* Writes len bytes of a .npy version 1 file: header dict h, then data. */
+static void write_npy(const char *path, const char *h, const void *data,
+                      size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    size_t hl = strlen(h);
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                             (unsigned char)(hl & 0xff),
+                             (unsigned char)(hl >> 8)};
+    assert_non_null(f);
+    assert_int_equal(fwrite(pre, 1, 10, f), 10);
+    assert_int_equal(fwrite(h, 1, hl, f), hl);
+    if (len)
+        assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* "fill = file(PATH)": raw or .npy, checked against the buffer's type and
+ * count; every defect an error naming the manifest's line and the file. */
+static void test_fill_file(void **state)
+{
+    static const int v[4] = {7, -1, 42, 3};
+    static const struct {
+        const char *file;
+        const char *header; /* NULL: raw, else a .npy header */
+        size_t len;         /* data bytes written */
+        const char *msg;    /* NULL: loads v */
+    } cases[] = {
+        {"ok.raw", NULL, 16, NULL},
+        {"ok.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }",
+         16, NULL},
+        {"two.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 2), }",
+         16, NULL},
+        {"short.raw", NULL, 12,
+         "12 bytes of data, the buffer needs 16 (4 int)"},
+        {"type.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }",
+         16, "element type '<f4', the buffer is int ('<i4')"},
+        {"count.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+         12, "3 elements, the buffer has 4"},
+        {"big.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }",
+         12, "12 bytes of data, the buffer needs 16"},
+        {"shape.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': x, }",
+         16, "bad .npy shape"},
+        {"huge.npy",
+         "{'descr': '<i4', 'fortran_order': False, 'shape': "
+         "(99999999999, 99999999999), }",
+         16, "bad .npy shape"},
+        {"nodescr.npy", "{'fortran_order': False, 'shape': (4,), }", 16,
+         "has no descr, fortran_order or shape"},
+        {"fortran.npy", "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 2), }",
+         16, "Fortran-ordered arrays are not supported"},
+        {"missing.raw", "", 0, "cannot be read as a regular file"},
+    };
+    char dir[] = "/tmp/atune-fill-XXXXXX";
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        char path[128], line[192];
+        struct edit e = {28, 28, line};
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        void *data = NULL;
+        char *ini;
+        snprintf(path, sizeof(path), "%s/%s", dir, cases[i].file);
+        if (!cases[i].header) {
+            FILE *f = fopen(path, "wb");
+            assert_non_null(f);
+            assert_int_equal(fwrite(v, 1, cases[i].len, f), cases[i].len);
+            fclose(f);
+        } else if (cases[i].header[0]) {
+            write_npy(path, cases[i].header, v, cases[i].len);
+        }
+        snprintf(line, sizeof(line), "in = int[n] input, fill = file(%s)", path);
+        ini = edited_base(&e, 1);
+        if (parse_text(ini, &m, &err) != ATUNE__OK)
+            fail_msg("%s: %s", cases[i].file, err.msg);
+        assert_int_equal(m->args[0].fill.kind, ATUNE__FILL_FILE);
+        if (!cases[i].msg) {
+            assert_int_equal(atune__data_load(m, &m->args[0], 4, &data, &err),
+                             0);
+            assert_memory_equal(data, v, sizeof(v));
+            free(data);
+        } else {
+            char want[256];
+            assert_int_equal(atune__data_load(m, &m->args[0], 4, &data, &err),
+                             ATUNE__EDATA);
+            assert_null(data);
+            snprintf(want, sizeof(want), "dir/t.ini:28: buffer 'in': file '%s': ",
+                     path);
+            if (strncmp(err.msg, want, strlen(want)) != 0 ||
+                !strstr(err.msg, cases[i].msg))
+                fail_msg("%s: got '%s', want '%s%s'", cases[i].file, err.msg,
+                         want, cases[i].msg);
+        }
+        unlink(path);
+        atune__manifest_free(m);
+        free(ini);
+    }
+    rmdir(dir);
+}
+
+/* A fill that is empty or does not fit the type at a size: an error with
+ * the line, from the evaluation that check and tune share. */
+static void test_fill_values_errors(void **state)
+{
+    static const struct {
+        const char *line;
+        const char *msg;
+    } cases[] = {
+        {"in = int[n] input, fill = range(n, 0)",
+         "dir/t.ini:28: buffer 'in' is filled from range(1000, 0), which is "
+         "empty"},
+        {"in = char[n] input, fill = range(0, n)",
+         "dir/t.ini:28: fill of buffer 'in': 1000 does not fit its type char"},
+        {"in = uint[n] input, fill = -n",
+         "dir/t.ini:28: fill of buffer 'in': -1000 does not fit its type uint"},
+        {"in = int[n] input, fill = range(0, (1 << 32) - 1)",
+         "does not fit its type int"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        struct edit e = {28, 28, cases[i].line};
+        char *ini = edited_base(&e, 1);
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        atune__vars vs = {0};
+        int64_t lo, hi;
+        if (parse_text(ini, &m, &err) != ATUNE__OK)
+            fail_msg("%s: %s", cases[i].line, err.msg);
+        assert_int_equal(atune__size_vars(&m->sizes[1], &vs), 0);
+        assert_int_equal(
+            atune__fill_values(m, &m->args[0], &vs, &lo, &hi, &err),
+            ATUNE__EDATA);
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("%s: got '%s', want '%s'", cases[i].line, err.msg,
+                     cases[i].msg);
+        atune__manifest_free(m);
+        free(ini);
+    }
 }
 
 /* Entry points and constants must be named in the code itself: a name
@@ -1447,6 +1780,10 @@ int main(void)
         cmocka_unit_test(test_copy),
         cmocka_unit_test(test_names_in_comments),
         cmocka_unit_test(test_types),
+        cmocka_unit_test(test_buffer_options),
+        cmocka_unit_test(test_fills),
+        cmocka_unit_test(test_fill_values_errors),
+        cmocka_unit_test(test_fill_file),
         cmocka_unit_test(test_template_dirs),
         cmocka_unit_test(test_nvrtc_allowed),
         cmocka_unit_test(test_hidden_headers),

@@ -23,6 +23,12 @@
  *                            i, j... (of ATUNE_STUB_GPUS) as devices 0, 1...;
  *                            a device's UUID ends with its physical index.
  *                            Ignored unless it is a list of numbers.
+ *   ATUNE_STUB_HELPER_LOG=FILE appends a line per launch of the tuner's
+ *                            own kernels: "cmp_TYPE bytes=B off=O n=N" (the
+ *                            size of the allocation the output pointer lies
+ *                            in, its byte offset, the count compared);
+ *                            "fill_TYPE bytes=B n=N mode=M ilo=I ihi=I
+ *                            rlo=R rhi=R" (the fill kernel's arguments)
  * Planted faults, for launches of a tuned kernel (not *_ref, fill_*, cmp_*)
  * with the given block.x, or "BX,GX": block.x and grid.x:
  *   ATUNE_STUB_ERROR_BLOCK   the launch fails (CUDA_ERROR_INVALID_VALUE)
@@ -57,7 +63,7 @@ static struct {
     int phys[64]; /* physical index of each device (CUDA_VISIBLE_DEVICES) */
     double clock_ms, skew, scale;
     uint64_t fake_next, used;
-    struct block *real;
+    struct block *real, *fake;
     int hang, wrong;
     struct CUctx_st ctx[64];
     struct CUstream_st stream;
@@ -368,6 +374,39 @@ static int planted(const char *name, unsigned bx, unsigned gx)
     return b == bx && g == gx;
 }
 
+/* The allocation, real or fake, that p lies in, or NULL. */
+static const struct block *allocation_at(uintptr_t p)
+{
+    const struct block *b = real_at(p);
+    if (b)
+        return b;
+    for (b = st.fake; b; b = b->next)
+        if (p >= b->at && p < b->at + b->size)
+            return b;
+    return NULL;
+}
+
+/* cmp_*(out, ref, n, res); fill_*(p, n, seed, mode, ilo, ihi, rlo, rhi) */
+static void log_helper(CUfunction f, void **args)
+{
+    const char *log = getenv("ATUNE_STUB_HELPER_LOG");
+    uintptr_t out = (uintptr_t)*(CUdeviceptr *)args[0];
+    const struct block *b = allocation_at(out);
+    FILE *fp;
+
+    if (!log || !*log || !(fp = fopen(log, "a")))
+        return;
+    if (strncmp(f->name, "cmp_", 4) == 0)
+        fprintf(fp, "%s bytes=%zu off=%zu n=%ld\n", f->name, b ? b->size : 0,
+                b ? (size_t)(out - b->at) : 0, *(long *)args[2]);
+    else
+        fprintf(fp, "%s bytes=%zu n=%ld mode=%d ilo=%lld ihi=%lld rlo=%g rhi=%g\n",
+                f->name, b ? b->size : 0, *(long *)args[1], *(int *)args[3],
+                *(long long *)args[4], *(long long *)args[5],
+                *(double *)args[6], *(double *)args[7]);
+    fclose(fp);
+}
+
 static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
                                  unsigned gz, unsigned bx, unsigned by,
                                  unsigned bz, unsigned shared, CUstream s,
@@ -390,6 +429,8 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
         /* The output is that of the latest launch of a tuned kernel. */
         st.wrong = planted("ATUNE_STUB_WRONG_BLOCK", bx, gx);
     }
+    if (strncmp(f->name, "cmp_", 4) == 0 || strncmp(f->name, "fill_", 5) == 0)
+        log_helper(f, args);
     if (strncmp(f->name, "cmp_", 4) == 0 && st.wrong) {
         /* cmp_*(out, ref, n, res): one mismatch at index 0 */
         CUdeviceptr res = *(CUdeviceptr *)args[3];
@@ -427,6 +468,13 @@ static CUresult s_cuMemAlloc(CUdeviceptr *p, size_t bytes)
         st.real = b;
         *p = (CUdeviceptr)b->at;
     } else {
+        struct block *b = calloc(1, sizeof(*b));
+        if (!b)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        b->at = (uintptr_t)st.fake_next;
+        b->size = bytes;
+        b->next = st.fake;
+        st.fake = b;
         *p = st.fake_next;
         st.fake_next += (bytes + 4095) & ~(uint64_t)4095;
     }

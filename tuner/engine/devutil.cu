@@ -28,15 +28,43 @@ __device__ double real_nz(unsigned long long r)
     return (r & 1) ? -mag : mag;
 }
 
+/* mode: a manifest's fill (atune__fill_kind): 0 the type's default EXPR,
+ * 1 range(ilo, ihi) inclusive, 2 uniform(rlo, rhi), 3 bits: ilo is the
+ * mask, 4 the constant ilo (integers) or rlo (reals), 5 iota. */
 #define FILL(NAME, T, EXPR)                                                    \
-    extern "C" __global__ void NAME(T *p, long n, unsigned long long seed)     \
+    extern "C" __global__ void NAME(T *p, long n, unsigned long long seed,     \
+                                    int mode, long long ilo, long long ihi,    \
+                                    double rlo, double rhi)                    \
     {                                                                          \
         for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;      \
              i += (long)gridDim.x * blockDim.x) {                              \
             unsigned long long r = mix(seed ^ mix((unsigned long long)i));     \
-            p[i] = (T)(EXPR);                                                  \
+            unsigned long long span =                                          \
+                (unsigned long long)ihi - (unsigned long long)ilo + 1;         \
+            double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);         \
+            switch (mode) {                                                    \
+            case 1: /* span 0: the whole 64-bit range */                       \
+                p[i] = (T)(long long)((unsigned long long)ilo + (span ? r % span : r)); \
+                break;                                                         \
+            case 2:                                                            \
+                p[i] = (T)(rlo + (rhi - rlo) * u);                             \
+                break;                                                         \
+            case 3:                                                            \
+                p[i] = (T)(r & (unsigned long long)ilo);                       \
+                break;                                                         \
+            case 4:                                                            \
+                p[i] = IS_REAL(T) ? (T)rlo : (T)ilo;                           \
+                break;                                                         \
+            case 5:                                                            \
+                p[i] = (T)i;                                                   \
+                break;                                                         \
+            default:                                                           \
+                p[i] = (T)(EXPR);                                              \
+            }                                                                  \
         }                                                                      \
     }
+
+#define IS_REAL(T) ((T)0.5 != (T)0)
 
 FILL(fill_char, signed char, signed_nz(r, 100))
 FILL(fill_int, int, signed_nz(r, 1000))

@@ -71,16 +71,17 @@ static CUresult launch(atune__problem *p, atune__kernel *k,
         (unsigned)l->block[2], (unsigned)l->shared, p->d->stream, args, NULL);
 }
 
-/* Compares one buffer with the reference result; sets *ok. */
+/* Compares one buffer's compared elements with the reference result;
+ * sets *ok. */
 static int compare(atune__problem *p, const struct buffer *b, int *ok,
                    atune__result *res, atune__err *err)
 {
     atune__device *d = p->d;
     struct cmp_result r;
-    long n = (long)b->count;
-    CUdeviceptr out = b->ptr, ref = b->expect, resp = d->cmpres;
+    size_t off = b->cmp_first * atune__type_size(b->arg->type);
+    long n = (long)b->cmp_count;
+    CUdeviceptr out = b->ptr + off, ref = b->expect + off, resp = d->cmpres;
     void *args[] = {&out, &ref, &n, &resp};
-    double tol = p->m->tolerance;
     unsigned grid = (unsigned)(d->info.attr.sm_count * 8);
 
     memset(&r, 0, sizeof(r));
@@ -91,29 +92,10 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
        "launching the compare kernel");
     CU(cuStreamSynchronize(d->stream), "comparing outputs");
     CU(cuMemcpyDtoH(&r, d->cmpres, sizeof(r)), "cuMemcpyDtoH");
-    *ok = 1;
-    if (b->arg->type == ATUNE__FLOAT || b->arg->type == ATUNE__DOUBLE) {
-        double diff, mref, rel;
-        memcpy(&diff, &r.max_diff, sizeof(diff));
-        memcpy(&mref, &r.max_ref, sizeof(mref));
-        rel = mref > 0 ? diff / mref : diff;
-        if (r.nonfinite) {
-            *ok = 0;
-            snprintf(res->detail, sizeof(res->detail),
-                     "%s: %llu non-finite elements, first at %llu",
-                     b->arg->name, r.nonfinite, r.first);
-        } else if (rel > tol) {
-            *ok = 0;
-            snprintf(res->detail, sizeof(res->detail),
-                     "%s: relative error %.3g exceeds tolerance %.3g",
-                     b->arg->name, rel, tol);
-        }
-    } else if (r.mismatches) {
-        *ok = 0;
-        snprintf(res->detail, sizeof(res->detail),
-                 "%s: %llu of %zu elements differ, first at %llu",
-                 b->arg->name, r.mismatches, b->count, r.first);
-    }
+    if (r.first != ~0ULL)
+        r.first += b->cmp_first;
+    *ok = atune__verdict(b->arg, b->cmp_count, p->m->tolerance, &r,
+                         res->detail, sizeof(res->detail));
     return 0;
 }
 
@@ -145,7 +127,7 @@ static int verify(atune__problem *p, atune__kernel *k,
         return rc;
     for (int i = 0; ok && i < p->m->nargs; i++) {
         const struct buffer *b = &p->buf[i];
-        if (b->arg->role == ATUNE__SCALAR || b->arg->role == ATUNE__INPUT)
+        if (!atune__role_compared(b->arg->role))
             continue;
         if ((rc = compare(p, b, &ok, res, err)))
             return rc;

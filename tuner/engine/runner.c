@@ -29,16 +29,43 @@ int atune__status_parse(const char *name)
 
 /* --- buffers ------------------------------------------------------------ */
 
-static int fill(atune__device *d, atune__type t, CUdeviceptr p, size_t n,
-                uint64_t seed, atune__err *err)
+/* Fills n elements of a's type at p as a's fill says (manifest.h), at
+ * the problem's size. */
+static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
+                size_t n, uint64_t seed, atune__err *err)
 {
+    atune__device *d = p->d;
+    const atune__fill *f = &a->fill;
     long count = (long)n;
     unsigned long long s = seed;
-    void *args[] = {&p, &count, &s};
+    int mode = (int)f->kind;
+    long long ilo = 0, ihi = 0;
+    double rlo = f->rlo, rhi = f->rhi;
+    void *args[] = {&ptr, &count, &s, &mode, &ilo, &ihi, &rlo, &rhi};
     unsigned grid = (unsigned)(d->info.attr.sm_count * 8);
+    int64_t lo, hi;
+    int rc = atune__fill_values(p->m, a, &p->vars, &lo, &hi, err);
 
-    CU(cuLaunchKernel(d->fill[t], grid, 1, 1, 256, 1, 1, 0, d->stream, args,
-                      NULL),
+    if (rc)
+        return rc;
+    if (f->kind == ATUNE__FILL_FILE) {
+        void *data;
+        if ((rc = atune__data_load(p->m, a, n, &data, err)))
+            return rc;
+        rc = atune__cucheck(d->cu->cuMemcpyHtoD(ptr, data,
+                                                n * atune__type_size(a->type)),
+                            "cuMemcpyHtoD", err);
+        free(data);
+        return rc;
+    }
+    ilo = lo;
+    ihi = hi;
+    if (f->kind == ATUNE__FILL_BITS)
+        ilo = (long long)(f->bits >= 64 ? ~0ULL : (1ULL << f->bits) - 1);
+    if (f->kind == ATUNE__FILL_CONST && !f->has_real)
+        rlo = (double)lo;
+    CU(cuLaunchKernel(d->fill[a->type], grid, 1, 1, 256, 1, 1, 0, d->stream,
+                      args, NULL),
        "launching the fill kernel");
     return 0;
 }
@@ -89,12 +116,19 @@ static int plan_memory(atune__problem *p, atune__err *err)
         if (b->arg->role == ATUNE__SCALAR)
             continue;
         rc = eval_count(p, b->arg, &b->count, &b->bytes, err);
+        if (!rc && atune__role_compared(b->arg->role)) {
+            int64_t first, n;
+            rc = atune__buffer_slice(m, b->arg, &p->vars, (int64_t)b->count,
+                                     &first, &n, err);
+            b->cmp_first = (size_t)first;
+            b->cmp_count = (size_t)n;
+        }
         if (rc)
             return rc;
         /* working copy, + initial copy (inout), + reference result */
         need += (double)b->bytes *
                 (1 + (b->arg->role == ATUNE__INOUT) +
-                 (b->arg->role != ATUNE__INPUT));
+                 atune__role_compared(b->arg->role));
     }
     for (int i = 0; i < m->nconstants; i++) {
         struct constant *c = &p->con[i];
@@ -142,11 +176,11 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
             continue;
         if ((rc = alloc(d, &b->ptr, b->bytes, err)))
             return rc;
-        if (b->arg->role != ATUNE__INPUT &&
+        if (atune__role_compared(b->arg->role) &&
             (rc = alloc(d, &b->expect, b->bytes, err)))
             return rc;
         if (b->arg->role == ATUNE__INPUT || b->arg->role == ATUNE__INOUT) {
-            if ((rc = fill(d, b->arg->type, b->ptr, b->count, seed, err)))
+            if ((rc = fill(p, b->arg, b->ptr, b->count, seed, err)))
                 return rc;
         }
         if (b->arg->role == ATUNE__INOUT) {
@@ -169,7 +203,7 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
         if (same && same->bytes == c->bytes)
             CU(cuMemcpyDtoDAsync(c->data, same->ptr, c->bytes, d->stream),
                "cuMemcpyDtoDAsync");
-        else if ((rc = fill(d, c->arg->type, c->data,
+        else if ((rc = fill(p, c->arg, c->data,
                             c->bytes / atune__type_size(c->arg->type), seed,
                             err)))
             return rc;
@@ -179,7 +213,9 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
 }
 
 /* Brings every non-input buffer to its pre-launch state. poison: fill
- * outputs with a pattern, so that elements the kernel skips are caught. */
+ * outputs with a pattern, so that elements the kernel skips are caught,
+ * and scratch buffers, so that a kernel that reads scratch it did not
+ * write shows it in its outputs. */
 int atune__problem_prepare(atune__problem *p, int poison, atune__err *err)
 {
     atune__device *d = p->d;
@@ -188,6 +224,7 @@ int atune__problem_prepare(atune__problem *p, int poison, atune__err *err)
         struct buffer *b = &p->buf[i];
         switch (b->arg->role) {
         case ATUNE__OUTPUT:
+        case ATUNE__SCRATCH:
             if (poison)
                 CU(cuMemsetD8Async(b->ptr, POISON, b->bytes, d->stream),
                    "cuMemsetD8Async");
@@ -334,7 +371,7 @@ static int run_reference(atune__problem *p, atune__err *err)
     p->ref_ns = (atune__now() - t0) * 1e9;
     for (int i = 0; !rc && i < m->nargs; i++) {
         struct buffer *b = &p->buf[i];
-        if (b->arg->role != ATUNE__SCALAR && b->arg->role != ATUNE__INPUT)
+        if (atune__role_compared(b->arg->role))
             rc = atune__cucheck(d->cu->cuMemcpyDtoD(b->expect, b->ptr, b->bytes),
                          "cuMemcpyDtoD", err);
     }

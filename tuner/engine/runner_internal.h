@@ -45,6 +45,7 @@ struct buffer {
     CUdeviceptr ptr;    /* what the kernel gets */
     CUdeviceptr init;   /* inout: the initial contents */
     CUdeviceptr expect; /* compared roles: the reference's result */
+    size_t cmp_first, cmp_count; /* the compared elements ("compare") */
 };
 
 struct constant {
@@ -106,6 +107,11 @@ int atune__problem_set_constants(atune__problem *p, CUmodule mod,
 /* The kernel arguments at variables vs, scalars stored in sc (runner.c). */
 int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
                              union scalar *sc, void **args, atune__err *err);
+/* Whether the compare of buffer a (compared elements of it, r read back
+ * from the compare kernel) passes at tolerance tol; else writes why into
+ * detail (verdict.c). */
+int atune__verdict(const atune__arg *a, size_t compared, double tol,
+                   const struct cmp_result *r, char *detail, size_t len);
 /* Tells the hang watchdog about launches about to be waited for (measure.c). */
 void atune__timing_watch(const atune__timing *t, int launches);
 

@@ -558,6 +558,11 @@ static void free_args(atune__arg *args, int n)
     for (int i = 0; i < n; i++) {
         atune__expr_free(args[i].count);
         atune__expr_free(args[i].value);
+        atune__expr_free(args[i].cmp_lo);
+        atune__expr_free(args[i].cmp_hi);
+        atune__expr_free(args[i].fill.lo);
+        atune__expr_free(args[i].fill.hi);
+        free(args[i].fill.path);
     }
 }
 

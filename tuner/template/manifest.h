@@ -36,10 +36,32 @@ typedef enum atune__role {
     ATUNE__INPUT,  /* filled once from the seeded generator */
     ATUNE__OUTPUT, /* poisoned before verification, compared */
     ATUNE__INOUT,  /* restored before every launch, compared */
-    ATUNE__ACCUM   /* zeroed before every launch, compared */
+    ATUNE__ACCUM,  /* zeroed before every launch, compared */
+    ATUNE__SCRATCH /* poisoned before verification, never compared */
 } atune__role;
 
 enum { ATUNE__COMPILER_AUTO, ATUNE__COMPILER_NVRTC, ATUNE__COMPILER_NVCC };
+
+/* How an input or inout buffer is filled (", fill = ..."). */
+typedef enum atune__fill_kind {
+    ATUNE__FILL_RANDOM,  /* default: small non-zero values of either sign */
+    ATUNE__FILL_RANGE,   /* range(LO, HI): integers, uniform, inclusive */
+    ATUNE__FILL_UNIFORM, /* uniform(LO, HI): reals, uniform */
+    ATUNE__FILL_BITS,    /* bits(B): integers, the low B bits random */
+    ATUNE__FILL_CONST,   /* a constant */
+    ATUNE__FILL_IOTA,    /* element i is i */
+    ATUNE__FILL_FILE     /* file(PATH): raw elements or .npy */
+} atune__fill_kind;
+
+typedef struct atune__fill {
+    atune__fill_kind kind;
+    atune__expr *lo, *hi; /* range; an integer constant (lo) */
+    double rlo, rhi;      /* uniform; a real constant written with '.' or
+                             'e' (rlo, has_real) */
+    int has_real;
+    int bits;
+    char *path; /* file(PATH), relative to the manifest's directory */
+} atune__fill;
 
 typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;
 
@@ -50,6 +72,8 @@ const char *atune__type_name(atune__type t);
 /* Whether v fits the C type a scalar argument is passed as. */
 int atune__scalar_fits(atune__type t, int64_t v);
 const char *atune__role_name(atune__role r);
+/* Whether a buffer of role r is compared with the reference's result. */
+int atune__role_compared(atune__role r);
 
 typedef struct atune__param {
     char name[ATUNE__NAME_MAX]; /* a C identifier (also a -D macro) */
@@ -92,6 +116,15 @@ typedef struct atune__arg {
                            written as a literal with '.' or 'e'
                            ("float 2.5"); has_fvalue tells */
     int has_fvalue;
+    /* Compared buffers, ", compare = LO..HI": the elements compared,
+     * inclusive (NULL: the whole buffer); size variables and device
+     * attributes only, evaluated per size. */
+    atune__expr *cmp_lo, *cmp_hi;
+    /* Integer buffers, ", mismatches = N" or "P%": how many compared
+     * elements may differ from the reference (0 by default). */
+    uint64_t mismatch_count;
+    double mismatch_pct; /* > 0: a percentage of the compared elements */
+    atune__fill fill;    /* input and inout buffers, constants */
     int line;
 } atune__arg;
 
@@ -192,6 +225,10 @@ void atune__size_key(const atune__size *s, char *buf, size_t len);
 
 /* Adds the size's variables to vs. */
 int atune__size_vars(const atune__size *s, atune__vars *vs);
+
+/* How many of compared elements of integer buffer a may differ from the
+ * reference ("mismatches"; a percentage rounds down). */
+uint64_t atune__mismatches_allowed(const atune__arg *a, uint64_t compared);
 
 /* Evaluates an expression of the manifest, prefixing errors with
  * "ini_path:line: ". */

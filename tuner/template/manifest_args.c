@@ -14,8 +14,10 @@
 static const char *const type_names[] = {"char",  "int",   "uint",  "long",
                                          "ulong", "float", "double"};
 static const size_t type_sizes[] = {1, 4, 4, 8, 8, 4, 8};
-static const char *const role_names[] = {"scalar", "input", "output", "inout",
-                                         "accum"};
+static const char *const role_names[] = {"scalar", "input",  "output",
+                                         "inout",  "accum",  "scratch"};
+#define ROLE_LIST "input, output, inout, accum, scratch"
+#define MAX_OPTIONS 4 /* ", OPTION = VALUE" after a buffer's role */
 
 size_t atune__type_size(atune__type t)
 {
@@ -32,6 +34,11 @@ const char *atune__role_name(atune__role r)
     return role_names[r];
 }
 
+int atune__role_compared(atune__role r)
+{
+    return r == ATUNE__OUTPUT || r == ATUNE__INOUT || r == ATUNE__ACCUM;
+}
+
 /* A float or double scalar written as a decimal literal ("2.5", "1e-3"),
  * which the integer expression language cannot express. */
 static int float_literal(const char *text, double *out)
@@ -41,14 +48,292 @@ static int float_literal(const char *text, double *out)
     return atune__parse_real(text, -DBL_MAX, DBL_MAX, out) == NULL;
 }
 
-/* TYPE[COUNT] ROLE, with s just past TYPE and at '['. */
+struct slice_names {
+    const atune__manifest *m;
+    const char *bad;
+    int is_param;
+};
+
+static int slice_name(void *ctx, const char *name)
+{
+    struct slice_names *sn = ctx;
+
+    if (atune__mf_is_size_var(sn->m, name) || atune__mf_is_devattr(name))
+        return 0;
+    sn->bad = name;
+    for (int i = 0; i < sn->m->nparams; i++)
+        if (strcmp(sn->m->params[i].name, name) == 0)
+            sn->is_param = 1;
+    return 1;
+}
+
+/* An expression of size variables and device attributes, the same for
+ * every configuration: one end of "compare = LO..HI" or a fill's value. */
+static int parse_size_expr(struct loader *ld, const atune__ini_entry *en,
+                           const char *what, const char *text,
+                           atune__expr **out)
+{
+    struct slice_names sn = {.m = ld->m};
+    int rc = atune__mf_parse_expr(ld, en->line, text, out);
+
+    if (rc || !atune__expr_names(*out, slice_name, &sn))
+        return rc;
+    if (sn.is_param)
+        return atune__mf_bad(ld, en->line,
+                             "%s '%s' of '%s' uses parameter '%s': buffers "
+                             "are the same for every configuration",
+                             what, text, en->key, sn.bad);
+    return atune__mf_bad(ld, en->line,
+                         "unknown variable '%s' in %s '%s' of '%s'", sn.bad,
+                         what, text, en->key);
+}
+
+/* compare = EXPR (one element) or LO..HI (inclusive, as ranges are in
+ * [params] and [sizes]). */
+static int parse_compare(struct loader *ld, const atune__ini_entry *en,
+                         const char *v, atune__arg *a)
+{
+    const char *dots = strstr(v, "..");
+    char *lo;
+    int rc;
+
+    if (!atune__role_compared(a->role))
+        return atune__mf_bad(ld, en->line,
+                             "'compare' of %s buffer '%s': only output, inout "
+                             "and accum buffers are compared",
+                             atune__role_name(a->role), en->key);
+    if (!dots)
+        return (rc = parse_size_expr(ld, en, "compare", v, &a->cmp_lo))
+                   ? rc
+                   : parse_size_expr(ld, en, "compare", v, &a->cmp_hi);
+    lo = atune__strndup(v, (size_t)(dots - v));
+    if (!lo)
+        return atune__mf_oom(ld);
+    rc = parse_size_expr(ld, en, "compare", lo, &a->cmp_lo);
+    free(lo);
+    return rc ? rc : parse_size_expr(ld, en, "compare", dots + 2, &a->cmp_hi);
+}
+
+/* mismatches = N (elements) or P% (of the compared elements). */
+static int parse_mismatches(struct loader *ld, const atune__ini_entry *en,
+                            const char *v, atune__arg *a)
+{
+    size_t len = strlen(v);
+    char *end;
+
+    if (!atune__role_compared(a->role))
+        return atune__mf_bad(ld, en->line,
+                             "'mismatches' of %s buffer '%s': only output, "
+                             "inout and accum buffers are compared",
+                             atune__role_name(a->role), en->key);
+    if (a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE)
+        return atune__mf_bad(ld, en->line,
+                             "'mismatches' of %s buffer '%s': real buffers "
+                             "are compared with the template's tolerance",
+                             atune__type_name(a->type), en->key);
+    errno = 0;
+    if (len > 1 && v[len - 1] == '%' && v[0] >= '0' && v[0] <= '9') {
+        double pct = strtod(v, &end);
+        if (end == v + len - 1 && errno == 0 && pct >= 0 && pct <= 100) {
+            a->mismatch_pct = pct;
+            return 0;
+        }
+    } else if (len > 0 && len <= 19 && strspn(v, "0123456789") == len) {
+        a->mismatch_count = strtoull(v, &end, 10);
+        return 0;
+    }
+    return atune__mf_bad(ld, en->line,
+                         "mismatches '%s' of '%s' is not a count of elements "
+                         "or a percentage from 0%% to 100%% (5, 0.1%%)",
+                         v, en->key);
+}
+
+static int is_real(atune__type t)
+{
+    return t == ATUNE__FLOAT || t == ATUNE__DOUBLE;
+}
+
+/* "NAME(ARGS)" when v is a call of name: ARGS split at top-level commas
+ * into want pieces (heap strings); 0 when v is no call of name; -1 when it
+ * is, with another number of arguments. */
+static int call_args(const char *v, const char *name, char **args, int want)
+{
+    size_t len = strlen(name), vlen = strlen(v);
+    char *inner;
+    int n;
+
+    if (strncmp(v, name, len) != 0)
+        return 0;
+    for (v += len; *v == ' ' || *v == '\t'; v++)
+        continue;
+    vlen = strlen(v);
+    if (*v != '(' || vlen < 2 || v[vlen - 1] != ')')
+        return 0;
+    inner = atune__strndup(v + 1, vlen - 2);
+    if (!inner)
+        return -1;
+    n = atune__split_top(inner, args, want);
+    free(inner);
+    if (n != want) {
+        for (int i = 0; i < n; i++)
+            free(args[i]);
+        return -1;
+    }
+    return 1;
+}
+
+/* A real literal: the whole of text is a finite number. */
+static int real_value(const char *text, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* fill = range(LO, HI) | uniform(LO, HI) | bits(B) | iota | const(X) | X */
+static int parse_fill(struct loader *ld, const atune__ini_entry *en,
+                      const char *v, atune__arg *a)
+{
+    atune__fill *f = &a->fill;
+    const char *tn = atune__type_name(a->type);
+    char *args[2] = {0}, *end;
+    int rc = 0, k;
+
+    if (a->role != ATUNE__INPUT && a->role != ATUNE__INOUT)
+        return atune__mf_bad(ld, en->line,
+                             "'fill' of %s buffer '%s': only input and inout "
+                             "buffers are filled",
+                             atune__role_name(a->role), en->key);
+    if (strcmp(v, "iota") == 0) {
+        f->kind = ATUNE__FILL_IOTA;
+        return 0;
+    }
+    if ((k = call_args(v, "file", args, 1)) != 0) {
+        f->kind = ATUNE__FILL_FILE;
+        if (k < 0)
+            return atune__mf_bad(ld, en->line,
+                                 "fill '%s' of '%s': file(PATH) takes one path",
+                                 v, en->key);
+        f->path = args[0];
+        return 0;
+    }
+    if ((k = call_args(v, "range", args, 2)) != 0) {
+        if (k < 0)
+            return atune__mf_bad(ld, en->line,
+                                 "fill '%s' of '%s': range(LO, HI) takes two "
+                                 "integers",
+                                 v, en->key);
+        f->kind = ATUNE__FILL_RANGE;
+        if (is_real(a->type))
+            rc = atune__mf_bad(ld, en->line,
+                               "fill '%s' of %s buffer '%s': range() fills "
+                               "integers; reals use uniform(LO, HI)",
+                               v, tn, en->key);
+        if (!rc)
+            rc = parse_size_expr(ld, en, "fill", args[0], &f->lo);
+        if (!rc)
+            rc = parse_size_expr(ld, en, "fill", args[1], &f->hi);
+    } else if ((k = call_args(v, "uniform", args, 2)) != 0) {
+        f->kind = ATUNE__FILL_UNIFORM;
+        if (k < 0 || !is_real(a->type) || !real_value(args[0], &f->rlo) ||
+            !real_value(args[1], &f->rhi) || !(f->rlo < f->rhi))
+            rc = atune__mf_bad(ld, en->line,
+                               "fill '%s' of %s buffer '%s': uniform(LO, HI) "
+                               "fills reals, LO < HI numbers",
+                               v, tn, en->key);
+    } else if ((k = call_args(v, "bits", args, 1)) != 0) {
+        long b = 0;
+        f->kind = ATUNE__FILL_BITS;
+        if (k > 0 && strspn(args[0], "0123456789") == strlen(args[0]) &&
+            strlen(args[0]) <= 2)
+            b = strtol(args[0], &end, 10);
+        if (is_real(a->type) || b < 1 ||
+            (size_t)b > 8 * atune__type_size(a->type))
+            rc = atune__mf_bad(ld, en->line,
+                               "fill '%s' of %s buffer '%s': bits(B) fills "
+                               "integers, B from 1 to %zu",
+                               v, tn, en->key, 8 * atune__type_size(a->type));
+        f->bits = (int)b;
+    } else {
+        f->kind = ATUNE__FILL_CONST;
+        if ((k = call_args(v, "const", args, 1)) < 0)
+            return atune__mf_bad(ld, en->line,
+                                 "fill '%s' of '%s': const(X) takes one value",
+                                 v, en->key);
+        if (k > 0)
+            v = args[0];
+        if (is_real(a->type) && strpbrk(v, ".eE") && !strpbrk(v, "xX")) {
+            f->has_real = real_value(v, &f->rlo);
+            if (!f->has_real)
+                rc = atune__mf_bad(ld, en->line,
+                                   "fill '%s' of '%s' is not a number", v,
+                                   en->key);
+        } else {
+            rc = parse_size_expr(ld, en, "fill", v, &f->lo);
+        }
+    }
+    free(args[0]);
+    free(args[1]);
+    return rc;
+}
+
+/* ", OPTION = VALUE" after a buffer's role. */
+static int parse_option(struct loader *ld, const atune__ini_entry *en,
+                        const char *opt, atune__arg *a, unsigned *seen)
+{
+    static const char *const names[] = {"compare", "mismatches", "fill"};
+    size_t len = 0;
+    const char *v;
+    int k;
+
+    while (atune__mf_is_ident_char(opt[len]))
+        len++;
+    k = atune__mf_find_name(names, ARRAY_LEN(names), opt, len);
+    if (k < 0) {
+        /* the option's name: what stands before '=' */
+        const char *eq = strchr(opt, '=');
+        size_t key = eq ? (size_t)(eq - opt) : strlen(opt);
+        while (key > 0 && (opt[key - 1] == ' ' || opt[key - 1] == '\t'))
+            key--;
+        return atune__mf_bad(ld, en->line,
+                             "unknown option '%.*s' of buffer '%s' (compare, "
+                             "mismatches, fill)",
+                             (int)key, opt, en->key);
+    }
+    for (v = opt + len; *v == ' ' || *v == '\t'; v++)
+        continue;
+    if (*v != '=')
+        return atune__mf_bad(ld, en->line,
+                             "option '%s' of buffer '%s' has no value: %s = "
+                             "VALUE",
+                             names[k], en->key, names[k]);
+    for (v++; *v == ' ' || *v == '\t'; v++)
+        continue;
+    if (*seen & (1u << k))
+        return atune__mf_bad(ld, en->line, "buffer '%s' has two '%s' options",
+                             en->key, names[k]);
+    *seen |= 1u << k;
+    if (k == 0)
+        return parse_compare(ld, en, v, a);
+    return k == 1 ? parse_mismatches(ld, en, v, a) : parse_fill(ld, en, v, a);
+}
+
+/* TYPE[COUNT] ROLE[, OPTION = VALUE ...], with s just past TYPE and at
+ * '['. */
 static int parse_buffer(struct loader *ld, const atune__ini_entry *en,
                         const char *s, atune__arg *a)
 {
     const char *close = strchr(s, ']');
+    char *count, *piece[1 + MAX_OPTIONS] = {0};
     const char *role;
-    char *count;
-    int rc, r;
+    unsigned seen = 0;
+    int rc, r, n;
 
     if (!close)
         return atune__mf_bad(ld, en->line, "missing ']' in '%s'", en->value);
@@ -61,19 +346,27 @@ static int parse_buffer(struct loader *ld, const atune__ini_entry *en,
         return rc;
     for (role = close + 1; *role == ' ' || *role == '\t'; role++)
         continue;
-    r = atune__mf_find_name(role_names, ARRAY_LEN(role_names), role,
-                            strlen(role));
-    if (*role == '\0')
-        return atune__mf_bad(
-            ld, en->line,
-            "buffer '%s' has no role (input, output, inout, accum)", en->key);
+    if (*role == '\0' || *role == ',')
+        return atune__mf_bad(ld, en->line, "buffer '%s' has no role (%s)",
+                             en->key, ROLE_LIST);
+    n = atune__split_top(role, piece, 1 + MAX_OPTIONS);
+    if (n < 0)
+        return atune__mf_bad(ld, en->line,
+                             "buffer '%s': an empty option, or more than %d, "
+                             "after its role",
+                             en->key, MAX_OPTIONS);
+    r = atune__mf_find_name(role_names, ARRAY_LEN(role_names), piece[0],
+                            strlen(piece[0]));
     if (r <= ATUNE__SCALAR)
-        return atune__mf_bad(
-            ld, en->line,
-            "unknown role '%s' of '%s' (input, output, inout, accum)", role,
-            en->key);
-    a->role = (atune__role)r;
-    return 0;
+        rc = atune__mf_bad(ld, en->line, "unknown role '%s' of '%s' (%s)",
+                           piece[0], en->key, ROLE_LIST);
+    else
+        a->role = (atune__role)r;
+    for (int i = 1; rc == 0 && i < n; i++)
+        rc = parse_option(ld, en, piece[i], a, &seen);
+    for (int i = 0; i < n; i++)
+        free(piece[i]);
+    return rc;
 }
 
 /* Whether the last word of a scalar's value is a buffer role: "long n
@@ -163,7 +456,7 @@ int atune__mf_parse_args(struct loader *ld)
         m->nargs++;
         if ((rc = parse_arg(ld, en, "argument", &m->args[i])) != 0)
             return rc;
-        checked |= m->args[i].role >= ATUNE__OUTPUT;
+        checked |= atune__role_compared(m->args[i].role);
     }
     if (!checked)
         return atune__mf_bad(
@@ -213,4 +506,11 @@ int atune__scalar_fits(atune__type t, int64_t v)
     default:
         return 1; /* long, and reals, take any int64 */
     }
+}
+
+uint64_t atune__mismatches_allowed(const atune__arg *a, uint64_t compared)
+{
+    if (a->mismatch_pct > 0)
+        return (uint64_t)floor(a->mismatch_pct / 100 * (double)compared);
+    return a->mismatch_count;
 }

@@ -440,6 +440,59 @@ static int check_work(const atune__manifest *m, const atune__vars *vs,
     return 0;
 }
 
+int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
+                        const atune__vars *vs, int64_t count, int64_t *first,
+                        int64_t *n, atune__err *err)
+{
+    int64_t lo = 0, hi = count - 1;
+    int rc;
+
+    if (a->cmp_lo &&
+        ((rc = atune__manifest_eval(m, a->cmp_lo, a->line, vs, &lo, err)) ||
+         (rc = atune__manifest_eval(m, a->cmp_hi, a->line, vs, &hi, err))))
+        return rc;
+    if (lo < 0 || hi < lo || hi >= count)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: buffer '%s' compares elements %" PRId64
+                           "..%" PRId64 " of its %" PRId64
+                           " (0..%" PRId64 ")",
+                           m->ini_path, a->line, a->name, lo, hi, count,
+                           count - 1);
+    *first = lo;
+    *n = hi - lo + 1;
+    return 0;
+}
+
+int atune__fill_values(const atune__manifest *m, const atune__arg *a,
+                       const atune__vars *vs, int64_t *lo, int64_t *hi,
+                       atune__err *err)
+{
+    const atune__fill *f = &a->fill;
+    int real = a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE;
+    int rc;
+
+    *lo = *hi = 0;
+    if (f->lo && (rc = atune__manifest_eval(m, f->lo, a->line, vs, lo, err)))
+        return rc;
+    if (f->hi && (rc = atune__manifest_eval(m, f->hi, a->line, vs, hi, err)))
+        return rc;
+    if (f->kind == ATUNE__FILL_RANGE && *lo > *hi)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: buffer '%s' is filled from range(%" PRId64
+                           ", %" PRId64 "), which is empty",
+                           m->ini_path, a->line, a->name, *lo, *hi);
+    if (!real && f->lo &&
+        (!atune__scalar_fits(a->type, *lo) ||
+         (f->hi && !atune__scalar_fits(a->type, *hi))))
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: fill of buffer '%s': %" PRId64
+                           " does not fit its type %s",
+                           m->ini_path, a->line, a->name,
+                           atune__scalar_fits(a->type, *lo) ? *hi : *lo,
+                           atune__type_name(a->type));
+    return 0;
+}
+
 /* Adds copies of one buffer of a's count (evaluated with vs) to *total. */
 static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                       const atune__vars *vs, int64_t *total, atune__err *err)
@@ -465,6 +518,16 @@ static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                            "runner needs is more than 2^63 bytes",
                            m->ini_path, a->line, a->name);
     *total += n * size * copies;
+    if (a->role == ATUNE__INPUT || a->role == ATUNE__INOUT) {
+        int64_t lo, hi;
+        if (a->fill.kind == ATUNE__FILL_FILE)
+            return atune__data_load(m, a, (size_t)n, NULL, err);
+        return atune__fill_values(m, a, vs, &lo, &hi, err);
+    }
+    if (atune__role_compared(a->role)) {
+        int64_t first, cmp;
+        return atune__buffer_slice(m, a, vs, n, &first, &cmp, err);
+    }
     return 0;
 }
 
@@ -484,7 +547,8 @@ int atune__size_memory(const atune__manifest *m, const atune__size *size,
         /* The working buffer, its initial contents (inout) and the
          * reference's result (every compared buffer): as the runner
          * allocates them. */
-        int copies = 1 + (a->role == ATUNE__INOUT) + (a->role != ATUNE__INPUT);
+        int copies = 1 + (a->role == ATUNE__INOUT) +
+                     atune__role_compared(a->role);
         if (a->role != ATUNE__SCALAR)
             rc = add_buffer(m, a, copies, &vs, &total, err);
     }

@@ -166,6 +166,27 @@ int atune__space_validate(const atune__manifest *m, const atune__devattr *dev,
                           unsigned char *valid, int64_t *counts,
                           atune__err *err);
 
+/* The elements of buffer a (count of them at vs) that are compared with
+ * the reference: first and n, the whole buffer without "compare"; an
+ * error with file and line when the slice is not inside the buffer. */
+int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
+                        const atune__vars *vs, int64_t count, int64_t *first,
+                        int64_t *n, atune__err *err);
+
+/* The integer values of buffer a's fill at vs: range(LO, HI) or an
+ * integer constant (lo); an error with file and line when a range is empty
+ * or a value does not fit the buffer's type. */
+int atune__fill_values(const atune__manifest *m, const atune__arg *a,
+                       const atune__vars *vs, int64_t *lo, int64_t *hi,
+                       atune__err *err);
+
+/* The contents of buffer a's "fill = file(PATH)" for count elements, in
+ * *data (malloc'd; NULL: only checks the file): raw elements, or a .npy
+ * array of the buffer's type and count. Errors name the manifest's line
+ * and the file (ATUNE__EDATA). */
+int atune__data_load(const atune__manifest *m, const atune__arg *a,
+                     size_t count, void **data, atune__err *err);
+
 /* The device memory the runner allocates at size, in bytes: every buffer,
  * a copy of each inout buffer's initial contents, the reference's result
  * of each compared buffer, and the constants. Fails (ATUNE__EDATA,
