@@ -51,6 +51,7 @@ typedef struct job {
     struct job *same;       /* the job whose module this one is, or NULL */
     int refs;               /* jobs whose `same` is this one, not released */
     int released;           /* released by the consumer */
+    int keyed;              /* key computed (twin_of) */
     int freed;              /* its result is gone (released, refs 0) */
     int64_t idx;
     int state;
@@ -144,6 +145,39 @@ static job *keyed_job(atune__pool *p, uint64_t key)
     return NULL;
 }
 
+/* The job that made, or is making, jb's module; NULL for none (or jb).
+ * Called with the lock held. */
+static job *twin_of(atune__pool *p, job *jb)
+{
+    job *o;
+
+    if (!jb->keyed) {
+        atune__config c;
+        atune__space_config(p->m, jb->idx, &c);
+        jb->key = module_key(p, &c);
+        jb->keyed = 1;
+    }
+    if (jb->key == 0 || !(o = keyed_job(p, jb->key)) || o == jb)
+        return NULL;
+    return o;
+}
+
+/* A job to take now: pending, and its module not being compiled by
+ * another worker (a worker taking it would only wait: sharers of a
+ * launch-only parameter's module are neighbours in index order, so idle
+ * workers took them together and waited on one compile; H100 cold run,
+ * 2026-11-26: 80 s, 46% waiting for NVRTC). Left pending, such a job
+ * takes the module at once when it is asked for. */
+static int takeable(atune__pool *p, job *jb)
+{
+    job *o;
+
+    /* In index order every job must be taken (the workers end with the
+     * list), so only a follower leaves one behind. */
+    return jb->state == PENDING &&
+           (p->in_order || !((o = twin_of(p, jb)) && o->state == RUNNING));
+}
+
 /* The next job: one a consumer waits for, else one wanted soon, else the
  * next in order. Called with the lock held; NULL when there is none left. */
 static job *next_job(atune__pool *p)
@@ -160,13 +194,13 @@ static job *next_job(atune__pool *p)
         return NULL;
     while (p->isoon < p->nsoon && (p->in_order || p->isoon < p->window)) {
         job *jb = p->soon[p->isoon++];
-        if (jb->state == PENDING)
+        if (takeable(p, jb))
             return jb;
     }
     while ((p->in_order || (p->nsoon > 0 && p->floor >= 0)) &&
            p->next < p->n) {
         job *jb = &p->jobs[p->next++];
-        if (jb->state == PENDING)
+        if (takeable(p, jb))
             return jb;
     }
     return NULL;
@@ -202,10 +236,13 @@ static void compile_job(atune__pool *p, job *jb, int self)
     int rc, hit = 0;
 
     jb->state = RUNNING;
-    p->started++;
     atune__space_config(p->m, jb->idx, &c);
-    if ((jb->key = module_key(p, &c)) != 0) {
-        job *o = keyed_job(p, jb->key);
+    if (!jb->keyed) {
+        jb->key = module_key(p, &c);
+        jb->keyed = 1;
+    }
+    if (jb->key != 0) {
+        job *o = twin_of(p, jb);
         while (o && o->state != DONE && !p->fatal)
             pthread_cond_wait(&p->done, &p->lock);
         if (o)
@@ -225,6 +262,7 @@ static void compile_job(atune__pool *p, job *jb, int self)
         jb->next_key = p->bucket[jb->key % NBUCKETS];
         p->bucket[jb->key % NBUCKETS] = jb;
     }
+    p->started++; /* a compile: what a follower's budget counts */
     pthread_mutex_unlock(&p->lock);
     t0 = atune__now();
     /* The disk cache answers configurations compiled by an earlier run. */
@@ -372,6 +410,10 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
      * workers to reach its configuration in index order: the next free
      * worker takes it (or this thread, when the compiles are in-process
      * anyway). */
+    /* Its module being compiled: wait for it rather than a worker. */
+    for (job *o; jb->state == PENDING && (o = twin_of(p, jb)) &&
+                 o->state == RUNNING && !p->fatal;)
+        pthread_cond_wait(&p->done, &p->lock);
     if (jb->state == PENDING && !p->procs)
         compile_job(p, jb, -1);
     else if (jb->state == PENDING) {

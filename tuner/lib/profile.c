@@ -10,14 +10,11 @@
 #include "lib/profile_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define MAX_FILE (16 << 20) /* bytes; a profile is a few KiB */
 #define OPEN_ERROR (errno == EINVAL ? "a FIFO or socket" : strerror(errno))
@@ -566,24 +563,9 @@ static int load_text(atune_profile *p, const char *text, size_t len)
     return build_index(p);
 }
 
-/* Opened without waiting: a planted FIFO is refused (errno EINVAL). */
-static FILE *open_regular(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    FILE *f = NULL;
-
-    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISFIFO(st.st_mode) &&
-        !S_ISSOCK(st.st_mode) && fcntl(fd, F_SETFL, 0) == 0)
-        f = fdopen(fd, "rb");
-    if (!f && fd >= 0 && close(fd) == 0)
-        errno = EINVAL;
-    return f;
-}
-
 static int read_file(atune_profile *p, char **out, size_t *outlen)
 {
-    FILE *f = open_regular(p->path);
+    FILE *f = atune__lib_open_regular(p->path);
     char *buf = NULL;
     size_t cap = 0, len = 0, got;
     int rc = ATUNE_OK;
@@ -641,7 +623,7 @@ int atune__profile_peek(const char *path, atune_profile **out)
         rc = atune__profile_fail(p, ATUNE_ENOMEM, "out of memory");
         goto out;
     }
-    if (!(f = open_regular(path))) {
+    if (!(f = atune__lib_open_regular(path))) {
         rc = atune__profile_fail(p, ATUNE_EIO, "cannot open '%s': %s", path,
                                  OPEN_ERROR);
         goto out;

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "atune/atune.h"
 #include "lib/inidoc.h"
@@ -165,6 +166,10 @@ int atune__profile_peek(const char *path, atune_profile **out);
 
 /* A whole decimal integer in [min, max]: NULL and *out set, or why not
  * (base/number.h's atune__parse_i64, which libatune may not use). */
+/* profile_path.c: a file opened for reading without waiting on a FIFO;
+ * NULL with errno set (EINVAL: a FIFO or socket). */
+FILE *atune__lib_open_regular(const char *path);
+
 const char *atune__lib_parse_i64(const char *s, int64_t min, int64_t max,
                                  int64_t *out);
 

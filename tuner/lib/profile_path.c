@@ -6,9 +6,13 @@
 #include "lib/profile_impl.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef ATUNE_DATADIR
 #define ATUNE_DATADIR "/usr/local/share"
@@ -164,3 +168,19 @@ int atune_profile_search_path(char *buf, size_t len)
     free(dirs);
     return ATUNE_OK;
 }
+
+/* Opened without waiting: a planted FIFO is refused (errno EINVAL). */
+FILE *atune__lib_open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f = NULL;
+
+    if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISFIFO(st.st_mode) &&
+        !S_ISSOCK(st.st_mode) && fcntl(fd, F_SETFL, 0) == 0)
+        f = fdopen(fd, "rb");
+    if (!f && fd >= 0 && close(fd) == 0)
+        errno = EINVAL;
+    return f;
+}
+
