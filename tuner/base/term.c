@@ -126,8 +126,8 @@ static int guard_close(void *cookie)
     return rc;
 }
 
-/* Static: stderr's guard is never closed, and the streams live as long as
- * the process. */
+/* Static: the streams live as long as the process (unguard closes them
+ * at exit). */
 static guard guards[2];
 
 static FILE *guarded(guard *g, int fd, int buffered)
@@ -151,22 +151,64 @@ static FILE *guarded(guard *g, int fd, int buffered)
     return NULL;
 }
 
+static FILE *plain_out, *plain_err;
+
+/* At exit, before the C library flushes and unbuffers every stream in an
+ * order of its own: the guarded streams are flushed and closed first (each
+ * through its raw stream), and stdout and stderr are the plain ones again.
+ * Left to the library, a buffered guarded stdout could be flushed into its
+ * raw stream after that was unbuffered: the tune worker's exit after a
+ * --json run aborted with "corrupted size vs. prev_size" on an H100
+ * (2026-11-26). */
+static void unguard(void)
+{
+    FILE *out = stdout, *err = stderr;
+
+    if (!plain_out)
+        return;
+    stdout = plain_out;
+    stderr = plain_err;
+    plain_out = plain_err = NULL;
+    /* main closes the guarded stdout itself to see write errors (its
+     * guard's raw is NULL then): what a later exit handler prints goes to
+     * the plain streams, never to a closed one. */
+    if (guards[0].raw)
+        fclose(out);
+    if (guards[1].raw)
+        fclose(err);
+}
+
 int atune__term_guard_stdio(void)
 {
     FILE *out, *err;
 
+    if (plain_out)
+        return 0; /* guarded already */
     fflush(stdout);
     fflush(stderr);
     out = guarded(&guards[0], STDOUT_FILENO, 1);
     err = guarded(&guards[1], STDERR_FILENO, 0);
-    if (!out || !err) {
+    if (!out || !err || atexit(unguard) != 0) {
         if (out)
             fclose(out);
         if (err)
             fclose(err);
         return -1;
     }
+    plain_out = stdout;
+    plain_err = stderr;
     stdout = out;
     stderr = err;
     return 0;
+}
+
+int atune__term_close_stdout(void)
+{
+    FILE *f = stdout;
+
+    /* From here on stdout is the plain stream: nothing that runs later
+     * (exit handlers) writes to a closed one. */
+    if (plain_out)
+        stdout = plain_out;
+    return fclose(f);
 }

@@ -29,4 +29,8 @@ size_t atune__term_escape(FILE *out, const char *s, size_t len, int more);
  * originals are then kept). */
 int atune__term_guard_stdio(void);
 
+/* Closes the guarded standard output (its errors are the caller's to
+ * report) and makes stdout the plain stream again. */
+int atune__term_close_stdout(void);
+
 #endif

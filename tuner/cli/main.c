@@ -503,7 +503,7 @@ static int finish_stdout(int rc)
 {
     int failed = fflush(stdout) != 0 || ferror(stdout);
 
-    if (fclose(stdout) != 0)
+    if (atune__term_close_stdout() != 0)
         failed = 1;
     if (!failed)
         return rc;
