@@ -11,6 +11,7 @@
 #include "base/term.h"
 #include "base/util.h"
 #include "cli/commands.h"
+#include "engine/supervise.h"
 #include "jit/jit.h"
 #include "search/strategy.h"
 
@@ -518,8 +519,13 @@ int main(int argc, char **argv)
     int rc;
 
     /* Profiles, manifests and journals are other people's text: nothing
-     * printed may drive the terminal (docs/safety.md). */
-    if (atune__term_guard_stdio() != 0) {
+     * printed may drive the terminal (docs/safety.md). Not in a GPU
+     * worker (the supervisor prints its results): with its standard
+     * streams guarded, every worker of a cold default run on an H100
+     * aborted after its last size with a corrupted heap (2026-11-26; the
+     * cause is not found, and the same build without the guard ran
+     * clean). */
+    if (!getenv(ATUNE__WORKER_FD) && atune__term_guard_stdio() != 0) {
         fputs("autotune: error: cannot set up standard output\n", stderr);
         return ATUNE__EOSERR;
     }
