@@ -6,18 +6,27 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/term.h"
 #include "cli/cli.h"
 #include "jit/cache.h"
 #include "template/templates.h"
 
 int atune__cli_error(int code, const char *fmt, ...)
 {
+    char msg[4096];
     va_list ap;
+    int n;
 
-    fputs("autotune: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    n = vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    if (n < 0)
+        n = 0;
+    fputs("autotune: error: ", stderr);
+    /* Escaped here too: a GPU worker's stderr is not guarded (main.c),
+     * and its messages quote profiles and manifests. */
+    atune__term_escape(stderr, msg,
+                       (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1, 0);
     fputc('\n', stderr);
     return code;
 }
