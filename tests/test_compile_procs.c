@@ -2,8 +2,9 @@
  * every CUBIN equals the one compiled in this process, a compile error
  * comes back as the configuration's error, out-of-order requests are
  * served, the children's cache counters reach the parent, a pool following
- * a search compiles only what it hints at, and the children end with the
- * pool. NVRTC runs (no GPU). */
+ * a search compiles only what it hints at, idle workers compile a later
+ * template's configurations into the module cache, and the children end
+ * with the pool. NVRTC runs (no GPU). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -360,6 +361,74 @@ static void test_follow_budget(void **state)
     atune__procs_stop(ps);
 }
 
+/* Workers left idle by a follower compile the next template's
+ * configurations into the module cache: that template's pool then gets
+ * every module from the cache. Without a cache nothing is warmed. */
+static void test_warm(void **state)
+{
+    char tmp[] = "/tmp/atune-procs-warm-XXXXXX";
+    const atune__cubin *got;
+    const char *cerr, *names[1];
+    atune__cache *cache = NULL;
+    atune__procs *ps = NULL;
+    atune__pool *pool = NULL, *next = NULL;
+    int64_t index[N], hint[1], warmed = 0, compiled = -1, cached = -1;
+    atune__err err;
+
+    (void)state;
+    load(NULL, "copy,saxpy");
+    assert_int_equal(t.n, 2);
+    for (int i = 0; i < N; i++)
+        index[i] = i;
+    assert_non_null(mkdtemp(tmp));
+    assert_int_equal(atune__cache_open(tmp, &cache, &err), 0);
+    assert_int_equal(atune__procs_start(&t, cache, 2, &ps, &err), 0);
+    names[0] = t.m[0]->kernel;
+    assert_int_equal(atune__pool_start(t.m[0], "sm_90", names, 1, index, N,
+                                       0, cache, ps, &pool, &err),
+                     0);
+    atune__pool_follow(pool, 0, 2);
+    hint[0] = index[0];
+    atune__pool_prefetch(pool, hint, 1);
+    assert_int_equal(atune__pool_warm(pool, t.m[1], index, 6, &err), 0);
+    assert_int_equal(atune__pool_get(pool, index[0], &got, &cerr, &err), 0);
+    /* Until some are warmed and the count stays for a while. */
+    for (int i = 0, still = 0; i < 1200 && still < 20; i++) {
+        int64_t w;
+        nap(50);
+        w = atune__pool_warmed(pool);
+        still = w > 0 && w == warmed ? still + 1 : 0;
+        warmed = w;
+    }
+    assert_true(warmed > 0 && warmed <= 6);
+    atune__pool_free(pool);
+    names[0] = t.m[1]->kernel;
+    assert_int_equal(atune__pool_start(t.m[1], "sm_90", names, 1, index, 6,
+                                       0, cache, ps, &next, &err),
+                     0);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(atune__pool_get(next, index[i], &got, &cerr, &err),
+                         0);
+        assert_non_null(got);
+    }
+    /* A warm compile still running at pool_free finished after `warmed`
+     * was read. */
+    atune__pool_counts(next, &compiled, &cached);
+    assert_true(cached >= warmed);
+    atune__pool_free(next);
+    /* No module cache: nothing to warm into. */
+    assert_int_equal(atune__pool_start(t.m[0], "sm_90", names, 1, index, 1,
+                                       0, NULL, ps, &pool, &err),
+                     0);
+    assert_int_equal(atune__pool_warm(pool, t.m[1], index + 6, 6, &err), 0);
+    nap(500);
+    assert_int_equal(atune__pool_warmed(pool), 0);
+    atune__pool_free(pool);
+    atune__procs_stop(ps);
+    atune__cache_close(cache);
+    rm_rf(tmp);
+}
+
 static void test_children_reaped(void **state)
 {
     atune__procs *ps = NULL;
@@ -380,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_cache_counts),
         cmocka_unit_test(test_follow),
         cmocka_unit_test(test_follow_budget),
+        cmocka_unit_test(test_warm),
         cmocka_unit_test(test_children_reaped),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_time_limit_env),

@@ -105,6 +105,8 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
      * apart): the compile pool's cost beside what was measured. */
     atune__json_int(j, "modules_compiled", out->compiled);
     atune__json_int(j, "modules_cached", out->cached);
+    /* Later templates' modules compiled meanwhile into the module cache. */
+    atune__json_int(j, "modules_warmed", out->warmed);
     atune__json_num(j, "evaluations_per_s",
                     out->wall_s > 0 ? out->evaluations / out->wall_s : 0);
     atune__json_end(j);

@@ -33,9 +33,17 @@
  * whole from the start, as brute force does, and a larger one at most
  * twice what its search evaluates. */
 #define DEFAULT_WINDOW 4
-#define FOLLOW_FLOOR 256
+#define FOLLOW_FLOOR ATUNE__POOL_FOLLOW_FLOOR
+#define MAX_WARM 64
 
 enum { PENDING, RUNNING, DONE };
+
+/* Configurations of a template tuned after the pool's (atune__pool_warm). */
+typedef struct warm_list {
+    const atune__manifest *m;
+    int64_t *idx;
+    int64_t n, next;
+} warm_list;
 
 typedef struct atune__pool atune__pool_t;
 
@@ -89,6 +97,9 @@ struct atune__pool {
     int floor;           /* a follower's budget at least (pool_follow) */
     int64_t compiled;    /* jobs done by NVRTC (not the disk cache) */
     int64_t cached;      /* jobs the disk cache answered */
+    warm_list warm[MAX_WARM]; /* atune__pool_warm, in order */
+    int nwarm, iwarm;
+    int64_t warmed;      /* of them, compiled by NVRTC */
     int fatal;
     atune__err fatal_err;
     double cpu_s;
@@ -109,23 +120,30 @@ static void compile_job(atune__pool *p, job *jb, int self);
  * parameters (or in parameters the names do not use, with param_macros =
  * no) have the same key, the same cache key and the same CUBIN, so one
  * compile serves them all. */
-static uint64_t module_key(const atune__pool *p, const atune__config *c)
+static uint64_t manifest_key(const atune__manifest *m,
+                             const char *const *names, int nnames,
+                             const atune__config *c)
 {
     atune__jit_name_buf text[ATUNE__JIT_MAX_NAMES];
     const char *subst[ATUNE__JIT_MAX_NAMES];
     atune__err err;
     uint64_t h = ATUNE__FNV_SEED;
 
-    for (int i = 0; i < p->m->nparams; i++)
-        if (p->m->params[i].macro)
+    for (int i = 0; i < m->nparams; i++)
+        if (m->params[i].macro)
             h = atune__fnv1a(&c->v[i], sizeof(c->v[i]), h);
         else
             h = atune__fnv1a("-", 1, h);
-    if (atune__jit_names(p->m, c, p->names, p->nnames, text, subst, &err))
+    if (atune__jit_names(m, c, names, nnames, text, subst, &err))
         return 0; /* 0: not shared; the compile reports the error */
-    for (int i = 0; i < p->nnames; i++)
+    for (int i = 0; i < nnames; i++)
         h = atune__fnv1a(subst[i], strlen(subst[i]) + 1, h);
     return h ? h : 1;
+}
+
+static uint64_t module_key(const atune__pool *p, const atune__config *c)
+{
+    return manifest_key(p->m, p->names, p->nnames, c);
 }
 
 static void unkey(atune__pool *p, job *jb)
@@ -206,16 +224,69 @@ static job *next_job(atune__pool *p)
     return NULL;
 }
 
+/* A configuration of a later template for worker self, when it has
+ * nothing else to do and is not one of those kept free for what a
+ * consumer will ask: a warm compile takes a worker for as long as a
+ * compile of the pool's own (matmul's: ~0.3 s). Called with the lock
+ * held. */
+static int next_warm(atune__pool *p, int self, const atune__manifest **m,
+                     int64_t *idx)
+{
+    if (self < (p->nthreads + 3) / 4)
+        return 0;
+    for (; p->iwarm < p->nwarm; p->iwarm++) {
+        warm_list *w = &p->warm[p->iwarm];
+        if (w->next < w->n) {
+            *m = w->m;
+            *idx = w->idx[w->next++];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Compiles configuration idx of template m into the module cache, in
+ * worker self's child; called and returns with the lock held. The module
+ * itself is dropped: a compile error is met again, and reported, when m
+ * is tuned. */
+static void warm_job(atune__pool *p, const atune__manifest *m, int64_t idx,
+                     int self)
+{
+    const char *names[] = {m->kernel};
+    atune__cubin cubin;
+    atune__config c;
+    atune__err err;
+    double t0;
+    int rc, hit = 0;
+
+    memset(&cubin, 0, sizeof(cubin));
+    atune__space_config(m, idx, &c);
+    pthread_mutex_unlock(&p->lock);
+    t0 = atune__now();
+    rc = atune__procs_compile(p->procs, self, m, &c, p->arch, names, 1,
+                              &cubin, &hit, &err);
+    if (!rc)
+        atune__cubin_free(&cubin);
+    pthread_mutex_lock(&p->lock);
+    p->cpu_s += atune__now() - t0;
+    if (!hit && (!rc || rc == ATUNE__EDATA))
+        p->warmed++;
+}
+
 static void *worker(void *arg)
 {
     worker_arg *wa = arg;
     atune__pool *p = wa->p;
+    const atune__manifest *wm;
+    int64_t widx;
     job *jb;
 
     pthread_mutex_lock(&p->lock);
     while (!p->stop) {
         if ((jb = next_job(p)) != NULL)
             compile_job(p, jb, wa->self);
+        else if (next_warm(p, wa->self, &wm, &widx))
+            warm_job(p, wm, widx, wa->self);
         else if (p->in_order && p->next >= p->n)
             break; /* everything submitted is done or taken */
         else
@@ -485,6 +556,59 @@ void atune__pool_follow(atune__pool *p, int window, int floor)
     pthread_mutex_unlock(&p->lock);
 }
 
+int atune__pool_warm(atune__pool *p, const atune__manifest *m,
+                     const int64_t *index, int64_t n, atune__err *err)
+{
+    const char *names[] = {m->kernel};
+    uint64_t *seen;
+    warm_list w = {m, NULL, 0, 0};
+    int64_t cap = 1;
+
+    if (!p->procs || !p->cache || n <= 0 || p->nwarm >= MAX_WARM)
+        return 0;
+    while (cap < 2 * n)
+        cap *= 2;
+    w.idx = atune__calloc((size_t)n, sizeof(*w.idx));
+    seen = atune__calloc((size_t)cap, sizeof(*seen));
+    if (!w.idx || !seen) {
+        free(w.idx);
+        free(seen);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    /* One configuration per module: twins would only be cache hits. */
+    for (int64_t i = 0; i < n; i++) {
+        atune__config c;
+        uint64_t key;
+        int64_t h;
+        atune__space_config(m, index[i], &c);
+        key = manifest_key(m, names, 1, &c);
+        for (h = (int64_t)(key % (uint64_t)cap); key && seen[h] && seen[h] != key;
+             h = (h + 1) % cap)
+            ;
+        if (key && seen[h] == key)
+            continue;
+        if (key)
+            seen[h] = key;
+        w.idx[w.n++] = index[i];
+    }
+    free(seen);
+    pthread_mutex_lock(&p->lock);
+    p->warm[p->nwarm++] = w;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    return 0;
+}
+
+int64_t atune__pool_warmed(atune__pool *p)
+{
+    int64_t n;
+
+    pthread_mutex_lock(&p->lock);
+    n = p->warmed;
+    pthread_mutex_unlock(&p->lock);
+    return n;
+}
+
 void atune__pool_counts(atune__pool *p, int64_t *compiled, int64_t *cached)
 {
     pthread_mutex_lock(&p->lock);
@@ -517,6 +641,8 @@ void atune__pool_free(atune__pool *p)
         atune__cubin_free(&p->jobs[i].cubin);
         free(p->jobs[i].error);
     }
+    for (int i = 0; i < p->nwarm; i++)
+        free(p->warm[i].idx);
     while (p->extra) {
         job *e = p->extra;
         p->extra = e->next_extra;

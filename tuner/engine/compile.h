@@ -13,6 +13,9 @@
 
 typedef struct atune__pool atune__pool;
 
+/* A follower's index-order budget at least (atune__pool_follow). */
+#define ATUNE__POOL_FOLLOW_FLOOR 256
+
 /* Starts compiling configurations index[0..n) of m (in that order) for
  * arch on `threads` workers (0: one per core). names are the entry points
  * every compile checks. cache, when non-NULL, is the on-disk module cache
@@ -53,6 +56,20 @@ void atune__pool_prefetch(atune__pool *p, const int64_t *idx, int n);
  * default); brute force, which visits everything in order, and those that
  * do not say keep the index order. */
 void atune__pool_follow(atune__pool *p, int window, int floor);
+
+/* Configurations index[0..n) of a template m tuned after this pool's,
+ * most likely first: workers with nothing else to do compile them into
+ * the module cache (the modules themselves are dropped), so that m's
+ * first size does not wait for NVRTC while the GPU measured this
+ * template with the CPU idle. A quarter of the workers never take them,
+ * free for what a consumer asks. Needs child processes and a module
+ * cache (else does nothing); one configuration per module; lists are
+ * taken in the order given. The list is copied. */
+int atune__pool_warm(atune__pool *p, const atune__manifest *m,
+                     const int64_t *index, int64_t n, atune__err *err);
+
+/* Modules of later templates compiled by NVRTC (atune__pool_warm). */
+int64_t atune__pool_warmed(atune__pool *p);
 
 /* Modules compiled by NVRTC so far, and those the disk cache answered. */
 void atune__pool_counts(atune__pool *p, int64_t *compiled, int64_t *cached);

@@ -629,33 +629,64 @@ static int resumed_everywhere(const atune__manifest *m,
     return 1;
 }
 
-/* Submits every configuration valid at any selected size (brute force
- * compiles them in index order, the order it evaluates them; a search
- * only what it hints at: atune__pool_follow). */
-static int start_pool(atune__device *d, const atune__manifest *m,
-                      const atune__tune_opts *o, const atune__resume *r,
-                      atune__pool **pool, atune__err *err)
+/* Every configuration valid at any selected size and not measured at all
+ * of them by the unfinished run, in index order: what the pool of m is
+ * given (brute force compiles them in that order, the order it evaluates
+ * them; a search only what it hints at: atune__pool_follow). */
+static int pool_list(atune__device *d, const atune__manifest *m,
+                     const atune__tune_opts *o, const atune__resume *r,
+                     atune__valid_set *any, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
-    const char *names[] = {m->kernel};
-    atune__valid_set any = {0}, one = {0};
+    atune__valid_set one = {0};
     int64_t n = 0;
     int rc = 0;
 
+    memset(any, 0, sizeof(*any));
     for (int s = 0; !rc && s < m->nsizes; s++)
         if (size_selected(o, &m->sizes[s]) &&
             !(rc = atune__space_build(m, &m->sizes[s], &in->attr,
                                       o->quiet ? NULL : m->name, &one, NULL,
                                       err)))
-            rc = atune__valid_set_union(&any, &one, err);
-    for (int64_t i = 0; !rc && i < any.n; i++)
-        if (!resumed_everywhere(m, o, r, any.index[i]))
-            any.index[n++] = any.index[i];
-    if (!rc)
-        rc = atune__pool_start(m, in->arch, names, 1, any.index, n,
-                               o->threads, o->cache, o->procs, pool, err);
+            rc = atune__valid_set_union(any, &one, err);
+    for (int64_t i = 0; !rc && i < any->n; i++)
+        if (!resumed_everywhere(m, o, r, any->index[i]))
+            any->index[n++] = any->index[i];
+    any->n = n;
     atune__valid_set_free(&one);
-    atune__valid_set_free(&any);
+    return rc;
+}
+
+/* Starts template i's pool on its list, and hands it the lists of the
+ * templates after it to compile into the module cache when its workers
+ * are idle (atune__pool_warm): on the GPU the first size of each
+ * template waited for NVRTC while the cores had nothing to do during the
+ * sizes before (H200 default run, 2026-11-26: 15 of its 17 s waiting for
+ * NVRTC at the first sizes of constmem, copy, matmul and reduce). A
+ * follower's next pool starts on at most ATUNE__POOL_FOLLOW_FLOOR of its
+ * list, so no more of it is warmed. */
+static int start_pool(atune__device *d, const atune__templates *t, int i,
+                      const atune__valid_set *lists,
+                      const atune__tune_opts *o, atune__pool **pool,
+                      atune__err *err)
+{
+    const atune__manifest *m = t->m[i];
+    const char *names[] = {m->kernel};
+    int follow = atune__strategy_hints(o->strategy);
+    int rc;
+
+    rc = atune__pool_start(m, atune__device_info(d)->arch, names, 1,
+                           lists[i].index, lists[i].n, o->threads, o->cache,
+                           o->procs, pool, err);
+    /* A search compiles what it measures next (compile.h). */
+    if (!rc && follow)
+        atune__pool_follow(*pool, 0, 0);
+    for (int j = i + 1; !rc && j < t->n; j++) {
+        int64_t n = lists[j].n;
+        if (follow && n > ATUNE__POOL_FOLLOW_FLOOR)
+            n = ATUNE__POOL_FOLLOW_FLOOR;
+        rc = atune__pool_warm(*pool, t->m[j], lists[j].index, n, err);
+    }
     return rc;
 }
 
@@ -719,6 +750,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
                 atune__err *err)
 {
     run_state rs = {0};
+    atune__valid_set *lists = NULL; /* each template's pool_list */
     char slug[128], profile[4096];
     int rc;
 
@@ -750,14 +782,15 @@ int atune__tune(atune__device *d, const atune__templates *t,
         rc = load_resume(d, o, run, &rs.resume, err);
     if (!rc)
         rc = open_journal(d, run, rs.run, &rs.j, err);
+    if (!rc && !(lists = atune__calloc((size_t)t->n, sizeof(*lists))))
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int i = 0; !rc && i < t->n; i++)
+        rc = pool_list(d, t->m[i], o, rs.resume, &lists[i], err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
         atune__pool *pool = NULL;
-        if ((rc = start_pool(d, m, o, rs.resume, &pool, err)))
+        if ((rc = start_pool(d, t, i, lists, o, &pool, err)))
             break;
-        /* A search compiles what it measures next (compile.h). */
-        if (atune__strategy_hints(o->strategy))
-            atune__pool_follow(pool, 0, 0);
         for (int s = 0; !rc && s < m->nsizes; s++) {
             int64_t seeds[ATUNE__MAX_SEEDS];
             atune__outcome *out;
@@ -769,19 +802,23 @@ int atune__tune(atune__device *d, const atune__templates *t,
             out->strategy = o->strategy ? o->strategy
                                         : atune__strategy_default();
             atune__size_key(out->size, out->size_key, sizeof(out->size_key));
-            int64_t c0, h0;
+            int64_t c0, h0, w0 = atune__pool_warmed(pool);
             atune__pool_counts(pool, &c0, &h0);
             rc = tune_size(d, m, out->size, pool, &rs, o, seeds,
                            ladder_seeds(run, out, o, seeds), out, err);
             atune__pool_counts(pool, &out->compiled, &out->cached);
             out->compiled -= c0;
             out->cached -= h0;
+            out->warmed = atune__pool_warmed(pool) - w0;
             if (!rc)
                 rc = atune__tune_journal_size(rs.j, out, err);
             atune__tune_summary(o, out, rc != 0);
         }
         atune__pool_free(pool);
     }
+    for (int i = 0; lists && i < t->n; i++)
+        atune__valid_set_free(&lists[i]);
+    free(lists);
     for (int i = 0; i < run->n; i++)
         if (run->o[i].written)
             snprintf(run->profile, sizeof(run->profile), "%s", profile);

@@ -83,8 +83,10 @@ typedef struct atune__outcome {
     /* Modules the compile pool made while this size was searched: by
      * NVRTC, and from the disk cache (a pool serves every size of its
      * template, so the counts of a size include what it compiled ahead
-     * for the next). */
-    int64_t compiled, cached;
+     * for the next). warmed: modules of the templates tuned after this
+     * one that NVRTC compiled meanwhile, into the module cache (they are
+     * counted again as cached where they are used). */
+    int64_t compiled, cached, warmed;
     const char *strategy;
     const char *stop;  /* why the search ended */
     /* The final pick's largest disagreement with the search (a

@@ -121,10 +121,11 @@ int atune__tune_journal_size(atune__journal *j, const atune__outcome *out,
         return 0;
     snprintf(line, sizeof(line),
              "size: %s %s evaluations=%lld modules_compiled=%lld "
-             "modules_cached=%lld wall_s=%.3f compile_s=%.3f "
-             "measure_s=%.3f verify_s=%.3f framework_s=%.3f",
+             "modules_cached=%lld modules_warmed=%lld wall_s=%.3f "
+             "compile_s=%.3f measure_s=%.3f verify_s=%.3f framework_s=%.3f",
              out->m->name, out->size_key, (long long)out->evaluations,
-             (long long)out->compiled, (long long)out->cached, out->wall_s,
+             (long long)out->compiled, (long long)out->cached,
+             (long long)out->warmed, out->wall_s,
              out->compile_s, out->measure_s, out->verify_s,
              out->wall_s - out->compile_s - out->verify_s - out->measure_s);
     return atune__journal_note(j, line, err);
