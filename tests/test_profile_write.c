@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "atune/atune.h"
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 #include "base/util.h"
 
 static const char *source_dir;

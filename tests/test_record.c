@@ -1,6 +1,6 @@
 /* test_record.c -- the record of what libatune_jit served without an exact
  * tuned entry (ATUNE_RECORD, atune_jit_set_record; jit/record.c,
- * jit/appjit_record.c) and the effort levels (ATUNE_EFFORT,
+ * appjit/appjit_record.c) and the effort levels (ATUNE_EFFORT,
  * atune_jit_set_effort). Needs no GPU: without a current CUDA context the
  * GPU model is the profile's. */
 #include <errno.h>

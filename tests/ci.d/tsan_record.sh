@@ -12,7 +12,7 @@ out=${TMPDIR:-/tmp}/atune-tsan-record-$$
 mkdir -p "$out"
 trap 'rm -rf "$out"' EXIT
 files=$(ls templates/*.ini | while read -r ini; do printf '%s;%s;' "$root/$ini" "$root/${ini%.ini}.cu"; done)
-cmake -DOUT="$out/embedded.c" "-DFILES=${files}$root/tuner/engine/devutil.cu" \
+cmake -DOUT="$out/embedded.c" "-DFILES=${files}$root/tuner/measure/devutil.cu" \
   -P tuner/cmake/embed.cmake
 # shellcheck disable=SC2046
 cc -std=c17 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-format-truncation -g -O1 \

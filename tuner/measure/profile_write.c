@@ -5,7 +5,7 @@
  * that applications could not read is never merged into, and the new text
  * is parsed again before it is written, so that the writer can never
  * produce a file the reader refuses (inih's line and name limits). */
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 
 #include "base/outfile.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/appjit_internal.h"
+#include "appjit/appjit_internal.h"
 
 static void say(char *msg, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

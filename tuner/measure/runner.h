@@ -6,7 +6,6 @@
 
 #include <stdint.h>
 
-#include "engine/compile_procs.h"
 #include "jit/cache.h"
 #include "jit/jit.h"
 #include "template/manifest.h"
@@ -57,15 +56,22 @@ typedef struct atune__devinfo {
 
 const atune__devinfo *atune__device_info(const atune__device *d);
 
-/* The compile children (compile_procs.h) that compile what the device's
- * owner needs outside the compile pool: the reference and --evaluate's
- * configurations, so that the compile time limit holds for them too.
- * Without them (NULL, the default) those compile in this process, with no
- * limit. */
-void atune__device_set_procs(atune__device *d, atune__procs *procs);
+/* How the device's owner compiles what it needs outside a compile pool
+ * (the reference, --evaluate's configurations): the tool passes its
+ * compile children (engine/compile_procs.h), so that the compile time
+ * limit holds for them too. Returns as atune__device_compile. */
+typedef int (*atune__compile_fn)(void *ctx, const atune__manifest *m,
+                                 const atune__config *c, const char *arch,
+                                 const char *const *names, int nnames,
+                                 atune__cubin *out, atune__err *err);
+
+/* Sets d's compiler; without one (NULL, the default) those compile in
+ * this process, with no limit, through the cache given. */
+void atune__device_set_compiler(atune__device *d, atune__compile_fn fn,
+                                void *ctx);
 
 /* Compiles configuration c (NULL: the default) of m for d's architecture,
- * through cache (may be NULL) and d's compile children when it has them.
+ * through cache (may be NULL), or d's compiler when it has one.
  * ATUNE__EDATA: the configuration does not compile (or ran past the
  * compile time limit). */
 int atune__device_compile(atune__device *d, atune__cache *cache,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/appjit_internal.h"
+#include "appjit/appjit_internal.h"
 #include "jit/jit.h"
 #include "template/templates.h"
 

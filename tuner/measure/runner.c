@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/runner_internal.h"
+#include "measure/runner_internal.h"
 
 static const char *const status_names[] = {
 #define ATUNE__STATUS_NAME(code, name) name,

@@ -5,7 +5,7 @@
 #ifndef ATUNE_RUNNER_INTERNAL_H
 #define ATUNE_RUNNER_INTERNAL_H
 
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "jit/cudrv.h"
 
 #define MAX_SAMPLES 200
@@ -36,7 +36,8 @@ struct atune__device {
     CUdeviceptr flush;
     size_t flush_bytes;
     atune__devinfo info;
-    atune__procs *procs; /* NULL: compile in this process */
+    atune__compile_fn compile; /* NULL: compile in this process */
+    void *compile_ctx;
 };
 
 struct buffer {

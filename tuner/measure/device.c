@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/runner_internal.h"
+#include "measure/runner_internal.h"
 #include "template/templates.h"
 
 /* The helpers in devutil.cu, per element type, in atune__type order. */
@@ -193,9 +193,11 @@ void atune__device_close(atune__device *d)
     free(d);
 }
 
-void atune__device_set_procs(atune__device *d, atune__procs *procs)
+void atune__device_set_compiler(atune__device *d, atune__compile_fn fn,
+                                void *ctx)
 {
-    d->procs = procs;
+    d->compile = fn;
+    d->compile_ctx = ctx;
 }
 
 int atune__device_compile(atune__device *d, atune__cache *cache,
@@ -203,9 +205,9 @@ int atune__device_compile(atune__device *d, atune__cache *cache,
                           const char *const *names, int nnames,
                           atune__cubin *out, atune__err *err)
 {
-    if (d->procs)
-        return atune__procs_compile_own(d->procs, m, c, d->info.arch, names,
-                                        nnames, out, NULL, err);
+    if (d->compile)
+        return d->compile(d->compile_ctx, m, c, d->info.arch, names, nnames,
+                          out, err);
     return atune__jit_compile_cached(cache, m, c, d->info.arch, names, nnames,
                                      out, NULL, err);
 }
