@@ -604,9 +604,10 @@ static int still_seen(const atune__ini *doc, const char *canon,
 
 /* atune__profile_update, and with seen (one entry) only if its section is
  * still as seen. */
-static int update(const char *path, const atune__pw_device *dev,
-                  const atune__pw_entry *entries, int n,
-                  const atune__pw_seen *seen, int *changed, atune__err *err)
+static int update(const char *path, const char *base,
+                  const atune__pw_device *dev, const atune__pw_entry *entries,
+                  int n, const atune__pw_seen *seen, int *changed,
+                  atune__err *err)
 {
     char(*canon)[ATUNE__INI_MAX_NAME + 1] = NULL;
     atune_profile *old = NULL;
@@ -629,6 +630,9 @@ static int update(const char *path, const atune__pw_device *dev,
     if ((rc = atune__profile_resolve(path, &real, err)) != ATUNE__OK ||
         (rc = atune__profile_lock(real, &lock, err)) != ATUNE__OK ||
         (rc = read_old(real, dev, &old, err)) != ATUNE__OK)
+        goto out;
+    /* A new file starts as base, read as any old file is. */
+    if (!old && base && (rc = read_old(base, dev, &old, err)) != ATUNE__OK)
         goto out;
     if (seen && !still_seen(atune__profile_doc(old), canon[0], seen)) {
         *changed = 1;
@@ -653,7 +657,7 @@ int atune__profile_update(const char *path, const atune__pw_device *dev,
                           const atune__pw_entry *entries, int n,
                           atune__err *err)
 {
-    return update(path, dev, entries, n, NULL, NULL, err);
+    return update(path, NULL, dev, entries, n, NULL, NULL, err);
 }
 
 int atune__profile_update_if(const char *path, const atune__pw_device *dev,
@@ -662,7 +666,17 @@ int atune__profile_update_if(const char *path, const atune__pw_device *dev,
                              atune__err *err)
 {
     *changed = 0;
-    return update(path, dev, entry, 1, seen, changed, err);
+    return update(path, NULL, dev, entry, 1, seen, changed, err);
+}
+
+int atune__profile_update_based(const char *path, const char *base,
+                                const atune__pw_device *dev,
+                                const atune__pw_entry *entry,
+                                const atune__pw_seen *seen, int *changed,
+                                atune__err *err)
+{
+    *changed = 0;
+    return update(path, base, dev, entry, 1, seen, changed, err);
 }
 
 int atune__profile_check(const char *path, const atune__pw_device *dev,

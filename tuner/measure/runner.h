@@ -40,6 +40,16 @@ typedef struct atune__device atune__device;
  * device helpers for its architecture. */
 int atune__device_open(int ordinal, atune__device **out, atune__err *err);
 void atune__device_close(atune__device *d);
+
+/* Opens the device of the calling thread's current context (the
+ * application's, libatune_jit's first use) without retaining or
+ * releasing it: its own stream, events and helpers there. The helpers,
+ * and later every problem's reference, compile through cache (may be
+ * NULL), so that a warm first use compiles nothing. The L2 flush buffer
+ * is allocated by the first problem that needs it, after the check of
+ * free memory. ATUNE__EUNAVAIL without a driver or a current context. */
+int atune__device_attach(atune__cache *cache, atune__device **out,
+                         atune__err *err);
 int atune__device_count(int *n, atune__err *err);
 
 /* Identity and limits of an open device. */

@@ -38,6 +38,9 @@ struct atune__device {
     atune__devinfo info;
     atune__compile_fn compile; /* NULL: compile in this process */
     void *compile_ctx;
+    atune__cache *cache; /* the reference's and helpers' (NULL: none) */
+    int attached; /* the application's context: neither retained nor
+                     released here */
 };
 
 struct buffer {
