@@ -33,6 +33,15 @@
 static char tmp[] = "/tmp/atune-test-firstuse-XXXXXX";
 static const char *stub;
 
+/* A profile of another GPU model on the search path (ATUNE_PROFILE_PATH):
+ * its nearest entries are candidates too. */
+static const char other_gpu[] =
+    "[device]\nformat = 1\nname = Other GPU\ncc = 80\nsm_count = 108\n"
+    "[copy n=1048576]\nBLOCK_SIZE = 256\nVW = 4\nUNROLL = 1\nGRID = 0\n"
+    "EVICT = 0\n"
+    "[copy n=4194304]\nBLOCK_SIZE = 512\nVW = 2\nUNROLL = 2\nGRID = 0\n"
+    "EVICT = 0\n";
+
 /* --- children --------------------------------------------------------------- */
 
 static atune_profile *open_for_gpu(const atune__cudrv *cu, CUdevice d)
@@ -198,9 +207,9 @@ static int child(const char *env, const char *args)
     unlink(log);
     snprintf(cmd, sizeof(cmd),
              "LD_LIBRARY_PATH='%s' XDG_DATA_HOME='%s/xdg' "
-             "ATUNE_CACHE_DIR='%s/cache' ATUNE_STUB_HELPER_LOG='%s' %s "
-             "/proc/%ld/exe %s >'%s' 2>&1",
-             stub, tmp, tmp, log, env, (long)getpid(), args, out);
+             "ATUNE_PROFILE_PATH='%s/sys' ATUNE_CACHE_DIR='%s/cache' "
+             "ATUNE_STUB_HELPER_LOG='%s' %s /proc/%ld/exe %s >'%s' 2>&1",
+             stub, tmp, tmp, tmp, log, env, (long)getpid(), args, out);
     rc = system(cmd);
     snprintf(out_text, sizeof(out_text), "%s", slurp(out));
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -241,7 +250,9 @@ static void test_measure_then_exact(void **state)
     (void)state;
     SKIP_WITHOUT_STUB();
     assert_int_equal(child("ATUNE_EFFORT=measure", "serve n=1000003"), 0);
-    assert_non_null(strstr(out_text, "measured at first use (measure: "));
+    /* The defaults and Other GPU's two entries. */
+    assert_non_null(strstr(out_text, "measured at first use (measure: 3 "
+                                     "configurations compiled"));
     assert_non_null(strstr(out_text, "written to '"));
     assert_non_null(strstr(out_text, "; effort measure"));
     assert_true(fills() > 0);
@@ -253,10 +264,11 @@ static void test_measure_then_exact(void **state)
     assert_non_null(strstr(prof, "strategy = first-use-measure"));
     assert_non_null(strstr(prof, "first_use = measure: "));
     assert_non_null(strstr(prof, "name = NVIDIA Stub H100"));
+    assert_non_null(strstr(prof, "evaluated = 3"));
 
     assert_int_equal(child("ATUNE_EFFORT=measure", "serve n=1000003"), 0);
     assert_non_null(strstr(out_text, "(exact)"));
-    assert_null(strstr(out_text, "compiled ("));
+    assert_null(strstr(out_text, "measured at first use ("));
     assert_int_equal(fills(), 0);
     c = strstr(out_text, "CFG ");
     assert_non_null(c);
@@ -264,7 +276,8 @@ static void test_measure_then_exact(void **state)
     /* In one process, a size measured once is answered from memory. */
     assert_int_equal(child("ATUNE_EFFORT=measure", "serve n=2000003 n=2000003"),
                      0);
-    assert_int_equal(count(out_text, "compiled ("), 2); /* the same note */
+    /* the same note twice */
+    assert_int_equal(count(out_text, "measured at first use ("), 2);
     assert_int_equal(count(slurp(user_profile()), "[copy n=2000003]"), 1);
 }
 
@@ -320,14 +333,18 @@ static void test_threads_measure_once(void **state)
     SKIP_WITHOUT_STUB();
     assert_int_equal(child("ATUNE_EFFORT=measure", "threads n=4000037"), 0);
     assert_int_equal(count(out_text, "MSG "), NTHREADS);
-    assert_int_equal(count(out_text, "compiled ("), 1);
+    assert_int_equal(count(out_text, "measured at first use ("), 1);
     assert_int_equal(count(out_text, "written since this process opened"),
                      NTHREADS - 1);
     c = strstr(out_text, "CFG ");
     assert_non_null(c);
     sscanf(c + 4, "%255s", cfg0);
     assert_true(strlen(cfg0) > 0);
-    assert_int_equal(count(out_text, cfg0), NTHREADS);
+    {
+        char line[300];
+        snprintf(line, sizeof(line), "CFG %s\n", cfg0);
+        assert_int_equal(count(out_text, line), NTHREADS);
+    }
     assert_int_equal(count(slurp(user_profile()), "[copy n=4000037]"), 1);
 }
 
@@ -373,6 +390,18 @@ static int setup(void **state)
     unsetenv("ATUNE_EFFORT");
     unsetenv("ATUNE_RECORD");
     stub = getenv("ATUNE_STUB_DRIVER_DIR");
+    {
+        char path[4200];
+        FILE *f;
+        path_in(path, sizeof(path), "sys");
+        if (mkdir(path, 0755) != 0)
+            return -1;
+        path_in(path, sizeof(path), "sys/other.ini");
+        if (!(f = fopen(path, "w")))
+            return -1;
+        fputs(other_gpu, f);
+        fclose(f);
+    }
     return 0;
 }
 

@@ -6,6 +6,7 @@
  * written into the user's profile directory as the tool writes profiles
  * (measure/profile_write.h: locked, atomic, merged by evidence), so that
  * the next process gets an exact hit and measures nothing. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -26,8 +27,10 @@
 /* measure races the defaults, the configuration the profile would serve
  * and the nearest tuned entries of the kernel: a handful, so that a first
  * call stays under a second with a cold module cache. */
-#define NEIGHBOURS 4
-#define MAX_CANDS 12
+#define NEIGHBOURS 3
+#define MEASURE_CANDS 8 /* measure's race, at most */
+#define MAX_CANDS 12    /* with patient's search winner */
+#define PATH_FILES 16   /* profiles of the search path read for candidates */
 #define PATIENT_DEFAULT_S 10
 #define SEED 0x5eedULL
 
@@ -60,7 +63,7 @@ typedef struct fu_run {
     atune__problem *prob;
     atune__timing t;
     cand c[MAX_CANDS];
-    int n;
+    int n, cap;
     int compiled, cached; /* compilations that ran NVRTC / hit the cache */
     int evaluated;
     int best;             /* index into c, or -1 */
@@ -176,7 +179,7 @@ static int add_cand(fu_run *r, const atune__config *cfg, const char *fmt, ...)
     const atune__manifest *m = r->j->m;
     va_list ap;
 
-    if (r->n >= MAX_CANDS || atune__space_index(m, cfg) < 0)
+    if (r->n >= r->cap || atune__space_index(m, cfg) < 0)
         return -1;
     for (int i = 0; i < r->n; i++)
         if (memcmp(r->c[i].cfg.v, cfg->v, sizeof(cfg->v[0]) * m->nparams) ==
@@ -240,6 +243,42 @@ static void add_neighbours(fu_run *r, atune_profile *p, const int64_t *v, int n,
         added += r->n > before;
     }
     free(e);
+}
+
+/* The nearest entries of the other profiles on the search path
+ * (atune_profile_search_path): other GPU models' winners near the size
+ * are often good here too, and a GPU with no profile has nothing else. */
+static void add_search_path(fu_run *r, const char *skip1, const char *skip2,
+                            const int64_t *v)
+{
+    char dirs[8192], path[4096];
+    int files = 0;
+
+    if (atune_profile_search_path(dirs, sizeof(dirs)) != ATUNE_OK)
+        return;
+    for (char *dir = strtok(dirs, ":"); dir && files < PATH_FILES;
+         dir = strtok(NULL, ":")) {
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL && files < PATH_FILES &&
+               r->n < r->cap) {
+            size_t n = strlen(de->d_name);
+            atune_profile *q = NULL;
+            if (n < 5 || strcmp(de->d_name + n - 4, ".ini") != 0 ||
+                de->d_name[0] == '.' ||
+                snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+                    (int)sizeof(path) ||
+                (skip1 && strcmp(path, skip1) == 0) ||
+                (skip2 && strcmp(path, skip2) == 0))
+                continue;
+            files++;
+            if (atune_profile_open(path, &q) == ATUNE_OK)
+                add_neighbours(r, q, v, 2, "the profile of");
+            atune_profile_close(q);
+        }
+        if (d)
+            closedir(d);
+    }
 }
 
 /* --- measuring ------------------------------------------------------------- */
@@ -364,8 +403,9 @@ static int patient(fu_run *r, const atune__size *sz, double limit_s,
         return rc;
     if (r->have_search_best) {
         int i = add_cand(r, &r->search_best, "the default search");
-        if (i < 0 && r->n >= MAX_CANDS) {
-            i = MAX_CANDS - 1;
+        if (i < 0 && r->n >= r->cap) {
+            i = r->n++;
+            memset(&r->c[i], 0, sizeof(r->c[i]));
             r->c[i].cfg = r->search_best;
             snprintf(r->c[i].from, sizeof(r->c[i].from), "the default search");
         }
@@ -623,6 +663,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     }
     r->j = j;
     r->best = -1;
+    r->cap = effort == ATUNE_JIT_EFFORT_PATIENT ? MAX_CANDS - 1 : MEASURE_CANDS;
     r->t0 = atune__now();
     atune__timing_default(&r->t);
     /* A first call must stay short: fewer samples than a tuning run. */
@@ -662,6 +703,8 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     if (have_dir && (!p || strcmp(atune_profile_path(p), path) != 0) &&
         atune_profile_open(path, &user) == ATUNE_OK)
         add_neighbours(r, user, v, NEIGHBOURS, "the user's profile of");
+    add_search_path(r, p ? atune_profile_path(p) : NULL,
+                    have_dir ? path : NULL, v);
     race(r, &err, &fatal);
     if (!fatal && effort == ATUNE_JIT_EFFORT_PATIENT &&
         patient(r, &sz, patient_limit(), &err, how, sizeof(how)))
