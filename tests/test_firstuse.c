@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -74,24 +75,35 @@ static int make_current(const atune__cudrv *cu, CUdevice *d)
            cu->cuCtxSetCurrent(ctx) != CUDA_SUCCESS;
 }
 
-/* serve SIZE...: one handle, the effort of ATUNE_EFFORT; prints
- * "MSG <message>" and "CFG <configuration>" per size. */
+/* serve SIZE...: the example application of tests/gpu_firstuse.sh: one
+ * handle of ATUNE_TEST_KERNEL (default copy), the effort of ATUNE_EFFORT,
+ * the profile the search path has for the GPU; prints "GPU <name>", then
+ * per size "MSG <message>", "CFG <configuration>" and "MS <wall time of
+ * atune_jit_config_for>". Exit 2 without a driver or GPU. */
 static int serve_child(int argc, char **argv)
 {
     const atune__cudrv *cu = atune__cudrv_load(NULL);
+    const char *kernel = getenv("ATUNE_TEST_KERNEL");
     atune_profile *p;
     atune_jit *j = NULL;
     CUdevice d = 0;
-    char msg[4096];
+    char msg[4096], name[256] = "";
+    struct timespec t0, t1;
 
-    if (make_current(cu, &d) || atune_jit_open(NULL, "copy", &j) != ATUNE_OK)
+    if (make_current(cu, &d) ||
+        atune_jit_open(NULL, kernel && *kernel ? kernel : "copy", &j) !=
+            ATUNE_OK)
         return 2;
+    cu->cuDeviceGetName(name, (int)sizeof(name), d);
+    printf("GPU %s\n", name);
     p = open_for_gpu(cu, d);
     for (int i = 2; i < argc; i++) {
         const atune_config *c = NULL;
         char cfg[256] = "defaults";
-        int rc = atune_jit_config_for(j, p, argv[i], NULL, &c, msg,
-                                      sizeof(msg));
+        int rc;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = atune_jit_config_for(j, p, argv[i], NULL, &c, msg, sizeof(msg));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         if (rc != ATUNE_OK) {
             printf("ERR %d %s\n", rc, atune_jit_errmsg(j));
             return 3;
@@ -100,7 +112,9 @@ static int serve_child(int argc, char **argv)
             used += snprintf(cfg + used, sizeof(cfg) - (size_t)used,
                              "%s%s=%lld", k ? "," : "", atune_config_name(c, k),
                              (long long)atune_config_value(c, k));
-        printf("MSG %s\nCFG %s\n", msg, cfg);
+        printf("MSG %s\nCFG %s\nMS %.1f\n", msg, cfg,
+               (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                   (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     }
     atune_jit_close(j);
     atune_profile_close(p);
