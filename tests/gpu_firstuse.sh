@@ -17,7 +17,8 @@
 # evidence), so "% of optimum" is paired: min(winner, pick) / pick.
 # Prints one table; exits 77 without a GPU.
 #   FIRSTUSE_KERNELS="copy saxpy reduce constmem matmul" (default: all)
-#   FIRSTUSE_BRUTE=0   skips the brute-force comparison (minutes a kernel)
+#   FIRSTUSE_BRUTE=1   adds the brute-force comparison (a minute or more a
+#                      kernel; tests/gpu.sh's firstuse step turns it on)
 #   FIRSTUSE_TUNE_ARGS adds arguments to the brute-force tune ("--budget 3"
 #                      to try the script on the stub driver)
 # Targets (issue 35): first call <= 1000 ms cold, <= 100 ms warm (1-D);
@@ -30,7 +31,7 @@ tmp=$(mktemp -d /tmp/atune-gpu-firstuse-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 unset ATUNE_EFFORT ATUNE_RECORD ATUNE_PROFILE_PATH
 kernels=${FIRSTUSE_KERNELS:-copy saxpy reduce constmem matmul}
-brute=${FIRSTUSE_BRUTE:-1}
+brute=${FIRSTUSE_BRUTE:-0}
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -93,7 +94,7 @@ for k in $kernels; do
   done
   # Paired optimum: brute force at the same sizes, the first-use pick (the
   # cold run's) re-timed beside its winner.
-  if [ "$brute" = 1 ] && [ "$k" != matmul ]; then
+  if [ "$brute" = 1 ]; then
     rec=$tmp/$k.record
     { echo "# autotune record 1"
       for s in ${sizes[$k]}; do printf '%s\t%s\t%s\tno-profile\t1\n' "$gpu" "$k" "$s"; done

@@ -157,7 +157,8 @@ void atune_jit_close(atune_jit *j)
         next = k->next;
         kernel_free(j->cu, k);
     }
-    atune__jit_first_use_close(j);
+    if (j->learned_free)
+        j->learned_free(j);
     atune__cache_close(j->cache);
     atune__manifest_free(j->m);
     free(j);

@@ -56,8 +56,11 @@ struct atune_jit {
     int effort_set;    /* atune_jit_set_effort() was called: effort, not
                           ATUNE_EFFORT, decides */
     atune_jit_effort effort;
-    /* What first use learned (firstuse.c), under its process-wide lock. */
+    /* What first use learned (firstuse.c), under its process-wide lock,
+     * and how atune_jit_close frees it (set by firstuse.c: appjit.c does
+     * not call into it). */
     struct atune__learned *learned;
+    void (*learned_free)(atune_jit *j);
 };
 
 int atune__jit_fail(atune_jit *j, int status, const char *fmt, ...)
@@ -108,9 +111,6 @@ int atune__jit_first_use(atune_jit *j, atune_profile *p, const int64_t *v,
                          const atune__devattr *a, atune_jit_effort effort,
                          const atune_config *estimate, const atune_config **out,
                          char *note, size_t notelen);
-
-/* firstuse.c: frees what first use learned for j (atune_jit_close). */
-void atune__jit_first_use_close(atune_jit *j);
 
 /* appjit_record.c: whether this process records (ATUNE_RECORD or
  * atune_jit_set_record). */

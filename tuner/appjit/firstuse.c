@@ -6,11 +6,11 @@
  * written into the user's profile directory as the tool writes profiles
  * (measure/profile_write.h: locked, atomic, merged by evidence), so that
  * the next process gets an exact hit and measures nothing. */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "appjit/appjit_internal.h"
-#include "measure/profile_write.h"
-#include "measure/runner.h"
+#include "appjit/firstuse_internal.h"
 #include "search/strategy.h"
 
-/* measure races the defaults, the configuration the profile would serve
- * and the nearest tuned entries of the kernel: a handful, so that a first
- * call stays under a second with a cold module cache. */
-#define NEIGHBOURS 3
-#define MEASURE_CANDS 8 /* measure's race, at most */
-#define MAX_CANDS 12    /* with patient's search winner */
-#define PATH_FILES 16   /* profiles of the search path read for candidates */
 #define PATIENT_DEFAULT_S 10
 #define SEED 0x5eedULL
 
@@ -50,30 +41,6 @@ struct atune__learned {
  * not disturb each other's timing. Guards every handle's learned list. */
 static pthread_mutex_t measuring = PTHREAD_MUTEX_INITIALIZER;
 
-typedef struct cand {
-    atune__config cfg;
-    char from[160];
-    atune__result res;
-    int evaluated;
-} cand;
-
-typedef struct fu_run {
-    atune_jit *j;
-    atune__device *d;
-    atune__problem *prob;
-    atune__timing t;
-    cand c[MAX_CANDS];
-    int n, cap;
-    int compiled, cached; /* compilations that ran NVRTC / hit the cache */
-    int evaluated;
-    int best;             /* index into c, or -1 */
-    /* patient: the search's own candidates */
-    atune__config search_best;
-    atune__result search_res;
-    int have_search_best;
-    double t0;
-} fu_run;
-
 static void say(char *msg, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -84,54 +51,6 @@ static void say(char *msg, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, len, fmt, ap);
     va_end(ap);
-}
-
-/* The user's profile directory, as the search path names it
- * (lib/profile_path.c, which a shared libatune hides):
- * $XDG_DATA_HOME/autotune/profiles, else ~/.local/share/autotune/profiles. */
-static int user_dir(char *buf, size_t len)
-{
-    const char *xdg = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    int n;
-
-    if (xdg && xdg[0] == '/')
-        n = snprintf(buf, len, "%s/autotune/profiles", xdg);
-    else if (home && home[0] == '/')
-        n = snprintf(buf, len, "%s/.local/share/autotune/profiles", home);
-    else
-        return -1;
-    return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-/* mkdir -p, mode 0755 less the umask. */
-static int make_dirs(const char *path, char *why, size_t len)
-{
-    char p[4096];
-    struct stat st;
-
-    if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p)) {
-        say(why, len, "directory name too long");
-        return -1;
-    }
-    for (char *s = p + 1;; s++) {
-        char c = *s;
-        if (c != '/' && c != '\0')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-            say(why, len, "cannot create '%s': %s", p, strerror(errno));
-            return -1;
-        }
-        *s = c;
-        if (c == '\0')
-            break;
-    }
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        say(why, len, "'%s' is not a directory", path);
-        return -1;
-    }
-    return 0;
 }
 
 /* "n=1000000" in the template's variable order, as profiles name it. */
@@ -154,7 +73,7 @@ static struct atune__learned *learned_find(atune_jit *j, const char *key)
     return NULL;
 }
 
-void atune__jit_first_use_close(atune_jit *j)
+static void learned_free(atune_jit *j)
 {
     struct atune__learned *l, *next;
 
@@ -169,125 +88,89 @@ void atune__jit_first_use_close(atune_jit *j)
     pthread_mutex_unlock(&measuring);
 }
 
-/* --- candidates ------------------------------------------------------------ */
-
-static int add_cand(fu_run *r, const atune__config *cfg, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int add_cand(fu_run *r, const atune__config *cfg, const char *fmt, ...)
-{
-    const atune__manifest *m = r->j->m;
-    va_list ap;
-
-    if (r->n >= r->cap || atune__space_index(m, cfg) < 0)
-        return -1;
-    for (int i = 0; i < r->n; i++)
-        if (memcmp(r->c[i].cfg.v, cfg->v, sizeof(cfg->v[0]) * m->nparams) ==
-            0)
-            return i;
-    memset(&r->c[r->n], 0, sizeof(r->c[r->n]));
-    r->c[r->n].cfg = *cfg;
-    va_start(ap, fmt);
-    vsnprintf(r->c[r->n].from, sizeof(r->c[r->n].from), fmt, ap);
-    va_end(ap);
-    return r->n++;
-}
-
-/* The entries of j's kernel in p with the template's size variables,
- * nearest to v first (log2 distance, as the profile look-up measures
- * it), at most n of them, as candidates. */
-typedef struct near {
-    double d;
-    int i;
-} near;
-
-static int near_cmp(const void *x, const void *y)
-{
-    const near *a = x, *b = y;
-
-    return a->d < b->d ? -1 : a->d > b->d ? 1 : a->i - b->i;
-}
-
-static void add_neighbours(fu_run *r, atune_profile *p, const int64_t *v, int n,
-                           const char *where)
-{
-    atune_jit *j = r->j;
-    int count = atune_profile_count(p), nn = 0;
-    near *e = count > 0 ? malloc(sizeof(*e) * (size_t)count) : NULL;
-
-    for (int i = 0; e && i < count; i++) {
-        const atune_config *c = atune_profile_entry(p, i);
-        int64_t w[ATUNE__MAX_SIZE_VARS];
-        double dd = 0;
-        if (strcmp(atune_config_kernel(c), j->m->name) != 0)
-            continue;
-        if (atune__jit_size_values(j, atune_config_size(c), w) != ATUNE_OK) {
-            j->msg[0] = '\0';
-            continue;
-        }
-        for (int k = 0; k < j->nsize; k++)
-            dd += fabs(log2((double)(w[k] > 0 ? w[k] : 1)) -
-                       log2((double)(v[k] > 0 ? v[k] : 1)));
-        e[nn].d = dd;
-        e[nn++].i = i;
-    }
-    if (nn > 1)
-        qsort(e, (size_t)nn, sizeof(*e), near_cmp);
-    for (int k = 0, added = 0; k < nn && added < n; k++) {
-        const atune_config *c = atune_profile_entry(p, e[k].i);
-        atune__config cfg;
-        int before = r->n;
-        atune__jit_config_from(j->m, c, &cfg);
-        add_cand(r, &cfg, "the tuned entry of %s in %s '%s'",
-                 atune_config_size(c), where, atune_profile_device(p)->name);
-        added += r->n > before;
-    }
-    free(e);
-}
-
-/* The nearest entries of the other profiles on the search path
- * (atune_profile_search_path): other GPU models' winners near the size
- * are often good here too, and a GPU with no profile has nothing else. */
-static void add_search_path(fu_run *r, const char *skip1, const char *skip2,
-                            const int64_t *v)
-{
-    char dirs[8192], path[4096];
-    int files = 0;
-
-    if (atune_profile_search_path(dirs, sizeof(dirs)) != ATUNE_OK)
-        return;
-    for (char *dir = strtok(dirs, ":"); dir && files < PATH_FILES;
-         dir = strtok(NULL, ":")) {
-        DIR *d = opendir(dir);
-        struct dirent *de;
-        while (d && (de = readdir(d)) != NULL && files < PATH_FILES &&
-               r->n < r->cap) {
-            size_t n = strlen(de->d_name);
-            atune_profile *q = NULL;
-            if (n < 5 || strcmp(de->d_name + n - 4, ".ini") != 0 ||
-                de->d_name[0] == '.' ||
-                snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
-                    (int)sizeof(path) ||
-                (skip1 && strcmp(path, skip1) == 0) ||
-                (skip2 && strcmp(path, skip2) == 0))
-                continue;
-            files++;
-            if (atune_profile_open(path, &q) == ATUNE_OK)
-                add_neighbours(r, q, v, 2, "the profile of");
-            atune_profile_close(q);
-        }
-        if (d)
-            closedir(d);
-    }
-}
-
 /* --- measuring ------------------------------------------------------------- */
 
-/* Compiles (through the module cache), loads, verifies and times cfg.
- * Returns 0 with res->status telling the verdict, or an error that ends
- * first use (the device is no longer usable). */
-static int evaluate(fu_run *r, const atune__config *cfg, atune__result *res,
-                    atune__err *err)
+static void *compile_worker(void *arg)
+{
+    fu_run *r = arg;
+    const char *names[] = {r->j->m->kernel};
+    int i;
+
+    while ((i = atomic_fetch_add(&r->next_compile, 1)) < r->n) {
+        cand *c = &r->c[i];
+        c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &c->cfg,
+                                           r->arch, names, 1, &c->cubin,
+                                           &c->hit, &c->cerr);
+        c->compiled = 1;
+    }
+    return NULL;
+}
+
+static void compile_start(fu_run *r)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = r->n < COMPILE_THREADS ? r->n : COMPILE_THREADS;
+
+    if (cores > 0 && n > cores)
+        n = (int)cores;
+    atomic_init(&r->next_compile, 0);
+    /* This thread opens the device meanwhile, then compiles too. */
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&r->th[r->nthreads], NULL, compile_worker, r) == 0)
+            r->nthreads++;
+}
+
+static void compile_finish(fu_run *r)
+{
+    compile_worker(r); /* what is left; all of it without threads */
+    for (int i = 0; i < r->nthreads; i++)
+        pthread_join(r->th[i], NULL);
+    r->nthreads = 0;
+}
+
+/* The architecture of the current context's device ("sm_90"). */
+static int current_arch(atune_jit *j, char *buf, size_t len, char *why,
+                        size_t whylen)
+{
+    CUcontext ctx = NULL;
+    CUdevice dev = 0;
+    int major = 0, minor = 0;
+    char e[256];
+    CUresult rc;
+
+    if (atune__jit_driver(j) != ATUNE_OK) {
+        say(why, whylen, "%s", j->msg);
+        j->msg[0] = '\0';
+        return -1;
+    }
+    rc = j->cu->cuCtxGetCurrent(&ctx);
+    if (rc == CUDA_SUCCESS && !ctx) {
+        say(why, whylen, "no current CUDA context");
+        return -1;
+    }
+    if (rc == CUDA_SUCCESS)
+        rc = j->cu->cuCtxGetDevice(&dev);
+    if (rc == CUDA_SUCCESS)
+        rc = j->cu->cuDeviceGetAttribute(
+            &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    if (rc == CUDA_SUCCESS)
+        rc = j->cu->cuDeviceGetAttribute(
+            &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    if (rc != CUDA_SUCCESS) {
+        say(why, whylen, "the current context's device: %s",
+            atune__cudrv_errstr(rc, e, sizeof(e)));
+        return -1;
+    }
+    snprintf(buf, len, "sm_%d%d", major, minor);
+    return 0;
+}
+
+/* Compiles (through the module cache, unless c was compiled ahead),
+ * loads, verifies and times cfg. Returns 0 with res->status telling the
+ * verdict, or an error that ends first use (the device is no longer
+ * usable). */
+static int evaluate(fu_run *r, const atune__config *cfg, cand *c,
+                    atune__result *res, atune__err *err)
 {
     atune_jit *j = r->j;
     const char *names[] = {j->m->kernel};
@@ -297,8 +180,18 @@ static int evaluate(fu_run *r, const atune__config *cfg, atune__result *res,
     int hit = 0, rc;
 
     memset(res, 0, sizeof(*res));
-    rc = atune__jit_compile_cached(j->cache, j->m, cfg, in->arch, names, 1,
-                                   &cubin, &hit, err);
+    if (c && c->compiled) {
+        rc = c->crc;
+        cubin = c->cubin;
+        hit = c->hit;
+        memset(&c->cubin, 0, sizeof(c->cubin));
+        c->compiled = 0;
+        if (rc)
+            *err = c->cerr;
+    } else {
+        rc = atune__jit_compile_cached(j->cache, j->m, cfg, in->arch, names,
+                                       1, &cubin, &hit, err);
+    }
     if (rc == ATUNE__EDATA) {
         res->status = ATUNE__ST_COMPILE_ERROR;
         atune__strlcpy(res->detail, err->msg, sizeof(res->detail));
@@ -327,7 +220,7 @@ static void race(fu_run *r, atune__err *err, int *fatal)
         cand *c = &r->c[i];
         /* The fastest so far is the incumbent: a slower one stops early. */
         r->t.cutoff_ns = r->best >= 0 ? r->c[r->best].res.time_ns : 0;
-        if (evaluate(r, &c->cfg, &c->res, err)) {
+        if (evaluate(r, &c->cfg, c, &c->res, err)) {
             *fatal = 1;
             break;
         }
@@ -353,7 +246,7 @@ static int search_eval(void *ctx, int64_t idx, double *time_ns,
 
     atune__space_config(r->j->m, idx, &cfg);
     r->t.cutoff_ns = r->have_search_best ? r->search_res.time_ns : 0;
-    rc = evaluate(r, &cfg, &res, err);
+    rc = evaluate(r, &cfg, NULL, &res, err);
     r->t.cutoff_ns = 0;
     if (rc)
         return rc;
@@ -402,7 +295,7 @@ static int patient(fu_run *r, const atune__size *sz, double limit_s,
     if (rc)
         return rc;
     if (r->have_search_best) {
-        int i = add_cand(r, &r->search_best, "the default search");
+        int i = atune__fu_add(r, &r->search_best, "the default search");
         if (i < 0 && r->n >= r->cap) {
             i = r->n++;
             memset(&r->c[i], 0, sizeof(r->c[i]));
@@ -421,114 +314,31 @@ static int patient(fu_run *r, const atune__size *sz, double limit_s,
     return 0;
 }
 
-/* --- the profile ------------------------------------------------------------ */
-
-static void device_entry(const atune__device *d, atune__pw_device *pd)
-{
-    const atune__devinfo *in = atune__device_info(d);
-
-    memset(pd, 0, sizeof(*pd));
-    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
-    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
-    pd->cc = (int)in->attr.cc;
-    pd->sm_count = (int)in->attr.sm_count;
-    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
-    pd->l2_bytes = in->attr.l2_bytes;
-    pd->driver = in->driver;
-    pd->nvrtc = atune__jit_version();
-    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
-    atune__utc_date(pd->date, sizeof(pd->date), 0);
-    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
-}
-
-static void fill_entry(const fu_run *r, const cand *c, const char *key,
-                       const char *strategy, const char *what,
-                       atune__pw_entry *e)
-{
-    const atune__manifest *m = r->j->m;
-    char v[64];
-
-    memset(e, 0, sizeof(*e));
-    atune__strlcpy(e->kernel, m->name, sizeof(e->kernel));
-    atune__strlcpy(e->size_key, key, sizeof(e->size_key));
-    e->nparams = m->nparams;
-    for (int i = 0; i < m->nparams; i++) {
-        atune__strlcpy(e->param[i], m->params[i].name, sizeof(e->param[i]));
-        e->value[i] = c->cfg.v[i];
-    }
-    e->time_ns = (int64_t)(c->res.time_ns + 0.5);
-    e->spread_ns = (int64_t)(c->res.spread_ns + 0.5);
-    e->metric = c->res.metric;
-    atune__strlcpy(e->metric_unit, m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s",
-                   sizeof(e->metric_unit));
-    for (int i = 0; i < r->n; i++)
-        if (atune__space_index(m, &r->c[i].cfg) == 0 && r->c[i].evaluated &&
-            r->c[i].res.status == ATUNE__ST_OK)
-            e->default_time_ns = (int64_t)(r->c[i].res.time_ns + 0.5);
-    e->evaluated = r->evaluated;
-    e->space = atune__space_size(m);
-    atune__strlcpy(e->strategy, strategy, sizeof(e->strategy));
-    snprintf(e->template_hash, sizeof(e->template_hash), "%s", r->j->hash);
-    snprintf(v, sizeof(v), "first-use-%ld-%.0f", (long)getpid(),
-             atune__now() * 1e6);
-    atune__pw_extra(e, "run", v);
-    atune__pw_extra(e, "first_use", what);
-}
-
-/* The configuration of c's section in the profile at path (exact, this
- * template), or -1; *seen what the section was. */
-static int section_of(atune_jit *j, const char *path, const char *key,
-                      atune__config *cfg, atune__pw_seen *seen)
-{
-    atune_profile *p = NULL;
-    const atune_config *pc;
-    const char *run;
-    int rc = -1;
-
-    memset(seen, 0, sizeof(*seen));
-    if (atune_profile_open(path, &p) == ATUNE_OK &&
-        atune_profile_lookup(p, j->m->name, key, &pc) == ATUNE_OK &&
-        atune_config_size_match(pc) == ATUNE_SIZE_EXACT) {
-        seen->present = 1;
-        run = atune_config_meta(pc, "run");
-        atune__strlcpy(seen->run, run ? run : "", sizeof(seen->run));
-        atune__jit_config_from(j->m, pc, cfg);
-        rc = strcmp(atune_config_template_hash(pc), j->hash) == 0 ? 0 : -1;
-    }
-    atune_profile_close(p);
-    return rc;
-}
-
-/* Writes c into the profile at path: only if the section is still absent;
- * when another process wrote it meanwhile, its configuration is timed
- * beside c here and the faster is kept (merge by evidence), once. *kept
- * gets the candidate written or kept. */
+/* Writes the winner into the profile at path: only if the section is
+ * still absent; when another process wrote it meanwhile, its
+ * configuration is timed beside the winner here and the faster is kept
+ * (merge by evidence), once. *kept gets the candidate written, or -1 when
+ * theirs was kept. */
 static int write_winner(fu_run *r, const char *path, const char *base,
                         const char *key, const char *strategy,
                         const char *what, int *kept, atune__err *err)
 {
-    atune__pw_device pd;
-    atune__pw_entry *e = atune__calloc(1, sizeof(*e));
     atune__pw_seen seen = {0};
-    int changed = 0, rc;
+    int changed = 0, rc = 0;
 
     *kept = r->best;
-    if (!e)
-        return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    device_entry(r->d, &pd);
     for (int attempt = 0; attempt < 2; attempt++) {
         atune__config theirs;
         atune__result res;
-        fill_entry(r, &r->c[*kept], key, strategy, what, e);
-        rc = atune__profile_update_based(path, base, &pd, e, &seen, &changed,
-                                         err);
+        rc = atune__fu_write(r, *kept, path, base, key, strategy, what, &seen,
+                             &changed, err);
         if (rc || !changed)
             break;
         /* Another process measured the size first. */
-        if (section_of(r->j, path, key, &theirs, &seen) != 0)
+        if (atune__fu_section(r->j, path, key, &theirs, &seen) != 0)
             continue; /* another template version's: replaced */
         r->t.cutoff_ns = 0;
-        if ((rc = evaluate(r, &theirs, &res, err)) != 0)
+        if ((rc = evaluate(r, &theirs, NULL, &res, err)) != 0)
             break;
         if (res.status == ATUNE__ST_OK &&
             res.time_ns <= r->c[*kept].res.time_ns) {
@@ -536,7 +346,6 @@ static int write_winner(fu_run *r, const char *path, const char *base,
             break;
         }
     }
-    free(e);
     if (!rc && changed && *kept >= 0)
         rc = atune__fail(err, ATUNE__ECANTCREAT,
                          "the section changed twice while it was written");
@@ -563,6 +372,7 @@ static int adopt(atune_jit *j, const char *key, atune_profile *p,
     atune__strlcpy(l->what, what, sizeof(l->what));
     l->next = j->learned;
     j->learned = l;
+    j->learned_free = learned_free;
     *out = c;
     return 0;
 }
@@ -650,7 +460,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
         return 1;
     }
     atune__slugify(gpu, slug, sizeof(slug));
-    have_dir = user_dir(dir, sizeof(dir)) == 0;
+    have_dir = atune__fu_user_dir(dir, sizeof(dir)) == 0;
     if (have_dir)
         snprintf(path, sizeof(path), "%s/%s.ini", dir, slug);
     if (have_dir &&
@@ -671,6 +481,28 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     r->t.max_samples = 15;
     r->t.target_s = 0.01;
     atune__jit_default_cache(j);
+    if (current_arch(j, r->arch, sizeof(r->arch), why, sizeof(why))) {
+        say(note, notelen, "not measured (%s): falling back to estimate", why);
+        goto out0;
+    }
+    /* The candidates: the defaults, what the profile serves, the nearest
+     * tuned entries of the profile given, of the user's own and of the
+     * other profiles of the search path. */
+    atune__space_config(j->m, 0, &dflt);
+    atune__fu_add(r, &dflt, "the defaults");
+    if (estimate) {
+        atune__config cfg;
+        atune__jit_config_from(j->m, estimate, &cfg);
+        atune__fu_add(r, &cfg, "what the profile serves (the tuned entry of %s)",
+                 atune_config_size(estimate));
+    }
+    atune__fu_neighbours(r, p, v, NEIGHBOURS, "the profile of");
+    if (have_dir && (!p || strcmp(atune_profile_path(p), path) != 0) &&
+        atune_profile_open(path, &user) == ATUNE_OK)
+        atune__fu_neighbours(r, user, v, NEIGHBOURS, "the user's profile of");
+    atune__fu_search_path(r, p ? atune_profile_path(p) : NULL,
+                    have_dir ? path : NULL, v);
+    compile_start(r);
     rc = atune__device_attach(j->cache, &r->d, &err);
     if (!rc) {
         memset(&sz, 0, sizeof(sz));
@@ -684,27 +516,12 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
         /* Checks the free device memory before anything is allocated. */
         rc = atune__problem_open(r->d, j->m, &sz, SEED, &r->prob, &err);
     }
+    compile_finish(r);
     if (rc) {
         say(note, notelen, "not measured (%s): falling back to estimate",
             err.msg);
-        goto out0;
+        goto out1;
     }
-    /* The candidates: the defaults, what the profile serves, the nearest
-     * tuned entries of the profile given and of the user's own. */
-    atune__space_config(j->m, 0, &dflt);
-    add_cand(r, &dflt, "the defaults");
-    if (estimate) {
-        atune__config cfg;
-        atune__jit_config_from(j->m, estimate, &cfg);
-        add_cand(r, &cfg, "what the profile serves (the tuned entry of %s)",
-                 atune_config_size(estimate));
-    }
-    add_neighbours(r, p, v, NEIGHBOURS, "the profile of");
-    if (have_dir && (!p || strcmp(atune_profile_path(p), path) != 0) &&
-        atune_profile_open(path, &user) == ATUNE_OK)
-        add_neighbours(r, user, v, NEIGHBOURS, "the user's profile of");
-    add_search_path(r, p ? atune_profile_path(p) : NULL,
-                    have_dir ? path : NULL, v);
     race(r, &err, &fatal);
     if (!fatal && effort == ATUNE_JIT_EFFORT_PATIENT &&
         patient(r, &sz, patient_limit(), &err, how, sizeof(how)))
@@ -739,7 +556,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     rc = 0;
     if (!have_dir)
         snprintf(why, sizeof(why), "no user profile directory (HOME unset)");
-    else if (make_dirs(dir, why, sizeof(why)) == 0 &&
+    else if (atune__fu_make_dirs(dir, why, sizeof(why)) == 0 &&
              (rc = write_winner(r, path, base, key, strategy, what, &kept,
                                 &err)) != 0)
         say(why, sizeof(why), "%s", err.msg);
@@ -787,14 +604,18 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
         }
         say(note, notelen, "%s", text);
     }
+    rc = 1;
+    goto out;
+out1:
+    rc = 0;
+out:
     atune_profile_close(user);
     atune__problem_close(r->prob);
+    for (int i = 0; i < r->n; i++)
+        atune__cubin_free(&r->c[i].cubin);
     atune__device_close(r->d);
     free(r);
-    return 1;
-out1:
-    atune_profile_close(user);
-    atune__problem_close(r->prob);
+    return rc;
 out0:
     atune__device_close(r->d);
     free(r);
