@@ -388,12 +388,14 @@ static int sets_extra(const atune__pw_entry *e, const char *key)
 
 /* An old key that is not the tuner's own: lower case and none of the
  * fields emit_entry writes. A merge's keys (merged_*, profile_merge.h)
- * describe the record they were written with: a new record drops them. */
+ * and first use's note (first_use, appjit/firstuse_write.c) describe the
+ * record they were written with: a new record drops them. */
 static int is_extra_key(const char *key)
 {
     static const char *const own[] = {
-        "size",    "time_ns",   "spread_ns", "metric", "default_time_ns",
-        "evaluated", "space", "strategy",  "template_hash"};
+        "size",      "time_ns", "spread_ns", "metric",
+        "default_time_ns", "evaluated", "space", "strategy",
+        "template_hash", "first_use"};
 
     if (!(*key >= 'a' && *key <= 'z') ||
         strncmp(key, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0 ||
