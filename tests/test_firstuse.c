@@ -295,6 +295,26 @@ static void test_measure_then_exact(void **state)
     assert_int_equal(count(slurp(user_profile()), "[copy n=2000003]"), 1);
 }
 
+/* patient: the race, then the default search under ATUNE_EFFORT_TIME;
+ * the section says so. */
+static void test_patient(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_STUB();
+    assert_int_equal(child("ATUNE_EFFORT=patient ATUNE_EFFORT_TIME=1",
+                           "serve n=6000011"),
+                     0);
+    assert_non_null(strstr(out_text, "measured at first use (patient: "));
+    assert_non_null(strstr(out_text, "the default search over "));
+    assert_non_null(strstr(out_text, "; effort patient"));
+    assert_non_null(strstr(slurp(user_profile()),
+                           "strategy = first-use-patient"));
+    /* The next process: an exact hit, nothing measured. */
+    assert_int_equal(child("ATUNE_EFFORT=patient", "serve n=6000011"), 0);
+    assert_non_null(strstr(out_text, "(exact)"));
+    assert_int_equal(fills(), 0);
+}
+
 /* profile (the default) and estimate never measure and write nothing. */
 static void test_profile_never_measures(void **state)
 {
@@ -431,6 +451,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_effort_selection),
         cmocka_unit_test(test_measure_then_exact),
+        cmocka_unit_test(test_patient),
         cmocka_unit_test(test_profile_never_measures),
         cmocka_unit_test(test_memory_fallback),
         cmocka_unit_test(test_threads_measure_once),

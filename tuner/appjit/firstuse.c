@@ -245,6 +245,15 @@ static int search_eval(void *ctx, int64_t idx, double *time_ns,
     int rc;
 
     atune__space_config(r->j->m, idx, &cfg);
+    /* A candidate of the race (the search starts from them): its time. */
+    for (int i = 0; i < r->n; i++) {
+        const cand *c = &r->c[i];
+        if (!c->evaluated || atune__space_index(r->j->m, &c->cfg) != idx)
+            continue;
+        *time_ns = c->res.status == ATUNE__ST_OK ? c->res.time_ns : INFINITY;
+        *spread_ns = c->res.status == ATUNE__ST_OK ? c->res.spread_ns : 0;
+        return 0;
+    }
     r->t.cutoff_ns = r->have_search_best ? r->search_res.time_ns : 0;
     rc = evaluate(r, &cfg, NULL, &res, err);
     r->t.cutoff_ns = 0;
