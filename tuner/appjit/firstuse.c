@@ -458,6 +458,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     atune__config dflt;
     fu_run *r;
     int fatal = 0, have_dir, kept = -1, rc;
+    CUresult cr;
     double ms;
 
     size_key(j, v, key, sizeof(key));
@@ -512,7 +513,15 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     atune__fu_search_path(r, p ? atune_profile_path(p) : NULL,
                     have_dir ? path : NULL, v);
     compile_start(r);
+    /* The application's launches still running would slow the candidates
+     * unevenly: they are waited for, once per new size. */
     rc = atune__device_attach(j->cache, &r->d, &err);
+    if (!rc && (cr = j->cu->cuCtxSynchronize()) != CUDA_SUCCESS) {
+        char e[256];
+        rc = atune__fail(&err, ATUNE__ESOFTWARE,
+                         "waiting for the application's work: %s",
+                         atune__cudrv_errstr(cr, e, sizeof(e)));
+    }
     if (!rc) {
         memset(&sz, 0, sizeof(sz));
         snprintf(sz.name, sizeof(sz.name), "first-use");
