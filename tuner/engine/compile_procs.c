@@ -439,3 +439,12 @@ void atune__procs_stop(atune__procs *ps)
             ;
     free(ps);
 }
+
+int atune__procs_compile_hook(void *ctx, const atune__manifest *m,
+                              const atune__config *c, const char *arch,
+                              const char *const *names, int nnames,
+                              atune__cubin *out, atune__err *err)
+{
+    return atune__procs_compile_own(ctx, m, c, arch, names, nnames, out, NULL,
+                                    err);
+}

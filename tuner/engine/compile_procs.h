@@ -58,6 +58,13 @@ int atune__procs_compile_own(atune__procs *ps, const atune__manifest *m,
                              const char *const *names, int nnames,
                              atune__cubin *out, int *hit, atune__err *err);
 
+/* atune__procs_compile_own as a device's compiler (measure/runner.h):
+ * ctx is the atune__procs. */
+int atune__procs_compile_hook(void *ctx, const atune__manifest *m,
+                              const atune__config *c, const char *arch,
+                              const char *const *names, int nnames,
+                              atune__cubin *out, atune__err *err);
+
 /* Ends the children and waits for them. */
 void atune__procs_stop(atune__procs *ps);
 

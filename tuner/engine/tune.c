@@ -12,11 +12,11 @@
 
 #include "atune/atune.h"
 #include "engine/compile.h"
-#include "engine/stats.h"
+#include "measure/stats.h"
 #include "engine/twins.h"
 #include "search/strategy.h"
 #include "engine/journal.h"
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 #include "engine/resume.h"
 #include "engine/supervise.h"
 

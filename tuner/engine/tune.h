@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "jit/cache.h"
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "template/templates.h"
 
 typedef struct atune__tune_opts {
