@@ -14,10 +14,14 @@
 
 /* measure races the defaults, the configuration the profile would serve
  * and the nearest tuned entries of the kernel: a handful, so that a first
- * call stays under a second with a cold module cache. */
-#define NEIGHBOURS 3
-#define MEASURE_CANDS 8 /* measure's race, at most */
-#define MAX_CANDS 12    /* with patient's search winner */
+ * call stays under a second with a cold module cache. With 3 neighbours
+ * and 8 candidates, copy on an H200 served from the H100's profile
+ * reached 96.0-96.9% of the brute-force optimum at three of five untuned
+ * sizes (2026-11-26, tests/gpu_firstuse.sh), its first calls 0.13-0.22 s
+ * (0.2 s of compiles on 8 threads): so more of them. */
+#define NEIGHBOURS 5
+#define MEASURE_CANDS 14 /* measure's race, at most */
+#define MAX_CANDS 18     /* with patient's search winner */
 #define PATH_FILES 16   /* profiles of the search path read for candidates */
 
 /* The race's candidates compiled at once, one thread per core at most,
