@@ -545,6 +545,8 @@ static const struct defect defects[] = {
      "parameter 'VW': range step *1 (want *2 or more"},
     {{{16, 16, "VW = 3..3 pow2"}}, "dir/t.ini:16: ",
      "parameter 'VW': no power of two in 3..3"},
+    {{{16, 16, "VW = 8, 3..3 pow2"}}, "dir/t.ini:16: ",
+     "parameter 'VW': no power of two in 3..3"},
     {{{16, 16, "VW = 1..8 step 2 pow2"}}, "dir/t.ini:16: ",
      "'step' or 'pow2', not both"},
     {{{16, 16, "VW = 1..x"}}, "dir/t.ini:16: ",
@@ -741,6 +743,41 @@ static void test_defects(void **state)
             !strstr(err.msg, d->what))
             fail_msg("defect %zu: got \"%s\", want \"%s...%s\"", i, err.msg,
                      d->where, d->what);
+        free(ini);
+    }
+}
+
+/* A value a range makes again is skipped, keeping its first place (the
+ * default first, repeated inside a range); values given twice on their
+ * own stay an error (test_defects). */
+static void test_value_repeats(void **state)
+{
+    static const struct {
+        const char *line;
+        int n;
+        int64_t v[6];
+    } cases[] = {
+        {"VW = 4, 1..8 pow2", 4, {4, 1, 2, 8}},
+        {"VW = 6, 2..10 step 2", 5, {6, 2, 4, 8, 10}},
+        {"VW = 2..4, 1..6", 6, {2, 3, 4, 1, 5, 6}},
+        {"VW = 8, 1..8 step *2", 4, {8, 1, 2, 4}},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        const struct edit e[2] = {{16, 16, cases[i].line}, {20, 20, ";"}};
+        char *ini = edited_base(e, 2);
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        if (parse_text(ini, &m, &err) != ATUNE__OK)
+            fail_msg("%s: %s", cases[i].line, err.msg);
+        assert_int_equal(m->params[1].nvalues, cases[i].n);
+        for (int j = 0; j < cases[i].n; j++)
+            if (m->params[1].values[j] != cases[i].v[j])
+                fail_msg("%s: value %d is %lld, want %lld", cases[i].line, j,
+                         (long long)m->params[1].values[j],
+                         (long long)cases[i].v[j]);
+        atune__manifest_free(m);
         free(ini);
     }
 }
@@ -1773,6 +1810,7 @@ int main(void)
         cmocka_unit_test(test_defects),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_ladders),
+        cmocka_unit_test(test_value_repeats),
         cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_ladder_examples),
         cmocka_unit_test(test_cpp_kernel),
