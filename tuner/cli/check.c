@@ -4,7 +4,6 @@
  * configuration per size), then compile every valid configuration with
  * NVRTC, on all cores (or as many as --budget, or for as long as
  * --time-limit, allows). Needs no GPU and no driver. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +18,6 @@
 #include "jit/jit.h"
 #include "template/space.h"
 #include "template/templates.h"
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* What check learns about each size of a template. */
 struct size_report {
@@ -509,41 +503,6 @@ static int wanted(const char *only, const char *name)
     return !only;
 }
 
-/* The template names of --templates DIR: every NAME.ini, sorted. */
-static int dir_names(const char *dir, const char *only, char ***out, int *n)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char **v = NULL;
-    int cap = 0;
-
-    *n = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        char **nv;
-        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            if (!(nv = realloc(v, sizeof(*v) * (size_t)cap)))
-                break;
-            v = nv;
-        }
-        if (!(v[*n] = atune__strndup(e->d_name, len - 4)))
-            break;
-        if (wanted(only, v[*n]))
-            (*n)++;
-        else
-            free(v[*n]);
-    }
-    closedir(d);
-    qsort(v, (size_t)*n, sizeof(*v), by_name);
-    *out = v;
-    return 0;
-}
-
 /* One template of --templates at a time, so that one that does not load
  * is reported and the others are still checked. */
 static int check_each(const atune__cli *o, atune__cache *cache,
@@ -551,15 +510,18 @@ static int check_each(const atune__cli *o, atune__cache *cache,
 {
     char **names = NULL;
     int n = 0, rc = 0;
+    atune__err err;
 
-    if (dir_names(o->templates, o->kernels, &names, &n))
-        return atune__cli_error(ATUNE__ENOINPUT, "cannot read '%s'",
-                                o->templates);
+    atune__err_clear(&err);
+    if ((rc = atune__templates_names(o->template_dirs, o->ntemplate_dirs,
+                                     &names, &n, &err)))
+        return atune__cli_error(rc, "%s", err.msg);
     for (int i = 0; i < n; i++) {
         atune__templates t = {0};
-        atune__err err;
         atune__err_clear(&err);
-        if (!rc && atune__templates_load(o->templates, names[i], &t, &err)) {
+        if (!rc && !wanted(o->kernels, names[i])) {
+            /* not asked for */
+        } else if (!rc && atune__cli_templates(o, names[i], &t, &err)) {
             report_invalid_name(names[i], j, err.msg);
             *failed += 1;
         } else if (!rc) {
@@ -610,7 +572,7 @@ int atune__cmd_check(const atune__cli *o)
     int rc, each;
 
     atune__err_clear(&err);
-    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    rc = atune__cli_templates(o, o->kernels, &t, &err);
     /* A bad template in a folder: check the others one by one. */
     each = rc == ATUNE__EDATA && o->templates;
     if (rc && !each) {
