@@ -124,6 +124,26 @@ rc=$?
 [ "$rc" -eq 65 ] && grep -q "B = 7 is broken" "$tmp/bud.err" && grep -q "10 of 100 configurations" "$tmp/bud.out" && ok ||
   ko "check --budget 10 did not reach B = 7 (exit $rc)" "$tmp/bud.err" "$tmp/bud.out"
 
+# --- entry points in a header the .cu includes ---------------------------------
+# The kernels live in kernels/copy.cuh (an include_dirs folder), the .cu only
+# includes it: the loader finds them and the knobs there, NVRTC compiles.
+mkdir -p "$tmp/hdr/kernels"
+{ echo '#pragma once'; cat "$bad/control/control.cu"; } >"$tmp/hdr/kernels/copy.cuh"
+printf '// the kernels are in the header\n#include "copy.cuh"\n' >"$tmp/hdr/hdr.cu"
+sed 's/^tolerance = 0/tolerance = 0\ninclude_dirs = kernels/' \
+  "$bad/control/control.ini" >"$tmp/hdr/hdr.ini"
+"$bin" check --templates "$tmp/hdr" >"$tmp/hdr.out" 2>"$tmp/hdr.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^hdr  *4 configurations compiled .* 0 failed" "$tmp/hdr.out" &&
+  ok || ko "entry in header: check exit $rc, want 0 with 4 compiled" "$tmp/hdr.out" "$tmp/hdr.err"
+grep -q "macros (-D): BLOCK_SIZE, VW" "$tmp/hdr.out" && ok ||
+  ko "entry in header: the header's knobs are not macros" "$tmp/hdr.out"
+sed -i 's/copy_tuned/copy_tuned2/' "$tmp/hdr/kernels/copy.cuh"
+"$bin" check --templates "$tmp/hdr" >"$tmp/hdr2.out" 2>"$tmp/hdr2.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "hdr.ini:3: kernel 'copy_tuned' not found in hdr.cu or the 1 header of its own it includes" "$tmp/hdr2.err" &&
+  ok || ko "entry in header: a missing kernel: exit $rc, want 65 naming the header" "$tmp/hdr2.err"
+
 # --- tune on the stub driver: identical modules are timed once ---------------
 if [ -n "$stub" ] && [ -e "$stub/libcuda.so.1" ]; then
   # UNROLL changes nothing: 12 configurations, 4 distinct (module, launch).

@@ -380,13 +380,13 @@ static int check_paste(struct loader *ld, const char *expr, int line)
             {
                 const char *base = strrchr(name, ':');
                 base = base ? base + 1 : name;
-                if (!atune__mf_has_word(ld->code, base))
-                    return atune__mf_bad(ld, line,
-                                         "'%s' with %s=%lld is '%s', not "
-                                         "found in %s",
-                                         expr, m->params[pi].name,
-                                         (long long)m->params[pi].values[v],
-                                         base, ld->cu_name);
+                char where[ATUNE__NAME_MAX + 64];
+                if (!atune__mf_code_has(ld, base))
+                    return atune__mf_bad(
+                        ld, line, "'%s' with %s=%lld is '%s', not found in %s",
+                        expr, m->params[pi].name,
+                        (long long)m->params[pi].values[v], base,
+                        atune__mf_code_where(ld, where, sizeof(where)));
             }
         }
     }
