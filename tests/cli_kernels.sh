@@ -109,6 +109,33 @@ rc=$?
 [ "$rc" -eq 65 ] && grep -q "compiled with nvcc, but\|nvcc -cubin, exit" "$tmp/hcn.err" && ok ||
   ko "compiler = nvcc, bad name: exit $rc" "$tmp/hcn.err"
 
+# --- where NVRTC still fails, the message says what to do --------------------
+# (host code: above.) A header that exists nowhere: not "host code", but
+# where to put it; with compiler = auto after nvcc failed too.
+for c in nvrtc auto; do
+  mkdir -p "$tmp/mh_$c"
+  { echo '#include "missing_util.h"'; cat "$bad/control/control.cu"; } >"$tmp/mh_$c/mh.cu"
+  sed "s/^tolerance = 0/tolerance = 0\ncompiler = $c/" "$bad/control/control.ini" >"$tmp/mh_$c/mh.ini"
+  "$bin" check --templates "$tmp/mh_$c" --budget 1 >"$tmp/mh_$c.out" 2>"$tmp/mh_$c.err"
+  rc=$?
+  [ "$rc" -eq 65 ] &&
+    grep -qF "(header 'missing_util.h' is nowhere a compiler looks" "$tmp/mh_$c.err" &&
+    grep -qF "Copy it into $tmp/mh_$c, or name the folder that holds it in include_dirs under [template] of $tmp/mh_$c/mh.ini)" "$tmp/mh_$c.err" &&
+    ! grep -q "holds host code" "$tmp/mh_$c.err" && ok ||
+    ko "missing header, compiler = $c: exit $rc, message" "$tmp/mh_$c.err"
+done
+# A knob that clashes with a name in a header the loader does not scan (here
+# NVRTC's built-in vector_types.h: float4's member w): the error names it.
+mkdir -p "$tmp/clash"
+{ echo '#include <vector_types.h>'
+  sed 's/out\[i + v\] = in\[i + v\];/out[i + v] = in[i + v] * w;/' "$bad/control/control.cu"; } >"$tmp/clash/clash.cu"
+sed 's/^VW = 1, 2/VW = 1, 2\nw = 1, 2/' "$bad/control/control.ini" >"$tmp/clash/clash.ini"
+"$bin" check --templates "$tmp/clash" --budget 1 >"$tmp/clash.out" 2>"$tmp/clash.err"
+rc=$?
+[ "$rc" -eq 65 ] &&
+  grep -q "names 'w', which is passed as -Dw=1: a clashing macro. Rename the parameter in .*clash.ini or declare it not a macro: not_macros = w)" "$tmp/clash.err" &&
+  ok || ko "clashing macro in a built-in header: exit $rc, message" "$tmp/clash.err"
+
 # --- check --budget gives every value of every parameter ---------------------
 # 100 configurations, B = 7 does not compile; 10 spread evenly over the
 # space would all have B = 1.
