@@ -136,6 +136,44 @@ rc=$?
   grep -q "names 'w', which is passed as -Dw=1: a clashing macro. Rename the parameter in .*clash.ini or declare it not a macro: not_macros = w)" "$tmp/clash.err" &&
   ok || ko "clashing macro in a built-in header: exit $rc, message" "$tmp/clash.err"
 
+# --- precompiled headers: a toolkit header, no -D knob ------------------------
+# Each compile process keeps NVRTC's PCH in CACHE/pch/PID (private), creates
+# it once and uses it after; nothing is left behind; a pch directory others
+# may use turns them off (and the check still passes); -D knobs never get
+# one (every configuration's preamble differs).
+mkdir -p "$tmp/pch"
+{ echo '#include <cuda/std/cstdint>'
+  echo 'template <int BLOCK_SIZE, int VW>'
+  sed -e 's/^extern "C" __global__ void copy_tuned/__global__ void copy_tuned/' \
+      -e 's/int \*out, long n)/int *out, long n)/' "$bad/control/control.cu"; } >"$tmp/pch/pch.cu"
+sed -e 's/^kernel = copy_tuned/kernel = copy_tuned<BLOCK_SIZE, VW>/' \
+    -e 's/^tolerance = 0/tolerance = 0\nparam_macros = no/' \
+    -e 's/^BLOCK_SIZE = 128, 256/BLOCK_SIZE = 128, 256, 512/' "$bad/control/control.ini" >"$tmp/pch/pch.ini"
+pc=$tmp/pchcache
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch" >"$tmp/pch.out" 2>"$tmp/pch.err"
+rc=$?
+line=$(grep "precompiled headers: " "$tmp/pch.out")
+created=$(echo "$line" | sed -n 's/.*headers: \([0-9]*\) configurations created one, \([0-9]*\) used one.*/\1/p')
+used=$(echo "$line" | sed -n 's/.*headers: \([0-9]*\) configurations created one, \([0-9]*\) used one.*/\2/p')
+[ "$rc" -eq 0 ] && [ -n "$created" ] && [ "$created" -ge 1 ] && [ $((created + used)) -eq 6 ] &&
+  ok || ko "pch: exit $rc, want 0 with 6 configurations created or used a PCH" "$tmp/pch.out" "$tmp/pch.err"
+grep -q "warning" "$tmp/pch.err" && ko "pch: NVRTC's PCH messages reach the user" "$tmp/pch.err" || ok
+[ "$(stat -c %a "$pc/pch")" = 700 ] && [ -z "$(ls -A "$pc/pch")" ] && ok ||
+  ko "pch: $pc/pch is not private and empty after check: $(stat -c %a "$pc/pch"; ls -A "$pc/pch")"
+mkdir -p "$pc/pch/999999999"; : >"$pc/pch/999999999/pch_0.pch" # a killed run's
+chmod 755 "$pc/pch"
+# a changed copy: no module cache hits, so it compiles again
+mkdir -p "$tmp/pch2"; cp "$tmp/pch/"* "$tmp/pch2/"; echo >>"$tmp/pch2/pch.cu"
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch2" >"$tmp/pch2.out" 2>"$tmp/pch2.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "precompiled headers: off: '$pc/pch' has mode 0755: others may use it" "$tmp/pch2.out" &&
+  ok || ko "pch: a pch directory of mode 755: exit $rc, want 0 and PCH off" "$tmp/pch2.out" "$tmp/pch2.err"
+chmod 700 "$pc/pch"
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch2" >/dev/null 2>&1
+[ ! -e "$pc/pch/999999999" ] && ok || ko "pch: a dead process's directory is not swept"
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$bad/control" >"$tmp/pchd.out" 2>&1
+grep -q "precompiled" "$tmp/pchd.out" && ko "pch: a template with -D knobs gets PCH" "$tmp/pchd.out" || ok
+
 # --- check --budget gives every value of every parameter ---------------------
 # 100 configurations, B = 7 does not compile; 10 spread evenly over the
 # space would all have B = 1.

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "engine/compile.h"
 #include "jit/jit.h"
+#include "jit/pch.h"
 #include "template/space.h"
 #include "template/templates.h"
 
@@ -333,6 +334,30 @@ static void report_macros(const atune__manifest *m, int64_t done,
            (long long)(done - nshared), (long long)done);
 }
 
+/* NVRTC's precompiled headers, for a template that gains from them: how
+ * many configurations' compiles created one and used one, or why none. */
+static void report_pch(const atune__manifest *m, const atune__procs *procs,
+                       const int64_t pch[3], atune__json *j)
+{
+    const char *off, *root = atune__procs_pch(procs, &off);
+
+    if (!atune__pch_eligible(m))
+        return;
+    if (j) {
+        atune__json_int(j, "pch_created", root ? pch[ATUNE__PCH_CREATED] : 0);
+        atune__json_int(j, "pch_used", root ? pch[ATUNE__PCH_USED] : 0);
+        if (!root && off)
+            atune__json_str(j, "pch_off", off);
+    } else if (root) {
+        printf("  precompiled headers: %lld configurations created one, "
+               "%lld used one (%s/PID, one per compile process)\n",
+               (long long)pch[ATUNE__PCH_CREATED],
+               (long long)pch[ATUNE__PCH_USED], root);
+    } else if (off) {
+        printf("  precompiled headers: off: %s\n", off);
+    }
+}
+
 /* Configurations per compile pool: 65536 jobs are a few MB. */
 #define CHECK_CHUNK ((int64_t)1 << 16)
 
@@ -353,6 +378,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0}, warned = {0};
     int64_t n = 0, k = 0, done = 0, nfailed = 0, nshared = 0, nhr = 0;
+    int64_t pch[3] = {0, 0, 0};
     struct hashrec *hr = NULL;
     atune__pool *pool = NULL;
     atune__err err;
@@ -419,6 +445,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         }
         show_progress(&pg, done, k, nfailed, o);
         rc = atune__pool_get(pool, index[done], &cubin, &msg, &err);
+        if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
+            pch[cubin->pch]++;
         if (!rc && cubin && hr && nhr < MAX_HASHRECS) {
             hr[nhr].idx = index[done];
             hr[nhr++].h = atune__fnv1a(cubin->data, cubin->len,
@@ -462,6 +490,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
             atune__json_str(j, "bounded_by", bound + 2);
         atune__json_int(j, "failed", nfailed);
         atune__json_int(j, "modules", done - nshared);
+        report_pch(m, procs, pch, j);
         atune__json_num(j, "seconds", atune__now() - t0);
         report_sizes(m, &sr, j);
         atune__json_end(j);
@@ -478,6 +507,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                    atune__now() - t0);
         printf("  verified against: %s\n", ref);
         report_macros(m, done, nshared);
+        report_pch(m, procs, pch, NULL);
         report_sizes(m, &sr, NULL);
     }
     if (rc)

@@ -21,6 +21,7 @@
 
 #include "jit/header_hint.h"
 #include "jit/nvcc.h"
+#include "jit/pch.h"
 
 static int is_dir(const char *path)
 {
@@ -218,7 +219,7 @@ static int compile(const char *source, const char *path, const char **opts,
     nvrtcProgram prog = NULL;
     nvrtcResult rc;
     char *log = NULL;
-    int ret = ATUNE__OK;
+    int ret = ATUNE__OK, pch;
 
     memset(out, 0, sizeof(*out));
     rc = nvrtcCreateProgram(&prog, source, path, 0, NULL, NULL);
@@ -240,6 +241,7 @@ static int compile(const char *source, const char *path, const char **opts,
         ret = atune__fail(err, ATUNE__EOSERR, "out of memory");
         goto out;
     }
+    pch = atune__pch_filter_log(log);
     if (rc != NVRTC_SUCCESS) {
         ret = atune__fail(err, ATUNE__EDATA, "%s: %s: compile error (%s):\n%s",
                           path, what, nvrtcGetErrorString(rc), log);
@@ -271,6 +273,7 @@ static int compile(const char *source, const char *path, const char **opts,
         goto out;
     }
     out->log = log;
+    out->pch = pch;
     log = NULL;
 out:
     if (ret != ATUNE__OK)
@@ -611,8 +614,16 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
         atune__jit_options_free(&o);
         return rc;
     }
-    rc =
-        compile(m->source, m->cu_path, o.v, o.n, subst, nnames, what, out, err);
+    {
+        /* The precompiled header's options: not in the cache key (o.nkey),
+         * they change how fast, not what. */
+        const char *v[ATUNE__JIT_MAX_OPTS + 4];
+        int n = o.n;
+        memcpy(v, o.v, sizeof(*v) * (size_t)o.n);
+        atune__pch_options(m, v, &n, (int)(sizeof(v) / sizeof(v[0])));
+        rc = compile(m->source, m->cu_path, v, n, subst, nnames, what, out,
+                     err);
+    }
     /* A published file with host code (main, printf, <stdio.h>): its
      * device side through nvcc, unless the manifest says nvrtc. */
     /* An error in a toolkit header on a line naming a -D parameter is a

@@ -285,6 +285,8 @@ static int scan_text(struct scan *sc, const char *text, const char *dir,
         if (s && (path = resolve(sc->ld->m, dir, name, quote)) != NULL) {
             rc = add_header(sc, name, strlen(name), path);
             free(path);
+        } else if (s) {
+            sc->ld->m->toolkit_includes++;
         }
         p = strchr(p, '\n');
         p = p ? p + 1 : NULL;
