@@ -174,6 +174,31 @@ ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch2" >/dev/null 2>&1
 ATUNE_CACHE_DIR=$pc "$bin" check --templates "$bad/control" >"$tmp/pchd.out" 2>&1
 grep -q "precompiled" "$tmp/pchd.out" && ko "pch: a template with -D knobs gets PCH" "$tmp/pchd.out" || ok
 
+# --- the size in the kernel's choice: a parameter tied to it by a constraint --
+# A name expression may not use a size variable (each configuration is
+# compiled once for every size): refused at load with the way that works, a
+# parameter that [constraints] ties to the size, which is shown to work.
+mkdir -p "$tmp/sz"
+sed 's/^template <int BLOCK_SIZE, int VW>/template <int BLOCK_SIZE, int VW, bool ALIGNED>/' \
+  "$tmp/pch/pch.cu" >"$tmp/sz/sz.cu"
+sed -e 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, ALIGNED>/' \
+    -e 's/^small = n=1048576/small = n=1048576\nodd = n=1000003/' \
+    -e 's/^VW = 1, 2/VW = 1, 2\nALIGNED = 0, 1/' \
+    -e 's/^fits = .*/&\naligned = ALIGNED == (n % 1024 == 0)/' \
+    -e 's/^param_macros = no//' \
+  "$tmp/pch/pch.ini" >"$tmp/sz/sz.ini"
+sed -i 's/^tolerance = 0/tolerance = 0\nparam_macros = no/' "$tmp/sz/sz.ini"
+"$bin" check --templates "$tmp/sz" >"$tmp/sz.out" 2>"$tmp/sz.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^sz  *12 configurations compiled .* 0 failed" "$tmp/sz.out" &&
+  grep -q "small  *n=1048576  *6 valid" "$tmp/sz.out" && grep -q "odd  *n=1000003  *6 valid" "$tmp/sz.out" &&
+  ok || ko "size in the choice via a constraint: exit $rc" "$tmp/sz.out" "$tmp/sz.err"
+sed -i 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, (bool)(n % 1024)>/' "$tmp/sz/sz.ini"
+"$bin" check --templates "$tmp/sz" >"$tmp/sz2.out" 2>"$tmp/sz2.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "sz.ini:3: 'copy_tuned<BLOCK_SIZE, VW, (bool)(n % 1024)>' uses size variable 'n'.*ALIGNED = 0, 1 with ok = ALIGNED == (n % 32 == 0)" "$tmp/sz2.err" &&
+  ok || ko "size variable in a name expression: exit $rc, want 65 and the way" "$tmp/sz2.err"
+
 # --- check --budget gives every value of every parameter ---------------------
 # 100 configurations, B = 7 does not compile; 10 spread evenly over the
 # space would all have B = 1.

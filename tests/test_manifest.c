@@ -551,6 +551,11 @@ static const struct defect defects[] = {
      "'step' or 'pow2', not both"},
     {{{16, 16, "VW = 1..x"}}, "dir/t.ini:16: ",
      "parameter 'VW': 'x' must be constant"},
+    {{{2, 2, "kernel = k_tuned<BLOCK, n % 32>"}}, "dir/t.ini:2: ",
+     "'k_tuned<BLOCK, n % 32>' uses size variable 'n': a name "
+     "expression may use parameters only"},
+    {{{3, 3, "reference = ns::k_ref<m>"}}, "dir/t.ini:3: ",
+     "uses size variable 'm'"},
     {{{16, 16, "VW = 1..4, 4"}}, "dir/t.ini:16: ",
      "duplicate value 4 of parameter 'VW'"},
     {{{16, 16, "VW = 0..1000"}}, "dir/t.ini:16: ",
