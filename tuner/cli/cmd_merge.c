@@ -86,7 +86,7 @@ int atune__cmd_merge(const atune__cli *o)
         return atune__cli_error(ATUNE__EOSERR, "out of memory");
     /* The templates that wrote the sections: to check their values and,
      * with --device, to time them. */
-    if ((rc = atune__templates_load(o->templates, NULL, &t, &err))) {
+    if ((rc = atune__cli_templates(o, NULL, &t, &err))) {
         atune__cli_error(rc, "%s", err.msg);
         goto out;
     }

@@ -305,7 +305,7 @@ int atune__cmd_tune(const atune__cli *o)
 
     atune__err_clear(&err);
     /* Bad templates and arguments fail here, before any GPU or worker. */
-    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    rc = atune__cli_templates(o, o->kernels, &t, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
     if (o->size && !atune__cli_size_known(&t, o->size)) {

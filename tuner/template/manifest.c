@@ -215,13 +215,24 @@ static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
                              "%s '%s' is not a C++ function name (NAME, "
                              "ns::NAME or ns::NAME<ARGS>)",
                              key, dst);
-    if (!atune__mf_has_word(ld->code, base))
-        return atune__mf_bad(ld, en->line, "%s '%s' not found in %s%s", key,
-                             base, ld->cu_name,
-                             atune__mf_has_word(ld->m->source, base)
-                                 ? " (only in a comment or string)"
-                                 : "");
     return 0;
+}
+
+/* The function of name expression expr exists in the .cu or in a header
+ * of its own that it includes (known once the headers are read). */
+static int entry_found(struct loader *ld, const char *key, const char *expr,
+                       int line)
+{
+    char base[ATUNE__NAME_MAX], where[ATUNE__NAME_MAX + 64];
+
+    if (strstr(expr, "${") || !base_name(expr, base) ||
+        atune__mf_code_has(ld, base))
+        return 0;
+    return atune__mf_bad(ld, line, "%s '%s' not found in %s%s", key, base,
+                         atune__mf_code_where(ld, where, sizeof(where)),
+                         atune__mf_has_word(ld->m->source, base)
+                             ? " (only in a comment or string)"
+                             : "");
 }
 
 /* include_dirs = DIR, DIR: directories searched for #include, relative
@@ -458,6 +469,9 @@ static int load_sections(struct loader *ld)
     if ((rc = check_sections(ld)) || (rc = parse_template(ld)) ||
         (rc = atune__mf_parse_sizes(ld)) || (rc = atune__mf_parse_params(ld)) ||
         (rc = nvrtc_options(ld)) || (rc = atune__mf_hash_headers(ld)) ||
+        (rc = entry_found(ld, "kernel", ld->m->kernel, ld->m->kernel_line)) ||
+        (rc = entry_found(ld, "reference", ld->m->reference,
+                          ld->m->reference_line)) ||
         (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
         (rc = atune__mf_parse_args(ld)) || (rc = atune__mf_parse_constants(ld)))
         return rc;
@@ -501,11 +515,13 @@ int atune__manifest_parse(const char *name, const char *ini_path,
         goto fail;
     atune__ini_free(ini);
     free(ld.code);
+    free(ld.hdr_code);
     *out = ld.m;
     return ATUNE__OK;
 fail:
     atune__ini_free(ini);
     free(ld.code);
+    free(ld.hdr_code);
     atune__manifest_free(ld.m);
     return rc;
 }

@@ -19,6 +19,9 @@ struct loader {
     const char *cu_name; /* the .cu file's base name, for messages */
     char *code; /* the .cu with comments and literals blanked: names are
                    looked up here, so that one only in a comment is missing */
+    char *hdr_code; /* the same of each header of its own the .cu includes
+                       (manifest_headers.c), one after the other; NULL for
+                       none */
     atune__err *err;
 };
 
@@ -39,6 +42,14 @@ int atune__mf_copy_ident(struct loader *ld, int line, const char *what,
                          const char *s, char dst[ATUNE__NAME_MAX]);
 /* Whether word occurs in text as a whole identifier. */
 int atune__mf_has_word(const char *text, const char *word);
+/* Whether word is a name of the .cu's code or of its own headers' (an
+ * entry point may be defined in a header the .cu includes); known only
+ * once atune__mf_hash_headers has run. */
+int atune__mf_code_has(const struct loader *ld, const char *word);
+/* Where atune__mf_code_has looked, for messages: "x.cu" or "x.cu or the
+ * 2 headers it includes". */
+const char *atune__mf_code_where(const struct loader *ld, char *buf,
+                                 size_t size);
 /* A copy of CUDA source with comments and string and character literals
  * turned into spaces (line breaks kept), or NULL when out of memory. */
 char *atune__mf_blank_comments(const char *src);
