@@ -34,8 +34,8 @@ static const char *const template_keys[] = {
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* "x", "x, y" or "x, y, z". */
-static int parse_dim3(struct loader *ld, const atune__ini_entry *en,
-                      atune__dim3 *d)
+int atune__mf_parse_dim3(struct loader *ld, const atune__ini_entry *en,
+                         atune__dim3 *d)
 {
     char *piece[3];
     int n = atune__split_top(en->value, piece, 3), rc = 0;
@@ -55,7 +55,7 @@ static int parse_dim3(struct loader *ld, const atune__ini_entry *en,
 }
 
 /* The entry key of section s, or a "missing key" failure. */
-static int need(struct loader *ld, const atune__ini_section *s, const char *key,
+int atune__mf_need(struct loader *ld, const atune__ini_section *s, const char *key,
                 const atune__ini_entry **out)
 {
     *out = atune__ini_get(s, key);
@@ -65,8 +65,8 @@ static int need(struct loader *ld, const atune__ini_section *s, const char *key,
     return 0;
 }
 
-static int check_keys(struct loader *ld, const atune__ini_section *s,
-                      const char *const *keys, size_t nkeys)
+int atune__mf_check_keys(struct loader *ld, const atune__ini_section *s,
+                         const char *const *keys, size_t nkeys)
 {
     for (int i = 0; i < s->nentries; i++) {
         const atune__ini_entry *en = &s->entries[i];
@@ -90,6 +90,8 @@ static int check_section(struct loader *ld, int index)
         return 0;
     }
     for (size_t i = 0;; i++) {
+        if (i == ARRAY_LEN(section_specs) && atune__mf_is_step_section(s))
+            break;
         if (i == ARRAY_LEN(section_specs))
             return atune__mf_bad(ld, s->line, "unknown section [%s]", s->name);
         if (strcmp(section_specs[i].name, s->name) == 0)
@@ -124,7 +126,9 @@ static int check_sections(struct loader *ld)
     }
     for (size_t i = 0; i < ARRAY_LEN(section_specs); i++) {
         if (section_specs[i].required &&
-            !atune__ini_find(ld->ini, section_specs[i].name))
+            !atune__ini_find(ld->ini, section_specs[i].name) &&
+            (strcmp(section_specs[i].name, "launch") != 0 ||
+             !atune__mf_first_step(ld->ini)))
             return atune__mf_bad(ld, t ? t->line : 1, "missing section [%s]",
                                  section_specs[i].name);
     }
@@ -186,15 +190,15 @@ static const char *base_name(const char *expr, char out[ATUNE__NAME_MAX])
  * __global__ function in the .cu file ("copy_tuned", "ns::k",
  * "ns::k<BLOCK, (ns::Algo)ALGO>"); NVRTC resolves it per configuration
  * (jit.c), this checks what can be checked without compiling. */
-static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
-                             const char *key, char dst[ATUNE__ENTRY_MAX],
-                             int *line)
+int atune__mf_parse_entry_point(struct loader *ld,
+                                const atune__ini_section *s, const char *key,
+                                char dst[ATUNE__ENTRY_MAX], int *line)
 {
     const atune__ini_entry *en;
     char base[ATUNE__NAME_MAX];
     int rc;
 
-    if ((rc = need(ld, s, key, &en)) != 0)
+    if ((rc = atune__mf_need(ld, s, key, &en)) != 0)
         return rc;
     *line = en->line;
     for (const char *p = en->value; *p; p++)
@@ -286,7 +290,7 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
     int rc;
 
     if (atune__ini_get(s, "reference")) {
-        if ((rc = parse_entry_point(ld, s, "reference", m->reference,
+        if ((rc = atune__mf_parse_entry_point(ld, s, "reference", m->reference,
                                     &m->reference_line)))
             return rc;
     } else {
@@ -294,21 +298,37 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
         m->reference_line = m->kernel_line;
     }
     m->ref_is_default = strcmp(m->reference, m->kernel) == 0;
+    if (m->sequence) {
+        /* Its own reference: the whole sequence at the default
+         * configuration, each launch as its section says. */
+        m->ref_is_default = atune__ini_get(s, "reference") == NULL;
+        en = atune__ini_get(s, "reference_block");
+        if (!en)
+            en = atune__ini_get(s, "reference_grid");
+        if (m->ref_is_default && en)
+            return atune__mf_bad(ld, en->line,
+                                 "'%s' without 'reference': a launch "
+                                 "sequence without a reference kernel is "
+                                 "checked against its default "
+                                 "configuration, launched as its "
+                                 "[launch.NAME] sections say",
+                                 en->key);
+    }
     if (m->ref_is_default && !atune__ini_get(s, "reference_block") &&
         !atune__ini_get(s, "reference_grid")) {
         m->ref_launch_default = 1;
         return 0;
     }
-    if ((rc = need(ld, s, "reference_block", &en)) ||
-        (rc = parse_dim3(ld, en, &m->ref_block)) ||
-        (rc = need(ld, s, "reference_grid", &en)))
+    if ((rc = atune__mf_need(ld, s, "reference_block", &en)) ||
+        (rc = atune__mf_parse_dim3(ld, en, &m->ref_block)) ||
+        (rc = atune__mf_need(ld, s, "reference_grid", &en)))
         return rc;
-    return parse_dim3(ld, en, &m->ref_grid);
+    return atune__mf_parse_dim3(ld, en, &m->ref_grid);
 }
 
 /* ref_block or ref_grid as a copy of [launch]'s d: each has its own
  * expressions, freed with the manifest. */
-static int copy_dim3(struct loader *ld, const atune__dim3 *d, atune__dim3 *to)
+int atune__mf_copy_dim3(struct loader *ld, const atune__dim3 *d, atune__dim3 *to)
 {
     int rc = 0;
 
@@ -327,9 +347,11 @@ static int parse_template(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = check_keys(ld, s, template_keys, ARRAY_LEN(template_keys))) ||
-        (rc = parse_entry_point(ld, s, "kernel", m->kernel, &m->kernel_line)) ||
-        (rc = parse_reference(ld, s)) || (rc = need(ld, s, "metric", &en)))
+    if ((rc = atune__mf_check_keys(ld, s, template_keys,
+                                   ARRAY_LEN(template_keys))) ||
+        (rc = atune__mf_sequence_kernel(ld, s)) ||
+        (rc = parse_reference(ld, s)) ||
+        (rc = atune__mf_need(ld, s, "metric", &en)))
         return rc;
     if (strcmp(en->value, "GB/s") == 0)
         m->metric = ATUNE__GBS;
@@ -338,7 +360,7 @@ static int parse_template(struct loader *ld)
     else
         return atune__mf_bad(
             ld, en->line, "metric '%s' is neither GB/s nor GFLOP/s", en->value);
-    if ((rc = need(ld, s, "work", &en)) ||
+    if ((rc = atune__mf_need(ld, s, "work", &en)) ||
         (rc = atune__mf_parse_expr(ld, en->line, en->value, &m->work)))
         return rc;
     m->work_line = en->line;
@@ -373,20 +395,24 @@ static int parse_launch(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = check_keys(ld, s, launch_keys, ARRAY_LEN(launch_keys))) ||
-        (rc = need(ld, s, "block", &en)) ||
-        (rc = parse_dim3(ld, en, &m->block)) ||
-        (rc = need(ld, s, "grid", &en)) || (rc = parse_dim3(ld, en, &m->grid)))
+    if (m->sequence)
+        return atune__mf_parse_steps(ld);
+    if ((rc = atune__mf_check_keys(ld, s, launch_keys, ARRAY_LEN(launch_keys))) ||
+        (rc = atune__mf_need(ld, s, "block", &en)) ||
+        (rc = atune__mf_parse_dim3(ld, en, &m->block)) ||
+        (rc = atune__mf_need(ld, s, "grid", &en)) || (rc = atune__mf_parse_dim3(ld, en, &m->grid)))
         return rc;
     if (m->ref_launch_default &&
-        ((rc = copy_dim3(ld, &m->block, &m->ref_block)) ||
-         (rc = copy_dim3(ld, &m->grid, &m->ref_grid))))
+        ((rc = atune__mf_copy_dim3(ld, &m->block, &m->ref_block)) ||
+         (rc = atune__mf_copy_dim3(ld, &m->grid, &m->ref_grid))))
         return rc;
     /* An absent shared is a parsed "0", so that users never see NULL. */
     en = atune__ini_get(s, "shared");
     m->shared_line = en ? en->line : s->line;
-    return atune__mf_parse_expr(ld, m->shared_line, en ? en->value : "0",
-                                &m->shared);
+    if ((rc = atune__mf_parse_expr(ld, m->shared_line, en ? en->value : "0",
+                                   &m->shared)))
+        return rc;
+    return atune__mf_single_step(ld, s->line);
 }
 /* ---- entry points ----------------------------------------------------- */
 
@@ -455,13 +481,16 @@ static int load_sections(struct loader *ld)
 {
     int rc;
 
-    if ((rc = check_sections(ld)) || (rc = parse_template(ld)) ||
+    if ((rc = check_sections(ld)) || (rc = atune__mf_sequence_begin(ld)) ||
+        (rc = parse_template(ld)) ||
         (rc = atune__mf_parse_sizes(ld)) || (rc = atune__mf_parse_params(ld)) ||
         (rc = nvrtc_options(ld)) || (rc = atune__mf_hash_headers(ld)) ||
         (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
-        (rc = atune__mf_parse_args(ld)) || (rc = atune__mf_parse_constants(ld)))
+        (rc = atune__mf_parse_args(ld)) ||
+        (rc = atune__mf_step_args(ld)) || (rc = atune__mf_parse_constants(ld)) ||
+        (rc = atune__mf_check_names(ld)))
         return rc;
-    return atune__mf_check_names(ld);
+    return atune__mf_check_steps(ld);
 }
 
 int atune__manifest_parse(const char *name, const char *ini_path,
@@ -588,6 +617,11 @@ void atune__manifest_free(atune__manifest *m)
     atune__expr_free(m->shared);
     free_args(m->args, m->nargs);
     free_args(m->constants, m->nconstants);
+    for (int i = 0; i < m->nsteps; i++) {
+        free_dim3(&m->steps[i].block);
+        free_dim3(&m->steps[i].grid);
+        atune__expr_free(m->steps[i].shared);
+    }
     free(m);
 }
 

@@ -345,7 +345,7 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
 
 /* "name${P}": every ${...} names a parameter, and with each value of
  * each (the others at their defaults) the function exists in the .cu. */
-static int check_paste(struct loader *ld, const char *expr, int line)
+int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
 {
     atune__manifest *m = ld->m;
 
@@ -398,8 +398,8 @@ int atune__mf_macros_end(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = check_paste(ld, m->kernel, m->kernel_line)) ||
-        (rc = check_paste(ld, m->reference, m->reference_line)))
+    if ((rc = atune__mf_check_paste(ld, m->kernel, m->kernel_line)) ||
+        (rc = atune__mf_check_paste(ld, m->reference, m->reference_line)))
         return rc;
 
     for (int i = 0; i < m->nparams; i++) {
@@ -431,6 +431,11 @@ int atune__manifest_expr_reads(const atune__manifest *m, const char *name)
     if (dim3_uses(&m->block, name) || dim3_uses(&m->grid, name) ||
         atune__expr_names(m->shared, name_is, n))
         return 1;
+    for (int i = 0; i < m->nsteps; i++)
+        if (dim3_uses(&m->steps[i].block, name) ||
+            dim3_uses(&m->steps[i].grid, name) ||
+            atune__expr_names(m->steps[i].shared, name_is, n))
+            return 1;
     for (int i = 0; i < m->nconstraints; i++)
         if (atune__expr_names(m->constraints[i].expr, name_is, n))
             return 1;
