@@ -671,11 +671,12 @@ static int start_pool(atune__device *d, const atune__templates *t, int i,
                       atune__err *err)
 {
     const atune__manifest *m = t->m[i];
-    const char *names[] = {m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
     int follow = atune__strategy_hints(o->strategy);
+    int nnames = atune__manifest_entries(m, names) - !m->ref_is_default;
     int rc;
 
-    rc = atune__pool_start(m, atune__device_info(d)->arch, names, 1,
+    rc = atune__pool_start(m, atune__device_info(d)->arch, names, nnames,
                            lists[i].index, lists[i].n, o->threads, o->cache,
                            o->procs, pool, err);
     /* A search compiles what it measures next (compile.h). */

@@ -284,13 +284,48 @@ static int check_scalars(const atune__manifest *m, const atune__vars *vs,
     return 0;
 }
 
+/* The launches of steps first..m->nsteps-1 of a launch sequence at vs
+ * (the first is m->block, grid and shared), each against the device's
+ * limits: 1 when all fit (into all[i] when all is non-NULL), 0 with the
+ * reason and its line when one does not, or an error. */
+static int check_steps(const atune__manifest *m, int first,
+                       const atune__vars *vs, const atune__devattr *dev,
+                       atune__launch *all, char *reason, size_t len,
+                       int *line, atune__err *err)
+{
+    for (int i = first; m->sequence && i < m->nsteps; i++) {
+        const atune__step *st = &m->steps[i];
+        atune__launch l;
+        enum part part;
+        char why[256];
+        int rc;
+
+        if ((rc = atune__dim3_eval(m, &st->block, vs, l.block, err)) ||
+            (rc = atune__dim3_eval(m, &st->grid, vs, l.grid, err)) ||
+            (rc = atune__manifest_eval(m, st->shared, st->shared_line, vs,
+                                       &l.shared, err)))
+            return rc;
+        if (!check_limits(&l, dev, why, sizeof(why), &part)) {
+            *line = part == PART_BLOCK  ? st->block.line
+                    : part == PART_GRID ? st->grid.line
+                                        : st->shared_line;
+            return invalid(reason, len, "launch '%s': %s", st->name, why);
+        }
+        if (all)
+            all[i] = l;
+    }
+    return 1;
+}
+
 /* atune__space_check, and for an invalid configuration the manifest line
  * its reason comes from; with scalars, a valid configuration's scalar
- * arguments are evaluated too. */
+ * arguments are evaluated too; all, when non-NULL, gets every step's
+ * launch. */
 static int check_config(const atune__manifest *m, const atune__config *c,
                         const atune__vars *base, const atune__devattr *dev,
                         atune__launch *launch, char *reason, size_t len,
-                        int *line, int scalars, atune__err *err)
+                        int *line, int scalars, atune__launch *all,
+                        atune__err *err)
 {
     atune__vars vs = *base;
     atune__launch l;
@@ -319,8 +354,17 @@ static int check_config(const atune__manifest *m, const atune__config *c,
         *line = part == PART_BLOCK  ? m->block.line
                 : part == PART_GRID ? m->grid.line
                                     : m->shared_line;
+        if (m->sequence) {
+            char why[256];
+            snprintf(why, sizeof(why), "%s", reason ? reason : "");
+            invalid(reason, len, "launch '%s': %s", m->steps[0].name, why);
+        }
         return 0;
     }
+    if ((rc = check_steps(m, 1, &vs, dev, all, reason, len, line, err)) != 1)
+        return rc;
+    if (all)
+        all[0] = l;
     if (scalars && (rc = check_scalars(m, &vs, err)) != 0)
         return rc;
     if (launch)
@@ -335,7 +379,33 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
 {
     int line;
 
-    return check_config(m, c, base, dev, launch, reason, len, &line, 0, err);
+    return check_config(m, c, base, dev, launch, reason, len, &line, 0, NULL,
+                        err);
+}
+
+int atune__space_launches(const atune__manifest *m, const atune__config *c,
+                          const atune__vars *base, const atune__devattr *dev,
+                          atune__launch *all, char *reason, size_t len,
+                          atune__err *err)
+{
+    int line;
+
+    return check_config(m, c, base, dev, NULL, reason, len, &line, 0, all,
+                        err);
+}
+
+int atune__space_check_steps(const atune__manifest *m, const atune__config *c,
+                             const atune__vars *base,
+                             const atune__devattr *dev, atune__err *err)
+{
+    atune__vars vs = *base;
+    int line;
+
+    if (atune__config_vars(m, c, &vs) != 0)
+        return atune__fail(err, ATUNE__ESOFTWARE,
+                           "%s: too many variables for one evaluation",
+                           m->ini_path);
+    return check_steps(m, 1, &vs, dev, NULL, NULL, 0, &line, err);
 }
 
 /* Appends where an evaluation failed to err's message: the size and, when
@@ -683,7 +753,7 @@ static int none_valid(const atune__manifest *m, const atune__size *size,
     if (atune__size_vars(size, &vs) || atune__devattr_vars(dev, &vs))
         return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
                            m->ini_path);
-    rc = check_config(m, &c, &vs, dev, NULL, reason, sizeof(reason), &line, 1,
+    rc = check_config(m, &c, &vs, dev, NULL, reason, sizeof(reason), &line, 1, NULL,
                       err);
     if (rc > 1)
         return rc;

@@ -79,6 +79,20 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
                        atune__launch *launch, char *reason, size_t len,
                        atune__err *err);
 
+/* atune__space_check with every step's launch into all[0..m->nsteps):
+ * what a launch sequence needs. */
+int atune__space_launches(const atune__manifest *m, const atune__config *c,
+                          const atune__vars *base, const atune__devattr *dev,
+                          atune__launch *all, char *reason, size_t len,
+                          atune__err *err);
+
+/* Whether the launches after the first of a launch sequence fit dev (1),
+ * or not (0), or an error: what the space's enumeration, which prunes on
+ * the first launch only, checks of each configuration it keeps. */
+int atune__space_check_steps(const atune__manifest *m, const atune__config *c,
+                             const atune__vars *base,
+                             const atune__devattr *dev, atune__err *err);
+
 /* The valid configurations of a space: ascending space indices. */
 typedef struct atune__valid_set {
     int64_t n;
