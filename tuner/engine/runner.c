@@ -305,9 +305,13 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
 void atune__unit_args(const atune__manifest *m, void **args, struct unit *u)
 {
     u->n = m->nsteps;
-    for (int i = 0; i < m->nsteps; i++)
+    for (int i = 0; i < m->nsteps; i++) {
         for (int k = 0; k < m->steps[i].nargs; k++)
             u->args[i][k] = args[m->steps[i].arg[k]];
+        /* The driver reads as many as the kernel takes; the stub driver's
+         * launch log reads up to the NULL. */
+        u->args[i][m->steps[i].nargs] = NULL;
+    }
 }
 
 /* The reference's launches: its own kernel with reference_block and
@@ -338,6 +342,7 @@ static int reference_unit(atune__problem *p, const atune__config *dflt,
     u->l[0].shared = 0;
     for (int i = 0; i < m->nargs; i++)
         u->args[0][i] = args[i];
+    u->args[0][m->nargs] = NULL;
     if ((rc = atune__dim3_eval(m, &m->ref_block, vs, u->l[0].block, err)) ||
         (rc = atune__dim3_eval(m, &m->ref_grid, vs, u->l[0].grid, err)))
         return rc;

@@ -82,7 +82,7 @@ struct atune__kernel {
 struct unit {
     int n;
     atune__launch l[ATUNE__MAX_STEPS];
-    void *args[ATUNE__MAX_STEPS][ATUNE__MAX_ARGS + 1];
+    void *args[ATUNE__MAX_STEPS][ATUNE__MAX_ARGS + 1]; /* NULL-terminated */
 };
 
 /* Picks each step's arguments out of args (one per [args] entry). */

@@ -491,6 +491,7 @@ static int launch_at(atune_jit_kernel *k, const int64_t *size, void **args,
         void *sargs[ATUNE__MAX_ARGS + 1];
         for (int a = 0; a < st->nargs; a++)
             sargs[a] = args ? args[st->arg[a]] : NULL;
+        sargs[st->nargs] = NULL;
         if (l->shared > OPTIN_SHARED && l->shared > k->shared_optin[i]) {
             r = cu->cuFuncSetAttribute(
                 k->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
