@@ -438,7 +438,13 @@ void atune__reference_str(const atune__manifest *m, char *buf, size_t len)
     }
     atune__space_config(m, 0, &c);
     atune__config_str(m, &c, cfg, sizeof(cfg));
-    snprintf(buf, len, "the default configuration of %s (%s)", m->kernel, cfg);
+    if (m->sequence)
+        snprintf(buf, len,
+                 "the default configuration of the launch sequence (%s)",
+                 cfg);
+    else
+        snprintf(buf, len, "the default configuration of %s (%s)", m->kernel,
+                 cfg);
 }
 
 /* A kernel that is its own reference runs its default configuration, with
