@@ -253,7 +253,7 @@ static void warm_job(atune__pool *p, const atune__manifest *m, int64_t idx,
                      int self)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
-    int nnames = atune__manifest_entries(m, names) - !m->ref_is_default;
+    int nnames = atune__manifest_kernels(m, names);
     atune__cubin cubin;
     atune__config c;
     atune__err err;
@@ -561,7 +561,7 @@ int atune__pool_warm(atune__pool *p, const atune__manifest *m,
                      const int64_t *index, int64_t n, atune__err *err)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
-    int nnames = atune__manifest_entries(m, names) - !m->ref_is_default;
+    int nnames = atune__manifest_kernels(m, names);
     uint64_t *seen;
     warm_list w = {m, NULL, 0, 0};
     int64_t cap = 1;

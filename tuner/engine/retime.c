@@ -20,9 +20,7 @@ static int load(atune__device *d, const atune__manifest *m,
     *k = NULL;
     /* The steps' kernels: the reference, when it is one, is not needed. */
     rc = atune__device_compile(d, cache, m, c, names,
-                               atune__manifest_entries(m, names) -
-                                   !m->ref_is_default,
-                               &cubin, err);
+                               atune__manifest_kernels(m, names), &cubin, err);
     if (rc == ATUNE__EDATA) {
         res->status = ATUNE__ST_COMPILE_ERROR;
         atune__err_clear(err);

@@ -419,7 +419,7 @@ static atune_jit_kernel *find_kernel(const atune_jit *j,
 static int compile_load(atune_jit *j, atune_jit_kernel *k)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
-    int nnames = atune__manifest_entries(j->m, names) - !j->m->ref_is_default;
+    int nnames = atune__manifest_kernels(j->m, names);
     const atune__cudrv *cu = j->cu;
     atune__cubin cubin;
     atune__err err = {0};

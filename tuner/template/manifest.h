@@ -243,6 +243,8 @@ int atune__manifest_expr_reads(const atune__manifest *m, const char *name);
  * is names[i]), then the reference when it is a kernel of its own (not
  * ref_is_default). Returns how many (at most ATUNE__MAX_STEPS + 1). */
 int atune__manifest_entries(const atune__manifest *m, const char **names);
+/* The steps' kernels alone: the first m->nsteps entries. */
+int atune__manifest_kernels(const atune__manifest *m, const char **names);
 
 /* Returns the size called name ("large"), or NULL. */
 const atune__size *atune__manifest_size(const atune__manifest *m,

@@ -31,7 +31,7 @@ int atune__mf_oom(struct loader *ld);
 int atune__mf_parse_expr(struct loader *ld, int line, const char *text,
                          atune__expr **out);
 
-/* manifest.c: what the sections' parsers share. */
+/* manifest_keys.c: what the sections' parsers share. */
 int atune__mf_parse_dim3(struct loader *ld, const atune__ini_entry *en,
                          atune__dim3 *d);
 int atune__mf_copy_dim3(struct loader *ld, const atune__dim3 *d,

@@ -243,6 +243,13 @@ int atune__mf_check_steps(struct loader *ld)
     return 0;
 }
 
+int atune__manifest_kernels(const atune__manifest *m, const char **names)
+{
+    for (int i = 0; i < m->nsteps; i++)
+        names[i] = m->steps[i].kernel;
+    return m->nsteps;
+}
+
 int atune__manifest_entries(const atune__manifest *m, const char **names)
 {
     int n = 0;

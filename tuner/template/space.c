@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char dim_names[3] = {'x', 'y', 'z'};
-
 void atune__devattr_default(atune__devattr *d)
 {
     *d = (atune__devattr){
@@ -174,19 +172,6 @@ int atune__config_parse(const atune__manifest *m, const char *text,
     return ATUNE__OK;
 }
 
-int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
-                     const atune__vars *vs, int64_t out[3], atune__err *err)
-{
-    for (int i = 0; i < 3; i++) {
-        int rc;
-        out[i] = 1;
-        if (i < d->n && (rc = atune__manifest_eval(m, d->e[i], d->line, vs,
-                                                   &out[i], err)) != 0)
-            return rc;
-    }
-    return ATUNE__OK;
-}
-
 /* Writes the reason an invalid configuration is invalid; returns 0. */
 static int invalid(char *reason, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -201,60 +186,6 @@ static int invalid(char *reason, size_t len, const char *fmt, ...)
         va_end(ap);
     }
     return 0;
-}
-
-/* a * b for positive a and b, saturated at INT64_MAX. */
-static int64_t mul_sat(int64_t a, int64_t b)
-{
-    return a > INT64_MAX / b ? INT64_MAX : a * b;
-}
-
-/* What a launch limit applies to: says which manifest line to blame. */
-enum part { PART_BLOCK, PART_GRID, PART_SHARED };
-
-/* Returns 1 when the launch fits the device, else 0, the reason and in
- * *part what does not fit. */
-static int check_limits(const atune__launch *l, const atune__devattr *dev,
-                        char *reason, size_t len, enum part *part)
-{
-    int64_t threads = 1;
-
-    *part = PART_BLOCK;
-    for (int i = 0; i < 3; i++) {
-        if (l->block[i] < 1)
-            return invalid(reason, len, "block %c of %" PRId64 " is below 1",
-                           dim_names[i], l->block[i]);
-        threads = mul_sat(threads, l->block[i]);
-    }
-    if (threads > dev->max_threads_per_block)
-        return invalid(reason, len,
-                       "block of %" PRId64 " threads exceeds %" PRId64, threads,
-                       dev->max_threads_per_block);
-    for (int i = 0; i < 3; i++) {
-        *part = PART_BLOCK;
-        if (l->block[i] > dev->max_block[i])
-            return invalid(reason, len,
-                           "block %c of %" PRId64 " exceeds %" PRId64,
-                           dim_names[i], l->block[i], dev->max_block[i]);
-        *part = PART_GRID;
-        if (l->grid[i] < 1)
-            return invalid(reason, len, "grid %c of %" PRId64 " is below 1",
-                           dim_names[i], l->grid[i]);
-        if (l->grid[i] > dev->max_grid[i])
-            return invalid(reason, len,
-                           "grid %c of %" PRId64 " exceeds %" PRId64,
-                           dim_names[i], l->grid[i], dev->max_grid[i]);
-    }
-    *part = PART_SHARED;
-    if (l->shared < 0)
-        return invalid(reason, len,
-                       "shared memory of %" PRId64 " bytes is negative",
-                       l->shared);
-    if (l->shared > dev->max_shared_per_block)
-        return invalid(reason, len,
-                       "shared memory of %" PRId64 " bytes exceeds %" PRId64,
-                       l->shared, dev->max_shared_per_block);
-    return 1;
 }
 
 /* Whether v fits the C type a scalar argument is passed as: the runner
@@ -284,39 +215,6 @@ static int check_scalars(const atune__manifest *m, const atune__vars *vs,
     return 0;
 }
 
-/* The launches of steps first..m->nsteps-1 of a launch sequence at vs
- * (the first is m->block, grid and shared), each against the device's
- * limits: 1 when all fit (into all[i] when all is non-NULL), 0 with the
- * reason and its line when one does not, or an error. */
-static int check_steps(const atune__manifest *m, int first,
-                       const atune__vars *vs, const atune__devattr *dev,
-                       atune__launch *all, char *reason, size_t len,
-                       int *line, atune__err *err)
-{
-    for (int i = first; m->sequence && i < m->nsteps; i++) {
-        const atune__step *st = &m->steps[i];
-        atune__launch l;
-        enum part part;
-        char why[256];
-        int rc;
-
-        if ((rc = atune__dim3_eval(m, &st->block, vs, l.block, err)) ||
-            (rc = atune__dim3_eval(m, &st->grid, vs, l.grid, err)) ||
-            (rc = atune__manifest_eval(m, st->shared, st->shared_line, vs,
-                                       &l.shared, err)))
-            return rc;
-        if (!check_limits(&l, dev, why, sizeof(why), &part)) {
-            *line = part == PART_BLOCK  ? st->block.line
-                    : part == PART_GRID ? st->grid.line
-                                        : st->shared_line;
-            return invalid(reason, len, "launch '%s': %s", st->name, why);
-        }
-        if (all)
-            all[i] = l;
-    }
-    return 1;
-}
-
 /* atune__space_check, and for an invalid configuration the manifest line
  * its reason comes from; with scalars, a valid configuration's scalar
  * arguments are evaluated too; all, when non-NULL, gets every step's
@@ -329,7 +227,7 @@ static int check_config(const atune__manifest *m, const atune__config *c,
 {
     atune__vars vs = *base;
     atune__launch l;
-    enum part part;
+    atune__launch_part part;
     int rc;
 
     if (atune__config_vars(m, c, &vs) != 0)
@@ -350,9 +248,9 @@ static int check_config(const atune__manifest *m, const atune__config *c,
         (rc = atune__manifest_eval(m, m->shared, m->shared_line, &vs, &l.shared,
                                    err)))
         return rc;
-    if (!check_limits(&l, dev, reason, len, &part)) {
-        *line = part == PART_BLOCK  ? m->block.line
-                : part == PART_GRID ? m->grid.line
+    if (!atune__launch_fits(&l, dev, reason, len, &part)) {
+        *line = part == ATUNE__PART_BLOCK  ? m->block.line
+                : part == ATUNE__PART_GRID ? m->grid.line
                                     : m->shared_line;
         if (m->sequence) {
             char why[256];
@@ -361,7 +259,7 @@ static int check_config(const atune__manifest *m, const atune__config *c,
         }
         return 0;
     }
-    if ((rc = check_steps(m, 1, &vs, dev, all, reason, len, line, err)) != 1)
+    if ((rc = atune__steps_fit(m, 1, &vs, dev, all, reason, len, line, err)) != 1)
         return rc;
     if (all)
         all[0] = l;
@@ -392,20 +290,6 @@ int atune__space_launches(const atune__manifest *m, const atune__config *c,
 
     return check_config(m, c, base, dev, NULL, reason, len, &line, 0, all,
                         err);
-}
-
-int atune__space_check_steps(const atune__manifest *m, const atune__config *c,
-                             const atune__vars *base,
-                             const atune__devattr *dev, atune__err *err)
-{
-    atune__vars vs = *base;
-    int line;
-
-    if (atune__config_vars(m, c, &vs) != 0)
-        return atune__fail(err, ATUNE__ESOFTWARE,
-                           "%s: too many variables for one evaluation",
-                           m->ini_path);
-    return check_steps(m, 1, &vs, dev, NULL, NULL, 0, &line, err);
 }
 
 /* Appends where an evaluation failed to err's message: the size and, when
@@ -483,7 +367,7 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
 {
     atune__launch l = {.shared = 0};
     atune__vars vs = *base;
-    enum part part;
+    atune__launch_part part;
     char reason[128];
     int rc;
 
@@ -493,11 +377,11 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
     if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
         (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
         return rc;
-    if (check_limits(&l, dev, reason, sizeof(reason), &part))
+    if (atune__launch_fits(&l, dev, reason, sizeof(reason), &part))
         return 0;
     return atune__fail(
         err, ATUNE__EDATA, "%s:%d: reference launch: %s", m->ini_path,
-        part == PART_GRID ? m->ref_grid.line : m->ref_block.line, reason);
+        part == ATUNE__PART_GRID ? m->ref_grid.line : m->ref_block.line, reason);
 }
 
 /* work is the numerator of every metric at this size. */

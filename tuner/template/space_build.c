@@ -401,7 +401,9 @@ static int emit(struct walk *w, int64_t first, int64_t n)
     for (int64_t i = first; i < first + n; i++) {
         atune__config c;
         int rc;
-        atune__space_config(w->m, i, &c);
+        for (int k = 0; k < w->m->nparams; k++)
+            c.v[k] = w->m->params[k]
+                         .values[i / w->stride[k] % w->m->params[k].nvalues];
         rc = atune__space_check_steps(w->m, &c, w->base, w->dev, w->err);
         if (rc > 1) {
             if (w->failed)
