@@ -672,11 +672,10 @@ static int start_pool(atune__device *d, const atune__templates *t, int i,
 {
     const atune__manifest *m = t->m[i];
     const char *names[ATUNE__JIT_MAX_NAMES];
-    int follow = atune__strategy_hints(o->strategy);
-    int rc;
+    int nnames = atune__manifest_kernels(m, names);
+    int follow = atune__strategy_hints(o->strategy), rc;
 
-    rc = atune__pool_start(m, atune__device_info(d)->arch, names,
-                           atune__manifest_kernels(m, names),
+    rc = atune__pool_start(m, atune__device_info(d)->arch, names, nnames,
                            lists[i].index, lists[i].n, o->threads, o->cache,
                            o->procs, pool, err);
     /* A search compiles what it measures next (compile.h). */
