@@ -27,6 +27,10 @@ ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 grep -q "^two_pass_sum .* 27 configurations compiled .* 0 failed" "$tmp/check.out" && ok ||
     { ko "check: not 27 compiled clean"; cat "$tmp/check.out"; }
 grep -qF "modules: 3 for 27 configurations" "$tmp/check.out" && ok || ko "check: modules"
+grep -q "^two_pass_ref .* 27 configurations compiled .* 0 failed" "$tmp/check.out" && ok ||
+    { ko "check: two_pass_ref not 27 compiled clean"; cat "$tmp/check.out"; }
+grep -qF "verified against: ref_partial then ref_merge" "$tmp/check.out" && ok ||
+    ko "check: two_pass_ref's reference sequence not named"
 "$bin" list --templates "$data" >"$tmp/list.out" 2>&1
 grep -qF "launches: partial (partial_sums), merge (merge_sums)" "$tmp/list.out" && ok ||
     { ko "list: no launches line"; cat "$tmp/list.out"; }
@@ -87,10 +91,31 @@ c=$(grep -c '^cmp_long bytes=8 off=0 n=1$' "$tmp/helper.log")
 [ "$(grep -c '^cmp' "$tmp/helper.log")" -eq "$c" ] && ok ||
     { ko "other compares"; grep '^cmp' "$tmp/helper.log" | sort | uniq -c; }
 
+# --- a reference that is a sequence: [reference.NAME] sections ---------------
+(
+    export LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    unset ATUNE_STUB_GPUS ATUNE_STUB_LOG ATUNE_STUB_DELAY_US ATUNE_STUB_WRONG_BLOCK
+    cd "$tmp" && ATUNE_STUB_LAUNCH_LOG=$tmp/ref.log "$bin" tune --templates "$data" \
+        --kernel two_pass_ref --size small --budget 3 -p pr >ref.out 2>ref.err
+) && ok || { ko "tune two_pass_ref: exit"; cat "$tmp/ref.err"; }
+# Once, first, in order, with their own shapes and arguments: ref_partial
+# (in, part, n) on 1024 blocks of one thread, then ref_merge (part, chunks,
+# total); the part buffer is the one the tuned kernels get.
+head -2 "$tmp/ref.log" | sed 's/0x[0-9a-f]*/P/g' >"$tmp/ref.head"
+printf '%s\n' "ref_partial grid=1024,1,1 block=1,1,1 shared=0 args=P,P,1048576" \
+    "ref_merge grid=1,1,1 block=1,1,1 shared=0 args=P,1024,P" | cmp -s - "$tmp/ref.head" && ok ||
+    { ko "reference sequence: first launches"; cat "$tmp/ref.head"; }
+[ "$(grep -c '^ref_' "$tmp/ref.log")" -eq 2 ] && ok || ko "reference sequence not launched once"
+rp=$(awk '/^ref_partial/ { split($5, a, /[=,]/); print a[3] }' "$tmp/ref.log")
+pp=$(awk '/^partial_sums/ { split($5, a, /[=,]/); print a[3]; exit }' "$tmp/ref.log")
+[ -n "$rp" ] && [ "$rp" = "$pp" ] && ok || ko "reference's part $rp is not the kernels' $pp"
+n=$(awk -F'\t' '/^two_pass_ref/ && $4 == "ok" && $10 != "final"' "$tmp/pr/$slug.journal" | wc -l)
+[ "$n" -eq 3 ] && ok || ko "two_pass_ref: $n configurations ok, want 3"
+
 # --- errors with file:line ----------------------------------------------------
 bad() { # $1: name, $2: sed script, $3: expected message (grep -F)
     mkdir -p "$tmp/$1"
-    cp "$data/two_pass_sum.cu" "$tmp/$1/"
+    cp "$data/two_pass_sum.cu" "$data/two_pass.cuh" "$tmp/$1/"
     sed "$2" "$data/two_pass_sum.ini" >"$tmp/$1/two_pass_sum.ini"
     "$bin" check --templates "$tmp/$1" >/dev/null 2>"$tmp/$1.err"
     rc=$?
@@ -109,6 +134,13 @@ bad step_grid 's/^grid = 1$/grid = parts_count/' \
     "two_pass_sum.ini:29: unknown variable 'parts_count' in grid"
 bad both_launches 's/^\[args\]$/[launch]\nblock = 1\ngrid = 1\n\n[args]/' \
     "two_pass_sum.ini:33: [launch] beside [launch.partial] (line 20)"
+# [reference.NAME] beside reference = (two_pass_ref.ini with a reference kernel)
+mkdir -p "$tmp/refboth"
+cp "$data/two_pass_ref.cu" "$data/two_pass.cuh" "$tmp/refboth/"
+sed 's/^\[template\]$/[template]\nreference = ref_merge/' "$data/two_pass_ref.ini" >"$tmp/refboth/two_pass_ref.ini"
+"$bin" check --templates "$tmp/refboth" >/dev/null 2>"$tmp/refboth.err"
+[ $? -eq 65 ] && grep -qF "two_pass_ref.ini:5: 'reference' in [template] beside [reference.partial] (line 31)" "$tmp/refboth.err" && ok ||
+    { ko "reference beside [reference.NAME] not refused"; cat "$tmp/refboth.err"; }
 # The header of a sequence is refused before -o is touched.
 "$bin" header --templates "$data" --kernel two_pass_sum -o "$tmp/h.h" 2>"$tmp/h.err"
 [ $? -eq 65 ] && [ ! -e "$tmp/h.h" ] && grep -qF "is a launch sequence of 2 kernels" "$tmp/h.err" && ok ||

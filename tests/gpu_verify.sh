@@ -7,7 +7,8 @@
 # at both sizes. fills: every configuration ok, so every input held what
 # its fill says (the kernel checks each element; bits(32) keys set all 32
 # bits). Launch sequences (issue 33): tests/data/sequence/two_pass_sum (a
-# partial sum per block into a scratch buffer, then a merge kernel) and
+# partial sum per block into a scratch buffer, then a merge kernel), the
+# same checked against a reference sequence (two_pass_ref), and
 # tests/data/published/layernorm_v2 (llm.c's layernorm version 2 as
 # published: mean_kernel, rstd_kernel, normalization_kernel, against its
 # version 1 kernel) tune as one unit, every configuration verified ok at
@@ -65,6 +66,7 @@ block_sums|verify|
 scratch_sums|verify|
 fills|verify|
 two_pass_sum|sequence|27
+two_pass_ref|sequence|27
 layernorm_forward|published/layernorm_v2|30
 LIST
 

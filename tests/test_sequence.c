@@ -155,6 +155,50 @@ static void test_reference_kernel(void **state)
     free(t);
 }
 
+/* A reference that is a sequence: [reference.NAME] sections, compiled
+ * after the steps, launched with no parameter in their expressions. */
+static void test_reference_sequence(void **state)
+{
+    char *t = edited("[args]", "[reference.a]\nkernel = ref\nblock = 1\n"
+                               "grid = n\nargs = in, tmp, out, n, k\n"
+                               "[reference.b]\nkernel = second\n"
+                               "block = 32\ngrid = 1\nshared = 64\n"
+                               "args = tmp, out, k\n[args]");
+    char *bad;
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    const char *names[ATUNE__MAX_STEPS + 1];
+
+    (void)state;
+    if (parse(t, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->nref_steps, 2);
+    assert_false(m->ref_is_default);
+    assert_string_equal(m->reference, "ref");
+    assert_string_equal(m->ref_steps[1].name, "b");
+    assert_int_equal(m->ref_steps[1].nargs, 3);
+    assert_int_equal(m->ref_steps[1].arg[2], 4);
+    assert_int_equal(atune__manifest_entries(m, names), 4);
+    assert_string_equal(names[2], "ref");
+    assert_string_equal(names[3], "second");
+    atune__manifest_free(m);
+    /* its launches are the same for every configuration */
+    bad = edited("[args]", "[reference.a]\nkernel = ref\nblock = B1\n"
+                           "grid = 1\n[args]");
+    expect_error(bad, "d/seq.ini:27: block 'B1' uses parameter 'B1': the "
+                      "reference runs once for all configurations");
+    free(bad);
+    bad = edited("metric = GB/s", "reference_grid = 1\nmetric = GB/s");
+    free(t);
+    t = malloc(strlen(bad) + 64);
+    assert_non_null(t);
+    sprintf(t, "%s[reference.a]\nkernel = ref\nblock = 1\ngrid = 1\n", bad);
+    expect_error(t, "d/seq.ini:2: 'reference_grid' in [template] beside "
+                    "[reference.a] (line 32)");
+    free(bad);
+    free(t);
+}
+
 static void test_single_launch_is_one_step(void **state)
 {
     static const char one[] = "[template]\nkernel = ref\nmetric = GB/s\n"
@@ -189,7 +233,7 @@ static void test_errors(void **state)
          "d/seq.ini:23: args of [launch.two]: 'kk' is not an entry of [args]"},
         {"args = tmp, out, k", "args = tmp, out",
          "d/seq.ini:30: 'k' of [args] is passed to no kernel: no "
-         "[launch.NAME] section lists it in 'args'"},
+         "[launch.NAME] or [reference.NAME] section lists it in 'args'"},
         {"args = tmp, out, k", "args = tmp,, k",
          "d/seq.ini:23: args of [launch.two] must be 1 to 16 "
          "comma-separated names of [args], none empty"},
@@ -451,6 +495,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_reference_kernel),
+        cmocka_unit_test(test_reference_sequence),
         cmocka_unit_test(test_single_launch_is_one_step),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_too_many_steps),

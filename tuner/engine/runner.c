@@ -315,8 +315,9 @@ void atune__unit_args(const atune__manifest *m, void **args, struct unit *u)
 }
 
 /* The reference's launches: its own kernel with reference_block and
- * reference_grid and every argument, or, for a launch sequence that is
- * its own reference, every step at the default configuration. */
+ * reference_grid and every argument; each [reference.NAME] section with
+ * its own arguments; or, for a launch sequence that is its own
+ * reference, every step at the default configuration. */
 static int reference_unit(atune__problem *p, const atune__config *dflt,
                           const atune__vars *vs, void **args, struct unit *u,
                           atune__err *err)
@@ -336,6 +337,17 @@ static int reference_unit(atune__problem *p, const atune__config *dflt,
         if (rc != 1)
             return rc;
         atune__unit_args(m, args, u);
+        return 0;
+    }
+    if (m->nref_steps) {
+        if ((rc = atune__ref_steps_fit(m, vs, &p->d->info.attr, u->l, err)))
+            return rc;
+        u->n = m->nref_steps;
+        for (int i = 0; i < m->nref_steps; i++) {
+            for (int k = 0; k < m->ref_steps[i].nargs; k++)
+                u->args[i][k] = args[m->ref_steps[i].arg[k]];
+            u->args[i][m->ref_steps[i].nargs] = NULL;
+        }
         return 0;
     }
     u->n = 1;
@@ -377,6 +389,10 @@ static int run_reference(atune__problem *p, atune__err *err)
     names[0] = m->reference;
     if (m->sequence && m->ref_is_default)
         nnames = atune__manifest_entries(m, names);
+    for (int i = 0; i < m->nref_steps; i++)
+        names[i] = m->ref_steps[i].kernel;
+    if (m->nref_steps)
+        nnames = m->nref_steps;
     atune__space_config(m, 0, &dflt);
     rc = atune__config_vars(m, &dflt, &vs);
     if (!rc)

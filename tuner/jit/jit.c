@@ -399,6 +399,11 @@ static int name_error(const atune__manifest *m, const char *const *names,
             line = m->steps[i].kernel_line;
             break;
         }
+    for (int i = 0; i < m->nref_steps; i++)
+        if (names[bad] == m->ref_steps[i].kernel) {
+            line = m->ref_steps[i].kernel_line;
+            is_ref = 1;
+        }
     rc = atune__fail(err, ATUNE__EDATA,
                      "%s:%d: %s '%s' (as '%s'): %s: compile error "
                      "(NVRTC_ERROR_COMPILATION): no such __global__ "

@@ -11,8 +11,8 @@
 #include "template/manifest.h"
 #include "template/space.h"
 
-/* Every step of a launch sequence, and a reference kernel. */
-#define ATUNE__JIT_MAX_NAMES (ATUNE__MAX_STEPS + 1)
+/* Every step of a launch sequence, and those of the reference. */
+#define ATUNE__JIT_MAX_NAMES (2 * ATUNE__MAX_STEPS)
 
 typedef struct atune__cubin {
     char *data;

@@ -153,6 +153,8 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
     atune__manifest *m = ld->m;
     int rc;
 
+    if (atune__mf_first_ref_step(ld->ini))
+        return atune__mf_parse_ref_steps(ld, s);
     if (atune__ini_get(s, "reference")) {
         if ((rc = atune__mf_parse_entry_point(ld, s, "reference", m->reference,
                                     &m->reference_line)))
@@ -471,6 +473,11 @@ void atune__manifest_free(atune__manifest *m)
         free_dim3(&m->steps[i].block);
         free_dim3(&m->steps[i].grid);
         atune__expr_free(m->steps[i].shared);
+    }
+    for (int i = 0; i < m->nref_steps; i++) {
+        free_dim3(&m->ref_steps[i].block);
+        free_dim3(&m->ref_steps[i].grid);
+        atune__expr_free(m->ref_steps[i].shared);
     }
     free(m);
 }

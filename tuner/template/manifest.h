@@ -218,6 +218,13 @@ typedef struct atune__manifest {
     int nsteps;
     atune__step steps[ATUNE__MAX_STEPS];
     int sequence;
+    /* A reference that is a sequence of its own: one [reference.NAME]
+     * section per launch (0: none; then reference, reference_block and
+     * reference_grid say it). reference and reference_line are copies of
+     * the first's kernel, ref_block and ref_grid of its launch. Their
+     * expressions read no parameter. */
+    int nref_steps;
+    atune__step ref_steps[ATUNE__MAX_STEPS];
 } atune__manifest;
 
 /* Loads INI text and CUDA source already in memory. name is the template
@@ -240,8 +247,9 @@ void atune__manifest_free(atune__manifest *m);
 int atune__manifest_expr_reads(const atune__manifest *m, const char *name);
 
 /* The entry points to compile, in order: every step's kernel (steps[i]'s
- * is names[i]), then the reference when it is a kernel of its own (not
- * ref_is_default). Returns how many (at most ATUNE__MAX_STEPS + 1). */
+ * is names[i]), then, when the reference is not ref_is_default, each
+ * [reference.NAME] section's kernel or the reference kernel. Returns how
+ * many (at most 2 * ATUNE__MAX_STEPS). */
 int atune__manifest_entries(const atune__manifest *m, const char **names);
 /* The steps' kernels alone: the first m->nsteps entries. */
 int atune__manifest_kernels(const atune__manifest *m, const char **names);

@@ -47,10 +47,15 @@ int atune__mf_parse_entry_point(struct loader *ld,
                                 char dst[ATUNE__ENTRY_MAX], int *line);
 
 /* manifest_sequence.c: [launch.NAME] sections. */
-/* Whether s is a [launch.NAME] section (of any name after the dot). */
+/* Whether s is a [launch.NAME] or [reference.NAME] section. */
 int atune__mf_is_step_section(const atune__ini_section *s);
-/* The first [launch.NAME] section, or NULL. */
+/* The first [launch.NAME] section, or NULL; the first [reference.NAME]. */
 const atune__ini_section *atune__mf_first_step(const atune__ini *ini);
+const atune__ini_section *atune__mf_first_ref_step(const atune__ini *ini);
+/* The [reference.NAME] sections into m->ref_steps (tmpl: [template], which
+ * then names no reference). */
+int atune__mf_parse_ref_steps(struct loader *ld,
+                              const atune__ini_section *tmpl);
 /* Sets m->sequence; refuses [launch] beside [launch.NAME]. */
 int atune__mf_sequence_begin(struct loader *ld);
 /* [template]'s kernel, or for a sequence the first section's (then

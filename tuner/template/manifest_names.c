@@ -251,8 +251,10 @@ int atune__mf_check_names(struct loader *ld)
      * configuration's parameters. */
     const char *ref_params = m->ref_launch_default ? NULL : ref;
 
-    if ((rc = check_dim3(ld, &m->ref_block, "reference_block", ref_params)) ||
-        (rc = check_dim3(ld, &m->ref_grid, "reference_grid", ref_params)) ||
+    /* [reference.NAME] sections are checked as such (manifest_sequence.c). */
+    if ((!m->nref_steps &&
+         ((rc = check_dim3(ld, &m->ref_block, "reference_block", ref_params)) ||
+          (rc = check_dim3(ld, &m->ref_grid, "reference_grid", ref_params)))) ||
         (rc = atune__mf_check_expr(ld, m->work, m->work_line, "work",
                          "the runner computes it once per size, and every "
                          "configuration's metric divides the same work")))

@@ -9,21 +9,38 @@
 #include "template/manifest_internal.h"
 
 #define STEP_PREFIX "launch."
+#define REF_PREFIX "reference."
 
 static const char *const step_keys[] = {"kernel", "block", "grid", "shared",
                                         "args"};
 
+static int has_prefix(const atune__ini_section *s, const char *prefix)
+{
+    return strncmp(s->name, prefix, strlen(prefix)) == 0;
+}
+
 int atune__mf_is_step_section(const atune__ini_section *s)
 {
-    return strncmp(s->name, STEP_PREFIX, strlen(STEP_PREFIX)) == 0;
+    return has_prefix(s, STEP_PREFIX) || has_prefix(s, REF_PREFIX);
+}
+
+static const atune__ini_section *first_with(const atune__ini *ini,
+                                            const char *prefix)
+{
+    for (int i = 0; i < ini->nsections; i++)
+        if (has_prefix(&ini->sections[i], prefix))
+            return &ini->sections[i];
+    return NULL;
 }
 
 const atune__ini_section *atune__mf_first_step(const atune__ini *ini)
 {
-    for (int i = 0; i < ini->nsections; i++)
-        if (atune__mf_is_step_section(&ini->sections[i]))
-            return &ini->sections[i];
-    return NULL;
+    return first_with(ini, STEP_PREFIX);
+}
+
+const atune__ini_section *atune__mf_first_ref_step(const atune__ini *ini)
+{
+    return first_with(ini, REF_PREFIX);
 }
 
 int atune__mf_sequence_begin(struct loader *ld)
@@ -60,7 +77,7 @@ int atune__mf_sequence_kernel(struct loader *ld,
 }
 
 static int parse_step(struct loader *ld, const atune__ini_section *s,
-                      atune__step *st)
+                      const char *prefix, atune__step *st)
 {
     const atune__ini_entry *en;
     int rc;
@@ -68,7 +85,7 @@ static int parse_step(struct loader *ld, const atune__ini_section *s,
     st->line = s->line;
     if ((rc = atune__mf_check_keys(ld, s, step_keys, ARRAY_LEN(step_keys))) ||
         (rc = atune__mf_copy_ident(ld, s->line, "launch name",
-                                   s->name + strlen(STEP_PREFIX), st->name)) ||
+                                   s->name + strlen(prefix), st->name)) ||
         (rc = atune__mf_parse_entry_point(ld, s, "kernel", st->kernel,
                                           &st->kernel_line)) ||
         (rc = atune__mf_need(ld, s, "block", &en)) ||
@@ -82,26 +99,67 @@ static int parse_step(struct loader *ld, const atune__ini_section *s,
                                 &st->shared);
 }
 
+/* The sections named prefix + NAME, in file order, into steps. */
+static int parse_sections(struct loader *ld, const char *prefix,
+                          atune__step *steps, int *n)
+{
+    int rc;
+
+    for (int i = 0; i < ld->ini->nsections; i++) {
+        const atune__ini_section *s = &ld->ini->sections[i];
+        if (!has_prefix(s, prefix))
+            continue;
+        if (*n == ATUNE__MAX_STEPS)
+            return atune__mf_bad(ld, s->line, "more than %d [%sNAME] sections",
+                                 ATUNE__MAX_STEPS, prefix);
+        rc = parse_step(ld, s, prefix, &steps[*n]);
+        /* Counted even when it failed: its expressions are freed. */
+        (*n)++;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int atune__mf_parse_ref_steps(struct loader *ld,
+                              const atune__ini_section *tmpl)
+{
+    static const char *const keys[] = {"reference", "reference_block",
+                                       "reference_grid"};
+    atune__manifest *m = ld->m;
+    const atune__step *first = &m->ref_steps[0];
+    int rc;
+
+    for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
+        const atune__ini_entry *en = atune__ini_get(tmpl, keys[i]);
+        if (en)
+            return atune__mf_bad(ld, en->line,
+                                 "'%s' in [template] beside [%s] (line %d): "
+                                 "a reference is either one kernel or "
+                                 "[reference.NAME] sections",
+                                 en->key, atune__mf_first_ref_step(ld->ini)->name,
+                                 atune__mf_first_ref_step(ld->ini)->line);
+    }
+    if ((rc = parse_sections(ld, REF_PREFIX, m->ref_steps, &m->nref_steps)))
+        return rc;
+    strcpy(m->reference, first->kernel);
+    m->reference_line = first->kernel_line;
+    m->ref_is_default = 0;
+    m->ref_launch_default = 0;
+    if ((rc = atune__mf_copy_dim3(ld, &first->block, &m->ref_block)) ||
+        (rc = atune__mf_copy_dim3(ld, &first->grid, &m->ref_grid)))
+        return rc;
+    return 0;
+}
+
 int atune__mf_parse_steps(struct loader *ld)
 {
     atune__manifest *m = ld->m;
     const atune__step *first = &m->steps[0];
     int rc;
 
-    for (int i = 0; i < ld->ini->nsections; i++) {
-        const atune__ini_section *s = &ld->ini->sections[i];
-        if (!atune__mf_is_step_section(s))
-            continue;
-        if (m->nsteps == ATUNE__MAX_STEPS)
-            return atune__mf_bad(ld, s->line,
-                                 "more than %d [launch.NAME] sections",
-                                 ATUNE__MAX_STEPS);
-        rc = parse_step(ld, s, &m->steps[m->nsteps]);
-        /* Counted even when it failed: its expressions are freed. */
-        m->nsteps++;
-        if (rc)
-            return rc;
-    }
+    if ((rc = parse_sections(ld, STEP_PREFIX, m->steps, &m->nsteps)))
+        return rc;
     /* What reads only the first launch (messages, the launch limits'
      * early pruning) finds it where a single launch is. */
     if ((rc = atune__mf_copy_dim3(ld, &first->block, &m->block)) ||
@@ -147,7 +205,7 @@ static int find_arg(const atune__manifest *m, const char *name)
 /* args = NAME, NAME, ...: the [args] entries the step's kernel takes, in
  * its parameter order; without it, every [args] entry in order. */
 static int step_args(struct loader *ld, atune__step *st,
-                     const atune__ini_entry *en)
+                     const char *section, const atune__ini_entry *en)
 {
     char *piece[ATUNE__MAX_ARGS];
     const atune__manifest *m = ld->m;
@@ -162,16 +220,16 @@ static int step_args(struct loader *ld, atune__step *st,
     n = atune__split_top(en->value, piece, ATUNE__MAX_ARGS);
     if (n < 0)
         return atune__mf_bad(ld, en->line,
-                             "args of [launch.%s] must be 1 to %d "
+                             "args of [%s] must be 1 to %d "
                              "comma-separated names of [args], none empty",
-                             st->name, ATUNE__MAX_ARGS);
+                             section, ATUNE__MAX_ARGS);
     for (int i = 0; i < n; i++) {
         int a = find_arg(m, piece[i]);
         if (rc == 0 && a < 0)
             rc = atune__mf_bad(ld, en->line,
-                               "args of [launch.%s]: '%s' is not an entry "
+                               "args of [%s]: '%s' is not an entry "
                                "of [args]",
-                               st->name, piece[i]);
+                               section, piece[i]);
         st->arg[i] = a;
         free(piece[i]);
     }
@@ -182,15 +240,23 @@ static int step_args(struct loader *ld, atune__step *st,
 int atune__mf_step_args(struct loader *ld)
 {
     atune__manifest *m = ld->m;
-    char section[ATUNE__NAME_MAX + sizeof(STEP_PREFIX)];
+    char section[ATUNE__NAME_MAX + sizeof(REF_PREFIX)];
     int rc;
 
+    for (int i = 0; i < m->nref_steps; i++) {
+        atune__step *st = &m->ref_steps[i];
+        snprintf(section, sizeof(section), REF_PREFIX "%s", st->name);
+        if ((rc = step_args(ld, st, section,
+                            atune__ini_get(atune__ini_find(ld->ini, section),
+                                           "args"))))
+            return rc;
+    }
     if (!m->sequence)
-        return step_args(ld, &m->steps[0], NULL);
+        return step_args(ld, &m->steps[0], "launch", NULL);
     for (int i = 0; i < m->nsteps; i++) {
         atune__step *st = &m->steps[i];
         snprintf(section, sizeof(section), STEP_PREFIX "%s", st->name);
-        if ((rc = step_args(ld, st,
+        if ((rc = step_args(ld, st, section,
                             atune__ini_get(atune__ini_find(ld->ini, section),
                                            "args"))))
             return rc;
@@ -202,38 +268,42 @@ int atune__mf_step_args(struct loader *ld)
         for (int i = 0; !used && i < m->nsteps; i++)
             for (int k = 0; k < m->steps[i].nargs; k++)
                 used |= m->steps[i].arg[k] == a;
+        for (int i = 0; !used && i < m->nref_steps; i++)
+            for (int k = 0; k < m->ref_steps[i].nargs; k++)
+                used |= m->ref_steps[i].arg[k] == a;
         if (!used)
             return atune__mf_bad(ld, m->args[a].line,
                                  "'%s' of [args] is passed to no kernel: no "
-                                 "[launch.NAME] section lists it in 'args'",
+                                 "[launch.NAME] or [reference.NAME] section "
+                                 "lists it in 'args'",
                                  m->args[a].name);
     }
     return 0;
 }
 
 static int check_dim3(struct loader *ld, const atune__dim3 *d,
-                      const char *what)
+                      const char *what, const char *shared_by)
 {
     int rc = 0;
 
     for (int i = 0; rc == 0 && i < d->n; i++)
-        rc = atune__mf_check_expr(ld, d->e[i], d->line, what, NULL);
+        rc = atune__mf_check_expr(ld, d->e[i], d->line, what, shared_by);
     return rc;
 }
 
-int atune__mf_check_steps(struct loader *ld)
+/* shared_by: why the expressions may not read parameters, or NULL. */
+static int check_list(struct loader *ld, const atune__step *steps, int n,
+                      const char *shared_by)
 {
     atune__manifest *m = ld->m;
     int rc;
 
-    if (!m->sequence)
-        return 0; /* steps[0] is [launch], checked as such */
-    for (int i = 0; i < m->nsteps; i++) {
-        const atune__step *st = &m->steps[i];
-        if ((rc = check_dim3(ld, &st->block, "block")) ||
-            (rc = check_dim3(ld, &st->grid, "grid")) ||
+    for (int i = 0; i < n; i++) {
+        const atune__step *st = &steps[i];
+        if ((rc = check_dim3(ld, &st->block, "block", shared_by)) ||
+            (rc = check_dim3(ld, &st->grid, "grid", shared_by)) ||
             (rc = atune__mf_check_expr(ld, st->shared, st->shared_line,
-                                       "shared", NULL)) ||
+                                       "shared", shared_by)) ||
             (rc = atune__mf_check_paste(ld, st->kernel, st->kernel_line)))
             return rc;
         for (int p = 0; p < m->nparams; p++)
@@ -241,6 +311,18 @@ int atune__mf_check_steps(struct loader *ld)
                 atune__mf_has_word(st->kernel, m->params[p].name);
     }
     return 0;
+}
+
+int atune__mf_check_steps(struct loader *ld)
+{
+    atune__manifest *m = ld->m;
+    int rc;
+
+    /* steps[0] of a single [launch] is checked as [launch]. */
+    if (m->sequence && (rc = check_list(ld, m->steps, m->nsteps, NULL)))
+        return rc;
+    return check_list(ld, m->ref_steps, m->nref_steps,
+                      "the reference runs once for all configurations");
 }
 
 int atune__manifest_kernels(const atune__manifest *m, const char **names)
@@ -256,7 +338,9 @@ int atune__manifest_entries(const atune__manifest *m, const char **names)
 
     for (int i = 0; i < m->nsteps; i++)
         names[n++] = m->steps[i].kernel;
-    if (!m->ref_is_default)
+    for (int i = 0; !m->ref_is_default && i < m->nref_steps; i++)
+        names[n++] = m->ref_steps[i].kernel;
+    if (!m->ref_is_default && m->nref_steps == 0)
         names[n++] = m->reference;
     return n;
 }

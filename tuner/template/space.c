@@ -317,7 +317,13 @@ void atune__reference_str(const atune__manifest *m, char *buf, size_t len)
     char cfg[512];
 
     if (!m->ref_is_default) {
-        snprintf(buf, len, "%s", m->reference);
+        size_t used = 0;
+        snprintf(buf, len, "%s", m->nref_steps > 1 ? "" : m->reference);
+        for (int i = 0; m->nref_steps > 1 && i < m->nref_steps; i++) {
+            used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", i ? " then " : "",
+                     m->ref_steps[i].kernel);
+        }
         return;
     }
     atune__space_config(m, 0, &c);
@@ -374,6 +380,8 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
     if (m->ref_is_default &&
         (rc = reference_default(m, &vs, dev, &l.shared, err)) != 0)
         return rc;
+    if (m->nref_steps)
+        return atune__ref_steps_fit(m, &vs, dev, NULL, err);
     if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
         (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
         return rc;

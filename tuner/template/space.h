@@ -238,6 +238,14 @@ int atune__steps_fit(const atune__manifest *m, int first,
                      atune__launch *all, char *reason, size_t len, int *line,
                      atune__err *err);
 
+/* The launches of the reference's [reference.NAME] sections at vs (into
+ * all when non-NULL), each against dev's limits: 0, or ATUNE__EDATA
+ * naming the launch and its line (a template error: the reference is the
+ * same for every configuration). */
+int atune__ref_steps_fit(const atune__manifest *m, const atune__vars *vs,
+                         const atune__devattr *dev, atune__launch *all,
+                         atune__err *err);
+
 /* Evaluates a dim3 of the manifest. */
 int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
                      const atune__vars *vs, int64_t out[3], atune__err *err);

@@ -131,3 +131,33 @@ int atune__space_check_steps(const atune__manifest *m, const atune__config *c,
                                m->ini_path);
     return atune__steps_fit(m, 1, &vs, dev, NULL, NULL, 0, &line, err);
 }
+
+int atune__ref_steps_fit(const atune__manifest *m, const atune__vars *vs,
+                         const atune__devattr *dev, atune__launch *all,
+                         atune__err *err)
+{
+    for (int i = 0; i < m->nref_steps; i++) {
+        const atune__step *st = &m->ref_steps[i];
+        atune__launch l;
+        atune__launch_part part;
+        char why[256];
+        int rc;
+
+        if ((rc = atune__dim3_eval(m, &st->block, vs, l.block, err)) ||
+            (rc = atune__dim3_eval(m, &st->grid, vs, l.grid, err)) ||
+            (rc = atune__manifest_eval(m, st->shared, st->shared_line, vs,
+                                       &l.shared, err)))
+            return rc;
+        if (!atune__launch_fits(&l, dev, why, sizeof(why), &part))
+            return atune__fail(err, ATUNE__EDATA,
+                               "%s:%d: reference launch '%s': %s",
+                               m->ini_path,
+                               part == ATUNE__PART_BLOCK  ? st->block.line
+                               : part == ATUNE__PART_GRID ? st->grid.line
+                                                          : st->shared_line,
+                               st->name, why);
+        if (all)
+            all[i] = l;
+    }
+    return 0;
+}
