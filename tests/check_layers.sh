@@ -21,7 +21,7 @@ set -uo pipefail
 
 # Rank of each folder: lower ranks are lower layers.
 declare -A rank=([lib]=0 [base]=0 [template]=1 [jit]=2 [search]=2
-                 [engine]=3 [report]=3 [cli]=4)
+                 [measure]=3 [appjit]=4 [engine]=4 [report]=4 [cli]=5)
 MAX_LINES=800
 
 problems=0

@@ -160,6 +160,26 @@ grep -q "div_zero_work.ini:8: " "$tmp/mixed.err" && ok ||
 grep -q "^control .* 0 failed" "$tmp/mixed.out" && ok ||
   ko "mixed: the good template is not checked" "$tmp/mixed.out"
 
+# Several --templates folders, templates in subfolders: found; two of one
+# name: an error naming both files, and check still checks the others.
+mkdir -p "$tmp/tree/sub/deep" "$tmp/tree/other"
+cp "$data/control/control.cu" "$tmp/tree/sub/deep/copy2.cu"
+cp "$data/control/control.ini" "$tmp/tree/sub/deep/copy2.ini"
+echo "[not a template]" >"$tmp/tree/other/settings.ini"
+run "$tmp/tree" "$bin" list --templates "$tmp/tree" --templates "$data/control"
+[ "$rc" -eq 0 ] && grep -q "^copy2 " "$tmp/tree.out" &&
+  grep -q "^control " "$tmp/tree.out" && ok ||
+  ko "tree: list exit $rc, want 0 with copy2 and control" "$tmp/tree.out" "$tmp/tree.err"
+cp "$data/control/control".* "$tmp/tree/other/"
+run "$tmp/clash" "$bin" check --templates "$tmp/tree" --templates "$data/control"
+[ "$rc" -eq 65 ] && ok || ko "clash: check exit $rc, want 65" "$tmp/clash.err"
+grep -qF "two templates are named 'control': $tmp/tree/other/control.ini and $data/control/control.ini" "$tmp/clash.err" &&
+  ok || ko "clash: message does not name both files" "$tmp/clash.err"
+grep -q "^copy2 .* 0 failed" "$tmp/clash.out" && ok ||
+  ko "clash: the other template is not checked" "$tmp/clash.out" "$tmp/clash.err"
+run "$tmp/clash1" "$bin" list --templates "$tmp/tree" --templates "$data/control" --kernel copy2
+[ "$rc" -eq 0 ] && ok || ko "clash: --kernel copy2 exit $rc, want 0" "$tmp/clash1.err"
+
 # NVRTC's warnings are shown by a check that passes: here its warning for a
 # variable never used, with the file's line.
 mkdir -p "$tmp/warn"

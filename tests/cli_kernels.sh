@@ -109,6 +109,96 @@ rc=$?
 [ "$rc" -eq 65 ] && grep -q "compiled with nvcc, but\|nvcc -cubin, exit" "$tmp/hcn.err" && ok ||
   ko "compiler = nvcc, bad name: exit $rc" "$tmp/hcn.err"
 
+# --- where NVRTC still fails, the message says what to do --------------------
+# (host code: above.) A header that exists nowhere: not "host code", but
+# where to put it; with compiler = auto after nvcc failed too.
+for c in nvrtc auto; do
+  mkdir -p "$tmp/mh_$c"
+  { echo '#include "missing_util.h"'; cat "$bad/control/control.cu"; } >"$tmp/mh_$c/mh.cu"
+  sed "s/^tolerance = 0/tolerance = 0\ncompiler = $c/" "$bad/control/control.ini" >"$tmp/mh_$c/mh.ini"
+  "$bin" check --templates "$tmp/mh_$c" --budget 1 >"$tmp/mh_$c.out" 2>"$tmp/mh_$c.err"
+  rc=$?
+  [ "$rc" -eq 65 ] &&
+    grep -qF "(header 'missing_util.h' is nowhere a compiler looks" "$tmp/mh_$c.err" &&
+    grep -qF "Copy it into $tmp/mh_$c, or name the folder that holds it in include_dirs under [template] of $tmp/mh_$c/mh.ini)" "$tmp/mh_$c.err" &&
+    ! grep -q "holds host code" "$tmp/mh_$c.err" && ok ||
+    ko "missing header, compiler = $c: exit $rc, message" "$tmp/mh_$c.err"
+done
+# A knob that clashes with a name in a header the loader does not scan (here
+# NVRTC's built-in vector_types.h: float4's member w): the error names it.
+mkdir -p "$tmp/clash"
+{ echo '#include <vector_types.h>'
+  sed 's/out\[i + v\] = in\[i + v\];/out[i + v] = in[i + v] * w;/' "$bad/control/control.cu"; } >"$tmp/clash/clash.cu"
+sed 's/^VW = 1, 2/VW = 1, 2\nw = 1, 2/' "$bad/control/control.ini" >"$tmp/clash/clash.ini"
+"$bin" check --templates "$tmp/clash" --budget 1 >"$tmp/clash.out" 2>"$tmp/clash.err"
+rc=$?
+[ "$rc" -eq 65 ] &&
+  grep -q "names 'w', which is passed as -Dw=1: a clashing macro. Rename the parameter in .*clash.ini or declare it not a macro: not_macros = w)" "$tmp/clash.err" &&
+  ok || ko "clashing macro in a built-in header: exit $rc, message" "$tmp/clash.err"
+
+# --- precompiled headers: a toolkit header, no -D knob ------------------------
+# Each compile process keeps NVRTC's PCH in CACHE/pch/PID (private), creates
+# it once and uses it after; nothing is left behind; a pch directory others
+# may use turns them off (and the check still passes); -D knobs never get
+# one (every configuration's preamble differs).
+mkdir -p "$tmp/pch"
+{ echo '#include <cuda/std/cstdint>'
+  echo 'template <int BLOCK_SIZE, int VW>'
+  sed -e 's/^extern "C" __global__ void copy_tuned/__global__ void copy_tuned/' \
+      -e 's/int \*out, long n)/int *out, long n)/' "$bad/control/control.cu"; } >"$tmp/pch/pch.cu"
+sed -e 's/^kernel = copy_tuned/kernel = copy_tuned<BLOCK_SIZE, VW>/' \
+    -e 's/^tolerance = 0/tolerance = 0\nparam_macros = no/' \
+    -e 's/^BLOCK_SIZE = 128, 256/BLOCK_SIZE = 128, 256, 512/' "$bad/control/control.ini" >"$tmp/pch/pch.ini"
+pc=$tmp/pchcache
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch" >"$tmp/pch.out" 2>"$tmp/pch.err"
+rc=$?
+line=$(grep "precompiled headers: " "$tmp/pch.out")
+created=$(echo "$line" | sed -n 's/.*headers: \([0-9]*\) configurations created one, \([0-9]*\) used one.*/\1/p')
+used=$(echo "$line" | sed -n 's/.*headers: \([0-9]*\) configurations created one, \([0-9]*\) used one.*/\2/p')
+[ "$rc" -eq 0 ] && [ -n "$created" ] && [ "$created" -ge 1 ] && [ $((created + used)) -eq 6 ] &&
+  ok || ko "pch: exit $rc, want 0 with 6 configurations created or used a PCH" "$tmp/pch.out" "$tmp/pch.err"
+grep -q "warning" "$tmp/pch.err" && ko "pch: NVRTC's PCH messages reach the user" "$tmp/pch.err" || ok
+[ "$(stat -c %a "$pc/pch")" = 700 ] && [ -z "$(ls -A "$pc/pch")" ] && ok ||
+  ko "pch: $pc/pch is not private and empty after check: $(stat -c %a "$pc/pch"; ls -A "$pc/pch")"
+mkdir -p "$pc/pch/999999999"; : >"$pc/pch/999999999/pch_0.pch" # a killed run's
+chmod 755 "$pc/pch"
+# a changed copy: no module cache hits, so it compiles again
+mkdir -p "$tmp/pch2"; cp "$tmp/pch/"* "$tmp/pch2/"; echo >>"$tmp/pch2/pch.cu"
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch2" >"$tmp/pch2.out" 2>"$tmp/pch2.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "precompiled headers: off: '$pc/pch' has mode 0755: others may use it" "$tmp/pch2.out" &&
+  ok || ko "pch: a pch directory of mode 755: exit $rc, want 0 and PCH off" "$tmp/pch2.out" "$tmp/pch2.err"
+chmod 700 "$pc/pch"
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch2" >/dev/null 2>&1
+[ ! -e "$pc/pch/999999999" ] && ok || ko "pch: a dead process's directory is not swept"
+ATUNE_CACHE_DIR=$pc "$bin" check --templates "$bad/control" >"$tmp/pchd.out" 2>&1
+grep -q "precompiled" "$tmp/pchd.out" && ko "pch: a template with -D knobs gets PCH" "$tmp/pchd.out" || ok
+
+# --- the size in the kernel's choice: a parameter tied to it by a constraint --
+# A name expression may not use a size variable (each configuration is
+# compiled once for every size): refused at load with the way that works, a
+# parameter that [constraints] ties to the size, which is shown to work.
+mkdir -p "$tmp/sz"
+sed 's/^template <int BLOCK_SIZE, int VW>/template <int BLOCK_SIZE, int VW, bool ALIGNED>/' \
+  "$tmp/pch/pch.cu" >"$tmp/sz/sz.cu"
+sed -e 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, ALIGNED>/' \
+    -e 's/^small = n=1048576/small = n=1048576\nodd = n=1000003/' \
+    -e 's/^VW = 1, 2/VW = 1, 2\nALIGNED = 0, 1/' \
+    -e 's/^fits = .*/&\naligned = ALIGNED == (n % 1024 == 0)/' \
+    -e 's/^param_macros = no//' \
+  "$tmp/pch/pch.ini" >"$tmp/sz/sz.ini"
+sed -i 's/^tolerance = 0/tolerance = 0\nparam_macros = no/' "$tmp/sz/sz.ini"
+"$bin" check --templates "$tmp/sz" >"$tmp/sz.out" 2>"$tmp/sz.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^sz  *12 configurations compiled .* 0 failed" "$tmp/sz.out" &&
+  grep -q "small  *n=1048576  *6 valid" "$tmp/sz.out" && grep -q "odd  *n=1000003  *6 valid" "$tmp/sz.out" &&
+  ok || ko "size in the choice via a constraint: exit $rc" "$tmp/sz.out" "$tmp/sz.err"
+sed -i 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, (bool)(n % 1024)>/' "$tmp/sz/sz.ini"
+"$bin" check --templates "$tmp/sz" >"$tmp/sz2.out" 2>"$tmp/sz2.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "sz.ini:3: 'copy_tuned<BLOCK_SIZE, VW, (bool)(n % 1024)>' uses size variable 'n'.*ALIGNED = 0, 1 with ok = ALIGNED == (n % 32 == 0)" "$tmp/sz2.err" &&
+  ok || ko "size variable in a name expression: exit $rc, want 65 and the way" "$tmp/sz2.err"
+
 # --- check --budget gives every value of every parameter ---------------------
 # 100 configurations, B = 7 does not compile; 10 spread evenly over the
 # space would all have B = 1.
@@ -123,6 +213,26 @@ sed -i 's/^    long i = ((long)blockIdx.x/    const int unused_a = A + B;\n&/' "
 rc=$?
 [ "$rc" -eq 65 ] && grep -q "B = 7 is broken" "$tmp/bud.err" && grep -q "10 of 100 configurations" "$tmp/bud.out" && ok ||
   ko "check --budget 10 did not reach B = 7 (exit $rc)" "$tmp/bud.err" "$tmp/bud.out"
+
+# --- entry points in a header the .cu includes ---------------------------------
+# The kernels live in kernels/copy.cuh (an include_dirs folder), the .cu only
+# includes it: the loader finds them and the knobs there, NVRTC compiles.
+mkdir -p "$tmp/hdr/kernels"
+{ echo '#pragma once'; cat "$bad/control/control.cu"; } >"$tmp/hdr/kernels/copy.cuh"
+printf '// the kernels are in the header\n#include "copy.cuh"\n' >"$tmp/hdr/hdr.cu"
+sed 's/^tolerance = 0/tolerance = 0\ninclude_dirs = kernels/' \
+  "$bad/control/control.ini" >"$tmp/hdr/hdr.ini"
+"$bin" check --templates "$tmp/hdr" >"$tmp/hdr.out" 2>"$tmp/hdr.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^hdr  *4 configurations compiled .* 0 failed" "$tmp/hdr.out" &&
+  ok || ko "entry in header: check exit $rc, want 0 with 4 compiled" "$tmp/hdr.out" "$tmp/hdr.err"
+grep -q "macros (-D): BLOCK_SIZE, VW" "$tmp/hdr.out" && ok ||
+  ko "entry in header: the header's knobs are not macros" "$tmp/hdr.out"
+sed -i 's/copy_tuned/copy_tuned2/' "$tmp/hdr/kernels/copy.cuh"
+"$bin" check --templates "$tmp/hdr" >"$tmp/hdr2.out" 2>"$tmp/hdr2.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "hdr.ini:3: kernel 'copy_tuned' not found in hdr.cu or the 1 header of its own it includes" "$tmp/hdr2.err" &&
+  ok || ko "entry in header: a missing kernel: exit $rc, want 65 naming the header" "$tmp/hdr2.err"
 
 # --- tune on the stub driver: identical modules are timed once ---------------
 if [ -n "$stub" ] && [ -e "$stub/libcuda.so.1" ]; then

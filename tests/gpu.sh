@@ -7,8 +7,10 @@
 #
 #   STEPS="test default cold tune bench consumer kt published evaluate all
 #          ncu engine flush study regret merge profmerge cand sweep record
-#          docs verify"  (run in this order; record: tests/gpu_record.sh,
-#          record-tune-serve of copy; published: tests/gpu_published.sh,
+#          firstuse docs verify"  (run in this order; record:
+#          tests/gpu_record.sh, record-tune-serve of copy; firstuse:
+#          tests/gpu_firstuse.sh, ATUNE_EFFORT=measure at untuned sizes,
+#          FIRSTUSE_KERNELS / FIRSTUSE_BRUTE pass through; published: tests/gpu_published.sh,
 #          the published kernel files tuned as they are; verify:
 #          tests/gpu_verify.sh)
 #                             (default: test tune bench consumer)
@@ -407,6 +409,18 @@ if has record; then
   say "record, tune, serve"
   (cd "$build" && ctest -R '^gpu.gpu_record$' -V --timeout 900) 2>&1 | tee -a "$log" |
     grep -E "record-tune-serve|tune --sizes-from|FAIL|tests passed" | tee "$OUT/record.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if has firstuse; then
+  # Tuning at first use (docs/first-use.md): the example application with
+  # no profile of this GPU model, ATUNE_EFFORT=measure at untuned sizes;
+  # first-call cost cold and warm, exact hits after, % of the brute-force
+  # optimum.
+  say "first use (ATUNE_EFFORT=measure)"
+  FIRSTUSE_BRUTE=${FIRSTUSE_BRUTE:-1} ATUNE_BINARY="$build/autotune" \
+    bash "$root/tests/gpu_firstuse.sh" 2>&1 | tee -a "$log" |
+    grep -vE '^(copy|saxpy|reduce|constmem|matmul) .* cold: ' | tee "$OUT/firstuse.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

@@ -16,7 +16,7 @@
 
 #include <atune/atune.h>
 
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "template/templates.h"
 #include "engine/tune.h"
 

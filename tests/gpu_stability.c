@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "engine/compile.h"
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "template/templates.h"
 
 static atune__device *dev;

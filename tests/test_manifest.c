@@ -545,10 +545,17 @@ static const struct defect defects[] = {
      "parameter 'VW': range step *1 (want *2 or more"},
     {{{16, 16, "VW = 3..3 pow2"}}, "dir/t.ini:16: ",
      "parameter 'VW': no power of two in 3..3"},
+    {{{16, 16, "VW = 8, 3..3 pow2"}}, "dir/t.ini:16: ",
+     "parameter 'VW': no power of two in 3..3"},
     {{{16, 16, "VW = 1..8 step 2 pow2"}}, "dir/t.ini:16: ",
      "'step' or 'pow2', not both"},
     {{{16, 16, "VW = 1..x"}}, "dir/t.ini:16: ",
      "parameter 'VW': 'x' must be constant"},
+    {{{2, 2, "kernel = k_tuned<BLOCK, n % 32>"}}, "dir/t.ini:2: ",
+     "'k_tuned<BLOCK, n % 32>' uses size variable 'n': a name "
+     "expression may use parameters only"},
+    {{{3, 3, "reference = ns::k_ref<m>"}}, "dir/t.ini:3: ",
+     "uses size variable 'm'"},
     {{{16, 16, "VW = 1..4, 4"}}, "dir/t.ini:16: ",
      "duplicate value 4 of parameter 'VW'"},
     {{{16, 16, "VW = 0..1000"}}, "dir/t.ini:16: ",
@@ -741,6 +748,41 @@ static void test_defects(void **state)
             !strstr(err.msg, d->what))
             fail_msg("defect %zu: got \"%s\", want \"%s...%s\"", i, err.msg,
                      d->where, d->what);
+        free(ini);
+    }
+}
+
+/* A value a range makes again is skipped, keeping its first place (the
+ * default first, repeated inside a range); values given twice on their
+ * own stay an error (test_defects). */
+static void test_value_repeats(void **state)
+{
+    static const struct {
+        const char *line;
+        int n;
+        int64_t v[6];
+    } cases[] = {
+        {"VW = 4, 1..8 pow2", 4, {4, 1, 2, 8}},
+        {"VW = 6, 2..10 step 2", 5, {6, 2, 4, 8, 10}},
+        {"VW = 2..4, 1..6", 6, {2, 3, 4, 1, 5, 6}},
+        {"VW = 8, 1..8 step *2", 4, {8, 1, 2, 4}},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        const struct edit e[2] = {{16, 16, cases[i].line}, {20, 20, ";"}};
+        char *ini = edited_base(e, 2);
+        atune__manifest *m = NULL;
+        atune__err err = {0};
+        if (parse_text(ini, &m, &err) != ATUNE__OK)
+            fail_msg("%s: %s", cases[i].line, err.msg);
+        assert_int_equal(m->params[1].nvalues, cases[i].n);
+        for (int j = 0; j < cases[i].n; j++)
+            if (m->params[1].values[j] != cases[i].v[j])
+                fail_msg("%s: value %d is %lld, want %lld", cases[i].line, j,
+                         (long long)m->params[1].values[j],
+                         (long long)cases[i].v[j]);
+        atune__manifest_free(m);
         free(ini);
     }
 }
@@ -1696,6 +1738,91 @@ static void test_template_dirs(void **state)
     free(ini);
 }
 
+/* Several folders, and templates in subfolders: a subfolder's .ini
+ * without its .cu is no template, hidden folders and links to folders are
+ * not searched, and two templates of one name are an error naming both
+ * files (but not when --kernel leaves one of them out). */
+static void test_template_tree(void **state)
+{
+    char a[] = "/tmp/atune_test_XXXXXX", b[] = "/tmp/atune_test_XXXXXX";
+    char path[1024], *ini = edited_base(NULL, 0), **names = NULL;
+    const char *dirs[2] = {a, b};
+    atune__templates t;
+    atune__err err = {0};
+    int n = 0;
+
+    (void)state;
+    assert_non_null(mkdtemp(a));
+    assert_non_null(mkdtemp(b));
+    write_file(a, "top.ini", ini);
+    write_file(a, "top.cu", base_cu);
+    snprintf(path, sizeof(path), "%s/sub", a);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/sub/deeper", a);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/.hidden", a);
+    assert_int_equal(mkdir(path, 0700), 0);
+    write_file(a, "sub/deeper/low.ini", ini);
+    write_file(a, "sub/deeper/low.cu", base_cu);
+    write_file(a, "sub/settings.ini", "not a manifest"); /* no .cu */
+    write_file(a, ".hidden/h.ini", "garbage");
+    write_file(a, ".hidden/h.cu", base_cu);
+    snprintf(path, sizeof(path), "%s/loop", a);
+    assert_int_equal(symlink(a, path), 0);
+    write_file(b, "other.ini", ini);
+    write_file(b, "other.cu", base_cu);
+
+    if (atune__templates_load_dirs(dirs, 2, NULL, &t, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.n, 3);
+    assert_string_equal(t.m[0]->name, "low");
+    assert_string_equal(t.m[1]->name, "other");
+    assert_string_equal(t.m[2]->name, "top");
+    snprintf(path, sizeof(path), "%s/sub/deeper/low.cu", a);
+    assert_string_equal(t.m[0]->cu_path, path);
+    atune__templates_free(&t);
+
+    /* the same name in the second folder's subfolder */
+    snprintf(path, sizeof(path), "%s/x", b);
+    assert_int_equal(mkdir(path, 0700), 0);
+    write_file(b, "x/low.ini", ini);
+    write_file(b, "x/low.cu", base_cu);
+    assert_int_equal(atune__templates_load_dirs(dirs, 2, NULL, &t, &err),
+                     ATUNE__EDATA);
+    assert_int_equal(t.n, 0);
+    snprintf(path, sizeof(path), "two templates are named 'low': "
+             "%s/sub/deeper/low.ini and %s/x/low.ini", a, b);
+    if (!strstr(err.msg, path))
+        fail_msg("got \"%s\", want \"%s\"", err.msg, path);
+    if (atune__templates_load_dirs(dirs, 2, "top,other", &t, &err) !=
+        ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.n, 2);
+    atune__templates_free(&t);
+    assert_int_equal(atune__templates_names(dirs, 2, &names, &n, &err),
+                     ATUNE__OK);
+    assert_int_equal(n, 3); /* "low" once */
+    assert_string_equal(names[0], "low");
+    assert_string_equal(names[1], "other");
+    assert_string_equal(names[2], "top");
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    /* the same name in one tree */
+    remove_file(b, "x/low.ini");
+    write_file(a, "sub/top.ini", ini);
+    write_file(a, "sub/top.cu", base_cu);
+    assert_int_equal(atune__templates_load(a, NULL, &t, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "two templates are named 'top'"));
+    assert_non_null(strstr(err.msg, "/sub/top.ini"));
+
+    snprintf(path, sizeof(path), "%s/loop", a);
+    assert_int_equal(unlink(path), 0); /* rm_rf would follow it */
+    rm_rf(a);
+    rm_rf(b);
+    free(ini);
+}
+
 static void test_manifest_load_errors(void **state)
 {
     char dir[] = "/tmp/atune_test_XXXXXX";
@@ -1773,6 +1900,7 @@ int main(void)
         cmocka_unit_test(test_defects),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_ladders),
+        cmocka_unit_test(test_value_repeats),
         cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_ladder_examples),
         cmocka_unit_test(test_cpp_kernel),
@@ -1785,6 +1913,7 @@ int main(void)
         cmocka_unit_test(test_fill_values_errors),
         cmocka_unit_test(test_fill_file),
         cmocka_unit_test(test_template_dirs),
+        cmocka_unit_test(test_template_tree),
         cmocka_unit_test(test_nvrtc_allowed),
         cmocka_unit_test(test_hidden_headers),
         cmocka_unit_test(test_manifest_load_errors),

@@ -1,7 +1,9 @@
 /* test_number.c -- the one number parser (base/number.h) and libatune's
  * copy of it (lib/number.c): one table through both, so that a profile's
  * numbers read as the tool's do; real numbers; the environment's limits
- * refused with the variable's name and value, never silently ignored. */
+ * refused with the variable's name and value, never silently ignored.
+ * Also base/util.h's error messages: a hint appended after a compiler's
+ * long log is kept whole, the log cut before it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,12 +134,35 @@ static void test_env(void **state)
     assert_int_equal(bytes, (size_t)ATUNE__INPUT_LIMIT_MB << 20);
 }
 
+static void test_err_suffix(void **state)
+{
+    atune__err err;
+    char log[6000];
+    size_t len;
+
+    (void)state;
+    atune__fail(&err, ATUNE__EDATA, "short");
+    atune__err_suffix(&err, " (hint %d)", 1);
+    assert_string_equal(err.msg, "short (hint 1)");
+    memset(log, 'x', sizeof(log) - 1);
+    log[sizeof(log) - 1] = '\0';
+    atune__fail(&err, ATUNE__EDATA, "%s", log);
+    assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1); /* cut */
+    atune__err_suffix(&err, "(what to do)");
+    len = strlen(err.msg);
+    assert_int_equal(len, sizeof(err.msg) - 1);
+    assert_string_equal(err.msg + len - 12, "(what to do)");
+    assert_memory_equal(err.msg + len - 12 - 7, "\n[...]\n", 7);
+    assert_int_equal(err.code, ATUNE__EDATA);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integers_both_copies),
         cmocka_unit_test(test_reals),
         cmocka_unit_test(test_env),
+        cmocka_unit_test(test_err_suffix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

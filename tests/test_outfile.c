@@ -2,7 +2,9 @@
  * write. Each test plants what a hostile user could (links, FIFOs, names
  * taken) and checks that nothing is followed, waited for or replaced that
  * the rules do not allow. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -337,6 +339,48 @@ static void test_mode_kept(void **state)
     assert_int_equal(st.st_mode & 0777, 0600);
 }
 
+/* A private directory: made 0700, its real path given; a link, a mode
+ * that lets others in, or a parent others may write (not sticky) is
+ * refused with the reason. */
+static void test_private_dir(void **state)
+{
+    fixture *f = *state;
+    char real[4096], want[4096];
+    atune__err err = {0};
+    struct stat st;
+
+    assert_int_equal(atune__private_dir(in(f, "p"), real, sizeof(real), &err),
+                     0);
+    assert_int_equal(stat(in(f, "p"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_non_null(realpath(in(f, "p"), want));
+    assert_string_equal(real, want);
+    /* again: it exists, still fine */
+    assert_int_equal(atune__private_dir(in(f, "p"), real, sizeof(real), &err),
+                     0);
+    assert_int_equal(symlink(in(f, "p"), in(f, "l")), 0);
+    assert_int_equal(atune__private_dir(in(f, "l"), real, sizeof(real), &err),
+                     ATUNE__ECANTCREAT);
+    assert_non_null(strstr(err.msg, "is a symbolic link, not a directory"));
+    assert_int_equal(chmod(in(f, "p"), 0750), 0);
+    assert_int_equal(atune__private_dir(in(f, "p"), real, sizeof(real), &err),
+                     ATUNE__ECANTCREAT);
+    assert_non_null(strstr(err.msg, "has mode 0750"));
+    assert_int_equal(chmod(in(f, "p"), 0700), 0);
+    assert_int_equal(chmod(f->dir, 0777), 0);
+    assert_int_equal(atune__private_dir(in(f, "p"), real, sizeof(real), &err),
+                     ATUNE__ECANTCREAT);
+    assert_non_null(strstr(err.msg, "which another user may write"));
+    assert_int_equal(chmod(f->dir, 01777), 0); /* sticky, as /tmp */
+    assert_int_equal(atune__private_dir(in(f, "p"), real, sizeof(real), &err),
+                     0);
+    assert_int_equal(chmod(f->dir, 0700), 0);
+    put(in(f, "file"), "x");
+    assert_int_equal(
+        atune__private_dir(in(f, "file"), real, sizeof(real), &err),
+        ATUNE__ECANTCREAT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +394,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_regular, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_temp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mode_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_private_dir, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "atune/atune.h"
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 #include "base/util.h"
 
 static const char *source_dir;
@@ -845,6 +845,44 @@ static void test_update_if(void **state)
     free(text);
 }
 
+/* First use's write: a new file starts as the profile it was served
+ * from (base), and its first_use note is dropped when the section is
+ * written again by a tuning run (it described the old record). */
+static void test_update_based_first_use(void **state)
+{
+    fixture *f = *state;
+    atune__pw_device d = device();
+    atune__pw_entry a = copy_entry(256), fu = copy_entry(512);
+    atune__pw_seen absent = {0};
+    atune__err err = {0, ""};
+    char base[4300];
+    int changed = -1;
+    char *text;
+
+    snprintf(base, sizeof(base), "%s.base", f->path);
+    update_ok(base, &a, 1);
+    strcpy(fu.size_key, "n=1000003");
+    assert_int_equal(atune__pw_extra(&fu, "first_use", "measure: 3 configurations"), 0);
+    assert_int_equal(atune__profile_update_based(f->path, base, &d, &fu,
+                                                 &absent, &changed, &err),
+                     0);
+    assert_int_equal(changed, 0);
+    text = slurp(f->path);
+    assert_non_null(strstr(text, "[copy n=268435456]\n"));
+    assert_non_null(strstr(text, "[copy n=1000003]\n"));
+    assert_non_null(strstr(text, "first_use = measure: 3 configurations\n"));
+    free(text);
+    /* The file exists now: base is not read again. */
+    unlink(base);
+    fu = copy_entry(1024);
+    strcpy(fu.size_key, "n=1000003");
+    update_ok(f->path, &fu, 1);
+    text = slurp(f->path);
+    assert_non_null(strstr(text, "BLOCK_SIZE = 1024\n"));
+    assert_null(strstr(text, "first_use"));
+    free(text);
+}
+
 static void test_concurrent_writers(void **state)
 {
     fixture *f = *state;
@@ -912,6 +950,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_extra_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_update_if, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_update_based_first_use, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_writers, setup,
                                         teardown),
     };

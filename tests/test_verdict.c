@@ -1,4 +1,4 @@
-/* test_verdict.c -- the comparison rule of engine/verdict.c on host
+/* test_verdict.c -- the comparison rule of measure/verdict.c on host
  * values, as the compare kernel reads them back: reals by the largest
  * |out - ref| over the largest |ref| against the tolerance, integers by the
  * count of differing elements against "mismatches". */
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "engine/runner_internal.h"
+#include "measure/runner_internal.h"
 
 static struct cmp_result real_result(double max_diff, double max_ref)
 {

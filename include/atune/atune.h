@@ -249,7 +249,9 @@ ATUNE_API const char *atune_config_meta(const atune_config *c, const char *key);
  * atune_profile_warning() when there is one. A nearest match names the
  * tuned sizes around the wanted one (the nearest with every variable at
  * most, and at least, the wanted value), or says "below every tuned size"
- * / "above every tuned size" beyond the ends of what was tuned.
+ * / "above every tuned size" beyond the ends of what was tuned. An entry
+ * that libatune_jit measured at first use (ATUNE_EFFORT=measure) adds
+ * "; measured at first use: measure: 5 configurations compiled ...".
  * The wanted size is the one the lookup that returned c was asked. For an
  * override (p may be NULL): "copy: using the application's configuration
  * BLOCK_SIZE=128,VW=4". Truncated to len bytes like snprintf; ATUNE_EINVAL

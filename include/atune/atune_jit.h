@@ -245,10 +245,20 @@ ATUNE_API int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
  * k=1024". p NULL gives the defaults. ATUNE_OK whenever *out can be
  * launched (also when p has no entry for the kernel); ATUNE_EINVAL (bad
  * size or argument); ATUNE_ELAUNCH when not even the defaults can run at
- * size (the message says why); ATUNE_EINVAL or ATUNE_ENOTSUP for the
- * effort level asked (atune_jit_set_effort, ATUNE_EFFORT, below). The
- * message ends with "; effort profile" (the level used) and, when the
- * serving was recorded (atune_jit_set_record), "; recorded in 'FILE'". */
+ * size (the message says why); ATUNE_EINVAL for an ATUNE_EFFORT that is
+ * no effort level (atune_jit_set_effort, below). The message ends with
+ * "; effort profile" (the level used) and, when the serving was recorded
+ * (atune_jit_set_record), "; recorded in 'FILE'". With effort MEASURE or
+ * PATIENT, where this GPU model has no exact tuned entry for size, the
+ * configuration is measured first (see below) and *out is the one
+ * measured, valid until atune_jit_close(j); the message says what was
+ * measured ("copy n=1000003: measured at first use (measure: 5
+ * configurations compiled (0 from the module cache) and verified in 412
+ * ms, on NVIDIA H100 80GB HBM3): fastest BLOCK_SIZE=512,..., 12.1 us
+ * (...); written to '...'; effort measure"), or, when it could not
+ * measure, why, after the estimate's message ("; effort measure: not
+ * measured (...): falling back to estimate"). Measuring never fails the
+ * call. attr is not used to measure: the current context's device is. */
 ATUNE_API int atune_jit_config_for(atune_jit *j, atune_profile *p,
                                    const char *size, const atune_jit_attr *attr,
                                    const atune_config **out, char *msg,
@@ -259,9 +269,22 @@ ATUNE_API int atune_jit_config_for(atune_jit *j, atune_profile *p,
  * what the profile holds, made safe at the size as described above;
  * never measures, so every process and rank given the same profile gets
  * the same answer. ESTIMATE: the nearest tuned entry with its checks
- * (in this build the same choice as PROFILE: neither measures).
- * MEASURE and PATIENT would measure candidates on the GPU at first use;
- * they are not available in this build: ATUNE_ENOTSUP. */
+ * (the same choice as PROFILE: neither measures). MEASURE: at the first
+ * use of a size that this GPU model has no exact tuned entry for, races a
+ * handful of candidates (the defaults, what ESTIMATE serves, the nearest
+ * tuned entries of the profile, of the user's profile and of the other
+ * profiles of the search path) on the current context's GPU, on buffers
+ * of its own sized from [args] (never the application's), each compiled
+ * through the module cache and verified against the template's
+ * reference; the fastest is written into the user's profile directory
+ * ($XDG_DATA_HOME/autotune/profiles, else ~/.local/share/autotune/
+ * profiles) as autotune writes profiles, so that the next process gets an
+ * exact hit. PATIENT: MEASURE, then the default search from the best of
+ * them, for at most ATUNE_EFFORT_TIME seconds (default 10). Both fall back
+ * to ESTIMATE, and say so, without a current context or when the buffers
+ * would not fit the free device memory. One measurement at a time per
+ * process: threads asking for the same new size wait for the first and
+ * get its answer (docs/first-use.md). */
 typedef enum atune_jit_effort {
     ATUNE_JIT_EFFORT_PROFILE = 0,
     ATUNE_JIT_EFFORT_ESTIMATE,
@@ -272,9 +295,8 @@ typedef enum atune_jit_effort {
 /* Sets the effort of j's atune_jit_config_for() calls, over the
  * environment's ATUNE_EFFORT (profile, estimate, measure or patient;
  * unset: profile; any other value makes atune_jit_config_for() fail with
- * ATUNE_EINVAL, measure and patient with ATUNE_ENOTSUP, naming the
- * variable). ATUNE_EINVAL (NULL j, no such level), ATUNE_ENOTSUP (MEASURE
- * and PATIENT: the effort stays as it was). */
+ * ATUNE_EINVAL, naming the variable). ATUNE_EINVAL (NULL j, no such
+ * level: the effort stays as it was). */
 ATUNE_API int atune_jit_set_effort(atune_jit *j, atune_jit_effort effort);
 
 /* Records, for the whole process, every (GPU model, kernel, size) that

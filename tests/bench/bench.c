@@ -22,9 +22,9 @@
 
 #include <atune/atune.h>
 
-#include "engine/profile_write.h"
-#include "engine/runner.h"
-#include "engine/stats.h"
+#include "measure/profile_write.h"
+#include "measure/runner.h"
+#include "measure/stats.h"
 #include "template/templates.h"
 #include "vendor.h"
 

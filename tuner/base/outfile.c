@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -404,4 +405,54 @@ int atune__out_write(const char *path, const atune__out_rules *r,
                  : atune__replace_file(real, fill, ctx, r->sync_dir, err);
     free(real);
     return rc;
+}
+
+/* Whether a directory above a private one is safe: another user who can
+ * write it could replace what it holds (unless sticky: then only its own
+ * entries). */
+static int safe_parent(const struct stat *st)
+{
+    return (st->st_uid == geteuid() || st->st_uid == 0) &&
+           (!(st->st_mode & (S_IWGRP | S_IWOTH)) || (st->st_mode & S_ISVTX));
+}
+
+int atune__private_dir(const char *dir, char *real, size_t len,
+                       atune__err *err)
+{
+    struct stat st;
+    char path[PATH_MAX];
+
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return atune__fail(err, ATUNE__ECANTCREAT, "cannot create '%s': %s",
+                           dir, strerror(errno));
+    if (lstat(dir, &st) != 0)
+        return atune__fail(err, ATUNE__ECANTCREAT, "'%s': %s", dir,
+                           strerror(errno));
+    if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
+        return atune__fail(err, ATUNE__ECANTCREAT, "'%s' is %s, not a directory",
+                           dir, type_name(st.st_mode));
+    if (st.st_uid != geteuid())
+        return atune__fail(err, ATUNE__ECANTCREAT,
+                           "'%s' belongs to another user (uid %ld)", dir,
+                           (long)st.st_uid);
+    if (st.st_mode & 077)
+        return atune__fail(err, ATUNE__ECANTCREAT,
+                           "'%s' has mode %04o: others may use it (chmod 700 "
+                           "it if nothing there is someone else's)",
+                           dir, (unsigned)(st.st_mode & 07777));
+    if (!realpath(dir, path) || strlen(path) >= len)
+        return atune__fail(err, ATUNE__ECANTCREAT, "'%s': cannot resolve it",
+                           dir);
+    strcpy(real, path);
+    for (char *slash = strrchr(path, '/'); slash; slash = strrchr(path, '/')) {
+        slash[slash == path] = '\0'; /* "/a/b" -> "/a", "/a" -> "/" */
+        if (stat(path, &st) != 0 || !safe_parent(&st))
+            return atune__fail(err, ATUNE__ECANTCREAT,
+                               "'%s' lies in '%s', which another user may "
+                               "write",
+                               real, path);
+        if (slash == path)
+            break;
+    }
+    return 0;
 }

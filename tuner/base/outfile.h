@@ -93,4 +93,16 @@ int atune__out_write(const char *path, const atune__out_rules *r,
                      int (*fill)(FILE *f, void *ctx), void *ctx,
                      atune__err *err);
 
+/* Makes dir (one level, mode 0700) unless it exists, and checks that only
+ * this user can use it: a directory, not a link, owned by this user,
+ * mode 0700 (nothing for group or others), and every directory above it
+ * owned by this user or root and writable by no one else unless sticky
+ * (/tmp), so that no other user can rename it away and put another in its
+ * place. Its real path goes into real (len bytes). For files that a tool
+ * reads and writes by names it derives itself (NVRTC's precompiled
+ * headers), where a planted link or file could not be told apart.
+ * ATUNE__ECANTCREAT with the reason. */
+int atune__private_dir(const char *dir, char *real, size_t len,
+                       atune__err *err);
+
 #endif

@@ -51,6 +51,28 @@ void atune__err_prefix(atune__err *err, const char *fmt, ...)
     err->msg[hl + tl] = '\0';
 }
 
+void atune__err_suffix(atune__err *err, const char *fmt, ...)
+{
+    static const char cut[] = "\n[...]\n";
+    char tail[1024];
+    size_t ml, tl;
+    va_list ap;
+
+    if (!err)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(tail, sizeof(tail), fmt, ap);
+    va_end(ap);
+    ml = strlen(err->msg);
+    tl = strlen(tail);
+    if (ml + tl >= sizeof(err->msg)) {
+        ml = sizeof(err->msg) - 1 - tl - (sizeof(cut) - 1);
+        memcpy(err->msg + ml, cut, sizeof(cut) - 1);
+        ml += sizeof(cut) - 1;
+    }
+    memcpy(err->msg + ml, tail, tl + 1);
+}
+
 void atune__err_clear(atune__err *err)
 {
     if (!err)

@@ -43,6 +43,12 @@ int atune__fail(atune__err *err, int code, const char *fmt, ...)
 void atune__err_prefix(atune__err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Appends formatted text (a hint: what to do) to the message. The text is
+ * kept whole (up to 1 KiB): a message too long for both is cut before it,
+ * where a compiler's log would otherwise have pushed the hint out. */
+void atune__err_suffix(atune__err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 void atune__err_clear(atune__err *err);
 
 /* Allocation that cannot silently fail: returns NULL only when the

@@ -4,7 +4,6 @@
  * configuration per size), then compile every valid configuration with
  * NVRTC, on all cores (or as many as --budget, or for as long as
  * --time-limit, allows). Needs no GPU and no driver. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +16,9 @@
 #include "cli/commands.h"
 #include "engine/compile.h"
 #include "jit/jit.h"
+#include "jit/pch.h"
 #include "template/space.h"
 #include "template/templates.h"
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* What check learns about each size of a template. */
 struct size_report {
@@ -339,6 +334,30 @@ static void report_macros(const atune__manifest *m, int64_t done,
            (long long)(done - nshared), (long long)done);
 }
 
+/* NVRTC's precompiled headers, for a template that gains from them: how
+ * many configurations' compiles created one and used one, or why none. */
+static void report_pch(const atune__manifest *m, const atune__procs *procs,
+                       const int64_t pch[3], atune__json *j)
+{
+    const char *off, *root = atune__procs_pch(procs, &off);
+
+    if (!atune__pch_eligible(m))
+        return;
+    if (j) {
+        atune__json_int(j, "pch_created", root ? pch[ATUNE__PCH_CREATED] : 0);
+        atune__json_int(j, "pch_used", root ? pch[ATUNE__PCH_USED] : 0);
+        if (!root && off)
+            atune__json_str(j, "pch_off", off);
+    } else if (root) {
+        printf("  precompiled headers: %lld configurations created one, "
+               "%lld used one (%s/PID, one per compile process)\n",
+               (long long)pch[ATUNE__PCH_CREATED],
+               (long long)pch[ATUNE__PCH_USED], root);
+    } else if (off) {
+        printf("  precompiled headers: off: %s\n", off);
+    }
+}
+
 /* Configurations per compile pool: 65536 jobs are a few MB. */
 #define CHECK_CHUNK ((int64_t)1 << 16)
 
@@ -360,6 +379,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0}, warned = {0};
     int64_t n = 0, k = 0, done = 0, nfailed = 0, nshared = 0, nhr = 0;
+    int64_t pch[3] = {0, 0, 0};
     struct hashrec *hr = NULL;
     atune__pool *pool = NULL;
     atune__err err;
@@ -426,6 +446,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         }
         show_progress(&pg, done, k, nfailed, o);
         rc = atune__pool_get(pool, index[done], &cubin, &msg, &err);
+        if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
+            pch[cubin->pch]++;
         if (!rc && cubin && hr && nhr < MAX_HASHRECS) {
             hr[nhr].idx = index[done];
             hr[nhr++].h = atune__fnv1a(cubin->data, cubin->len,
@@ -469,6 +491,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
             atune__json_str(j, "bounded_by", bound + 2);
         atune__json_int(j, "failed", nfailed);
         atune__json_int(j, "modules", done - nshared);
+        report_pch(m, procs, pch, j);
         atune__json_num(j, "seconds", atune__now() - t0);
         report_sizes(m, &sr, j);
         atune__json_end(j);
@@ -485,6 +508,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                    atune__now() - t0);
         printf("  verified against: %s\n", ref);
         report_macros(m, done, nshared);
+        report_pch(m, procs, pch, NULL);
         report_sizes(m, &sr, NULL);
     }
     if (rc)
@@ -510,41 +534,6 @@ static int wanted(const char *only, const char *name)
     return !only;
 }
 
-/* The template names of --templates DIR: every NAME.ini, sorted. */
-static int dir_names(const char *dir, const char *only, char ***out, int *n)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char **v = NULL;
-    int cap = 0;
-
-    *n = 0;
-    if (!d)
-        return -1;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        char **nv;
-        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            if (!(nv = realloc(v, sizeof(*v) * (size_t)cap)))
-                break;
-            v = nv;
-        }
-        if (!(v[*n] = atune__strndup(e->d_name, len - 4)))
-            break;
-        if (wanted(only, v[*n]))
-            (*n)++;
-        else
-            free(v[*n]);
-    }
-    closedir(d);
-    qsort(v, (size_t)*n, sizeof(*v), by_name);
-    *out = v;
-    return 0;
-}
-
 /* One template of --templates at a time, so that one that does not load
  * is reported and the others are still checked. */
 static int check_each(const atune__cli *o, atune__cache *cache,
@@ -552,15 +541,18 @@ static int check_each(const atune__cli *o, atune__cache *cache,
 {
     char **names = NULL;
     int n = 0, rc = 0;
+    atune__err err;
 
-    if (dir_names(o->templates, o->kernels, &names, &n))
-        return atune__cli_error(ATUNE__ENOINPUT, "cannot read '%s'",
-                                o->templates);
+    atune__err_clear(&err);
+    if ((rc = atune__templates_names(o->template_dirs, o->ntemplate_dirs,
+                                     &names, &n, &err)))
+        return atune__cli_error(rc, "%s", err.msg);
     for (int i = 0; i < n; i++) {
         atune__templates t = {0};
-        atune__err err;
         atune__err_clear(&err);
-        if (!rc && atune__templates_load(o->templates, names[i], &t, &err)) {
+        if (!rc && !wanted(o->kernels, names[i])) {
+            /* not asked for */
+        } else if (!rc && atune__cli_templates(o, names[i], &t, &err)) {
             report_invalid_name(names[i], j, err.msg);
             *failed += 1;
         } else if (!rc) {
@@ -611,7 +603,7 @@ int atune__cmd_check(const atune__cli *o)
     int rc, each;
 
     atune__err_clear(&err);
-    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    rc = atune__cli_templates(o, o->kernels, &t, &err);
     /* A bad template in a folder: check the others one by one. */
     each = rc == ATUNE__EDATA && o->templates;
     if (rc && !each) {

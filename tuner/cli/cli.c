@@ -94,6 +94,13 @@ void atune__cli_cache_report(const atune__cli *o, atune__cache *c,
     }
 }
 
+int atune__cli_templates(const atune__cli *o, const char *only,
+                         atune__templates *t, atune__err *err)
+{
+    return atune__templates_load_dirs(o->template_dirs, o->ntemplate_dirs,
+                                      only, t, err);
+}
+
 int atune__cli_size_known(const struct atune__templates *t, const char *name)
 {
     for (int i = 0; i < t->n; i++)

@@ -5,6 +5,9 @@
 
 #include <stdint.h>
 
+/* --templates given at most this many times (main.c's message says 16). */
+#define ATUNE__CLI_MAX_TEMPLATE_DIRS 16
+
 typedef struct atune__cli {
     const char *command;   /* tune, list, check, show, compare, merge */
     int device_num;        /* --device N: the GPU ordinal (default 0) */
@@ -17,7 +20,9 @@ typedef struct atune__cli {
     int64_t budget;        /* 0: none */
     double time_limit;     /* 0: none */
     const char *profile_dir;
-    const char *templates; /* NULL: built-in */
+    const char *templates; /* the first --templates DIR; NULL: built-in */
+    const char *template_dirs[ATUNE__CLI_MAX_TEMPLATE_DIRS]; /* each one */
+    int ntemplate_dirs;
     const char *journal;
     const char *simulate;  /* tune --simulate JOURNAL: replay, no GPU */
     const char *arch;      /* check: "sm_90" */
@@ -47,8 +52,14 @@ struct atune__json;
 void atune__cli_cache_report(const atune__cli *o, struct atune__cache *c,
                              struct atune__json *j);
 
-/* Whether any template of t has a problem size of this name (--size). */
+/* The templates of every --templates folder (the built-in set without
+ * one), those of only when non-NULL: atune__templates_load_dirs. */
 struct atune__templates;
+struct atune__err;
+int atune__cli_templates(const atune__cli *o, const char *only,
+                         struct atune__templates *t, struct atune__err *err);
+
+/* Whether any template of t has a problem size of this name (--size). */
 int atune__cli_size_known(const struct atune__templates *t, const char *name);
 
 /* Checks what the syntax cannot: every time_ns positive, counts and

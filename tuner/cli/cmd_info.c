@@ -146,7 +146,7 @@ int atune__cmd_list(const atune__cli *o)
     int rc;
 
     atune__err_clear(&err);
-    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    rc = atune__cli_templates(o, o->kernels, &t, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
     if (o->json) {
@@ -218,7 +218,7 @@ int atune__cmd_show(const atune__cli *o)
     if (o->record && ((ret = atune__cmd_show_record(o)) != 0 || !o->nfiles))
         return ret;
     /* The templates that wrote the sections: to check their values. */
-    if (atune__templates_load(o->templates, NULL, &t, &err))
+    if (atune__cli_templates(o, NULL, &t, &err))
         return atune__cli_error(err.code, "%s", err.msg);
     for (int i = 0; i < o->nfiles; i++) {
         atune_profile *p = NULL;

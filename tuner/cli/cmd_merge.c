@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "engine/compile_procs.h"
 #include "engine/profile_merge.h"
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "template/templates.h"
 
 /* Opens every input and checks its values; a bad one is reported with
@@ -55,7 +55,7 @@ static int open_gpu(const atune__cli *o, const atune__templates *t,
     if ((rc = atune__procs_start(t, g->cache, 0, procs, &err)) ||
         (rc = atune__device_open(o->device_num, &g->d, &err)))
         return atune__cli_error(rc, "%s", err.msg);
-    atune__device_set_procs(g->d, *procs);
+    atune__device_set_compiler(g->d, atune__procs_compile_hook, *procs);
     name = atune__device_info(g->d)->name;
     for (int i = 0; i < n; i++)
         if (strcmp(atune_profile_device(in[i].p)->name, name) != 0)
@@ -86,7 +86,7 @@ int atune__cmd_merge(const atune__cli *o)
         return atune__cli_error(ATUNE__EOSERR, "out of memory");
     /* The templates that wrote the sections: to check their values and,
      * with --device, to time them. */
-    if ((rc = atune__templates_load(o->templates, NULL, &t, &err))) {
+    if ((rc = atune__cli_templates(o, NULL, &t, &err))) {
         atune__cli_error(rc, "%s", err.msg);
         goto out;
     }

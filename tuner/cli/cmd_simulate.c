@@ -332,7 +332,7 @@ int atune__cmd_simulate(const atune__cli *o)
                         "(cut by a kill or a full disk), left out\n",
                 o->simulate, cut);
     if (!rc)
-        rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+        rc = atune__cli_templates(o, o->kernels, &t, &err);
     if (!rc)
         n = drop_old_versions(o, &t, recs, n);
     if (!rc)

@@ -163,7 +163,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     rc = atune__device_open(ordinal, &d, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
-    atune__device_set_procs(d, procs);
+    atune__device_set_compiler(d, atune__procs_compile_hook, procs);
     if (o->sizes_from) {
         rc = atune__cli_sizes_from(o->sizes_from, atune__device_info(d)->name,
                                    t, &recorded, o->quiet, &err);
@@ -305,7 +305,7 @@ int atune__cmd_tune(const atune__cli *o)
 
     atune__err_clear(&err);
     /* Bad templates and arguments fail here, before any GPU or worker. */
-    rc = atune__templates_load(o->templates, o->kernels, &t, &err);
+    rc = atune__cli_templates(o, o->kernels, &t, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
     if (o->size && !atune__cli_size_known(&t, o->size)) {

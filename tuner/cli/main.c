@@ -61,7 +61,8 @@ static const char help_text[] =
     "  -k, --kernel a,b      only these templates\n"
     "  -s, --size NAME       only this problem size of each template\n"
     "  -p, --profile-dir DIR where profiles go (default profiles)\n"
-    "  -t, --templates DIR   templates from DIR instead of the built-in set\n"
+    "  -t, --templates DIR   templates from DIR and its subfolders instead of\n"
+    "                        the built-in set (repeatable)\n"
     "      --journal FILE    results journal (default PROFILE-DIR/<gpu>"
     ".journal)\n"
     "      --strategy S      search strategy (listed at the end)\n"
@@ -390,7 +391,7 @@ static int parse(int argc, char **argv, atune__cli *o)
             return usage_error("option '%s' does not apply to this command",
                                arg);
         /* Last-wins would silently drop the first: refuse instead. */
-        if (opt != 'q' && seen[opt])
+        if (opt != 'q' && opt != 't' && seen[opt])
             return usage_error("option '--%s' given twice",
                                option_name(opt));
         seen[opt] = 1;
@@ -404,7 +405,15 @@ static int parse(int argc, char **argv, atune__cli *o)
         case 'k': o->kernels = optarg; break;
         case 's': o->size = optarg; break;
         case 'p': o->profile_dir = optarg; break;
-        case 't': o->templates = optarg; break;
+        case 't':
+            if (o->ntemplate_dirs == ATUNE__CLI_MAX_TEMPLATE_DIRS)
+                return usage_error("--templates given more than 16 times "
+                                   "(at '%s')",
+                                   optarg);
+            o->template_dirs[o->ntemplate_dirs++] = optarg;
+            if (!o->templates)
+                o->templates = optarg;
+            break;
         case OPT_JOURNAL: o->journal = optarg; break;
         case OPT_ARCH:
             if (!arch_valid(optarg))

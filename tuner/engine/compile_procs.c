@@ -8,6 +8,7 @@
  */
 #include "engine/compile_procs.h"
 
+#include "jit/pch.h"
 #include "template/space.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ struct request {
 struct response {
     int status; /* atune__jit_compile_cached's return value */
     int hit;
+    int pch; /* atune__cubin.pch */
     uint64_t len, log_len, syms_len;
     atune__cache_stats stats; /* the child's cache counters for this one */
 };
@@ -50,6 +52,8 @@ struct atune__procs {
     int n;     /* the pool's children, p[0..n) */
     int total; /* n and the owner's own child, p[n] */
     proc p[MAX_PROCS + 1];
+    char pch_root[4096]; /* "" when no precompiled headers are kept */
+    char pch_off[1024];  /* why not, when a template would gain */
 };
 
 /* --- the child ---------------------------------------------------------- */
@@ -114,6 +118,7 @@ static int serve(const atune__procs *ps, int in, int out)
     if (rs.status == 0) {
         body = cubin.data;
         rs.len = cubin.len;
+        rs.pch = cubin.pch;
         log = cubin.log ? cubin.log : "";
         rs.syms_len = syms_len;
     } else {
@@ -143,6 +148,8 @@ static void child_main(const atune__procs *ps, int in, int out)
      * by closing their pipes. */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_DFL);
+    if (ps->pch_root[0])
+        atune__pch_use(ps->pch_root);
     /* NVRTC's first compile in a process pays for loading and setting up
      * the compiler (a few hundred ms): pay it now, while the parent opens
      * the GPU, not when the first configuration is wanted. */
@@ -151,10 +158,11 @@ static void child_main(const atune__procs *ps, int in, int out)
         atune__cubin_free(&cubin);
     /* Ready: the parent's time limit starts with the first request, not
      * with the warm-up. */
-    if (atune__write_full(out, "r", 1))
-        _exit(0);
-    while (serve(ps, in, out) == 0)
-        ;
+    if (atune__write_full(out, "r", 1) == 0)
+        while (serve(ps, in, out) == 0)
+            ;
+    /* _exit skips NVRTC's own removal of its precompiled headers. */
+    atune__pch_remove(ps->pch_root, getpid());
     _exit(0);
 }
 
@@ -209,6 +217,36 @@ static int time_limit_from_env(int *out, atune__err *err)
     return rc;
 }
 
+/* The precompiled headers' root, when a template gains from them. */
+static void pch_setup(atune__procs *ps)
+{
+    atune__err err;
+    int want = 0;
+
+    for (int i = 0; i < ps->t->n && !want; i++)
+        want = atune__pch_eligible(ps->t->m[i]);
+    if (!want)
+        return;
+    if (!ps->cache) {
+        snprintf(ps->pch_off, sizeof(ps->pch_off), "the module cache is off");
+        return;
+    }
+    atune__err_clear(&err);
+    if (atune__pch_root(atune__cache_dir(ps->cache), ps->pch_root,
+                        sizeof(ps->pch_root), &err) != 0) {
+        ps->pch_root[0] = '\0';
+        atune__strlcpy(ps->pch_off, err.msg, sizeof(ps->pch_off));
+        return;
+    }
+    atune__pch_sweep(ps->pch_root);
+}
+
+const char *atune__procs_pch(const atune__procs *ps, const char **off)
+{
+    *off = ps && ps->pch_off[0] ? ps->pch_off : NULL;
+    return ps && ps->pch_root[0] ? ps->pch_root : NULL;
+}
+
 int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
                        atune__procs **out, atune__err *err)
 {
@@ -230,6 +268,7 @@ int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
         free(ps);
         return rc;
     }
+    pch_setup(ps);
     /* A child that died must show up as a failed write, not kill us. */
     signal(SIGPIPE, SIG_IGN);
     for (; ps->total < n + 1; ps->total++)
@@ -287,6 +326,7 @@ static int restart(atune__procs *ps, int i, atune__err *err)
     close(p->from);
     while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
         ;
+    atune__pch_remove(ps->pch_root, p->pid);
     *p = (proc){.pid = -1, .to = -1, .from = -1};
     return fork_one(ps, i, err);
 }
@@ -407,6 +447,7 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
     out->data = body;
     out->len = (size_t)rs.len;
     out->log = log;
+    out->pch = rs.pch;
     if (atune__cubin_syms_unpack(out, syms, (size_t)rs.syms_len) != 0) {
         free(syms);
         atune__cubin_free(out);
@@ -434,9 +475,21 @@ void atune__procs_stop(atune__procs *ps)
         close(ps->p[i].to);
         close(ps->p[i].from);
     }
-    for (int i = 0; i < ps->total; i++)
+    for (int i = 0; i < ps->total; i++) {
         while (ps->p[i].pid > 0 && waitpid(ps->p[i].pid, NULL, 0) < 0 &&
                errno == EINTR)
             ;
+        if (ps->p[i].pid > 0) /* a child that died before its clean-up */
+            atune__pch_remove(ps->pch_root, ps->p[i].pid);
+    }
     free(ps);
+}
+
+int atune__procs_compile_hook(void *ctx, const atune__manifest *m,
+                              const atune__config *c, const char *arch,
+                              const char *const *names, int nnames,
+                              atune__cubin *out, atune__err *err)
+{
+    return atune__procs_compile_own(ctx, m, c, arch, names, nnames, out, NULL,
+                                    err);
 }

@@ -58,6 +58,20 @@ int atune__procs_compile_own(atune__procs *ps, const atune__manifest *m,
                              const char *const *names, int nnames,
                              atune__cubin *out, int *hit, atune__err *err);
 
+/* atune__procs_compile_own as a device's compiler (measure/runner.h):
+ * ctx is the atune__procs. */
+int atune__procs_compile_hook(void *ctx, const atune__manifest *m,
+                              const atune__config *c, const char *arch,
+                              const char *const *names, int nnames,
+                              atune__cubin *out, atune__err *err);
+
+/* Where the children keep NVRTC's precompiled headers for the templates
+ * that gain from them (jit/pch.h): the root directory, each child in
+ * ROOT/PID, or NULL when none is used. *off: why not, when a template
+ * would have gained (the module cache off, or its pch directory not
+ * private); else NULL. */
+const char *atune__procs_pch(const atune__procs *ps, const char **off);
+
 /* Ends the children and waits for them. */
 void atune__procs_stop(atune__procs *ps);
 

@@ -9,7 +9,7 @@
 
 #include <atune/atune.h>
 
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 #include "engine/retime.h"
 
 /* One (kernel, size) to evaluate. */

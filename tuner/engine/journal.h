@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "base/util.h"
 
 #define ATUNE__JOURNAL_FORMAT 2

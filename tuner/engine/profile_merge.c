@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 #include "lib/inidoc.h"
 #include "lib/profile_internal.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/stats.h"
+#include "measure/stats.h"
 
 /* Compiles and loads configuration c of m for d; *k stays NULL (and
  * res says compile_error) when it does not compile. */

@@ -4,7 +4,7 @@
 #ifndef ATUNE_RETIME_H
 #define ATUNE_RETIME_H
 
-#include "engine/runner.h"
+#include "measure/runner.h"
 
 /* Rounds of a side-by-side timing. */
 #define ATUNE__RETIME_ROUNDS 5

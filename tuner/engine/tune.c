@@ -12,11 +12,11 @@
 
 #include "atune/atune.h"
 #include "engine/compile.h"
-#include "engine/stats.h"
+#include "measure/stats.h"
 #include "engine/twins.h"
 #include "search/strategy.h"
 #include "engine/journal.h"
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 #include "engine/resume.h"
 #include "engine/supervise.h"
 
@@ -64,12 +64,43 @@ static void compile_failed(const char *msg, atune__result *res)
 }
 
 /* What every (kernel, size) of one run shares. */
+/* Modules loaded on the GPU for the template being tuned, by CUBIN: the
+ * pool keeps each CUBIN until it is freed with the template (twins share
+ * one), and the sizes of a template evaluate many of the same modules
+ * (seeded by the winners of the sizes before), each a module load and
+ * unload otherwise. At most MAX_LOADED; past that, loaded per evaluation
+ * as before. */
+#define MAX_LOADED 1024
+
+typedef struct loaded_set {
+    const atune__cubin *cubin[MAX_LOADED];
+    atune__kernel *k[MAX_LOADED];
+    int n;
+} loaded_set;
+
+static atune__kernel *loaded_find(const loaded_set *ls,
+                                  const atune__cubin *cubin)
+{
+    for (int i = 0; i < ls->n; i++)
+        if (ls->cubin[i] == cubin)
+            return ls->k[i];
+    return NULL;
+}
+
+static void loaded_free(loaded_set *ls)
+{
+    for (int i = 0; i < ls->n; i++)
+        atune__kernel_unload(ls->k[i]);
+    ls->n = 0;
+}
+
 typedef struct run_state {
     atune__journal *j;
     const char *journal;
     atune__resume *resume;
     const char *profile;          /* the profile this run writes */
     char run[ATUNE__RUN_ID_MAX];  /* this run's journal id */
+    loaded_set *loaded;           /* the template's loaded modules */
 } run_state;
 
 /* What the search callbacks need. */
@@ -85,6 +116,7 @@ typedef struct search_ctx {
     int64_t done;
     double t0;
     double limit_ms; /* the watchdog's limit per launch */
+    loaded_set *loaded;
     char watch_msg[1024]; /* the configuration being evaluated */
     /* final re-measurement: the winner's new result */
     int64_t final_idx;
@@ -134,7 +166,7 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
     double t0 = atune__now();
     const atune__manifest *m = sc->out->m;
     uint64_t key = 0;
-    int rc;
+    int rc, own = 1;
 
     /* Waiting here is the time compilation costs beyond what the pool
      * overlapped with measuring. */
@@ -145,8 +177,16 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
     if (!rc && cubin && twins &&
         atune__twin_take(&sc->twins, key = atune__twin_key(m, c, cubin), res))
         return 0;
-    if (!rc && cubin)
+    if (!rc && cubin && (k = loaded_find(sc->loaded, cubin)) != NULL)
+        own = 0;
+    else if (!rc && cubin) {
         rc = atune__kernel_load(sc->d, sc->out->m, cubin, &k, res, err);
+        if (!rc && k && sc->loaded->n < MAX_LOADED) {
+            sc->loaded->cubin[sc->loaded->n] = cubin;
+            sc->loaded->k[sc->loaded->n++] = k;
+            own = 0;
+        }
+    }
     if (!rc && k) {
         if (sc->o->watch_fd >= 0) {
             watch_config(sc, cfg);
@@ -157,7 +197,8 @@ static int measure_config(search_ctx *sc, int64_t idx, const atune__config *c,
         if (!rc && twins)
             atune__twin_add(&sc->twins, key, cfg, res);
     }
-    atune__kernel_unload(k);
+    if (own)
+        atune__kernel_unload(k);
     return rc;
 }
 
@@ -546,7 +587,7 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     search_ctx sc = {.d = d, .pool = pool, .j = rs->j,
                      .journal_path = rs->journal, .resume = rs->resume,
                      .out = out, .o = o, .t0 = atune__now(),
-                     .final_idx = -1};
+                     .final_idx = -1, .loaded = rs->loaded};
     atune__search_spec spec = {.m = m, .strategy = o->strategy,
                                .budget = o->budget,
                                .time_limit = o->time_limit, .seed = o->seed,
@@ -598,95 +639,6 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     atune__problem_close(sc.p);
     atune__valid_set_free(&valid);
     out->twins = atune__twins_free(&sc.twins);
-    return rc;
-}
-
-static int size_selected(const atune__tune_opts *o, const atune__size *s)
-{
-    return !o->size || strcmp(o->size, s->name) == 0;
-}
-
-/* Whether the unfinished run measured configuration idx at every
- * selected size: then it need not be compiled. */
-static int resumed_everywhere(const atune__manifest *m,
-                              const atune__tune_opts *o,
-                              const atune__resume *r, int64_t idx)
-{
-    atune__config c;
-    char cfg[512], key[96];
-
-    if (atune__resume_count(r) == 0)
-        return 0;
-    atune__space_config(m, idx, &c);
-    atune__config_str(m, &c, cfg, sizeof(cfg));
-    for (int s = 0; s < m->nsizes; s++) {
-        if (!size_selected(o, &m->sizes[s]))
-            continue;
-        atune__size_key(&m->sizes[s], key, sizeof(key));
-        if (!atune__resume_find(r, m->name, key, cfg, m->hash, 0))
-            return 0;
-    }
-    return 1;
-}
-
-/* Every configuration valid at any selected size and not measured at all
- * of them by the unfinished run, in index order: what the pool of m is
- * given (brute force compiles them in that order, the order it evaluates
- * them; a search only what it hints at: atune__pool_follow). */
-static int pool_list(atune__device *d, const atune__manifest *m,
-                     const atune__tune_opts *o, const atune__resume *r,
-                     atune__valid_set *any, atune__err *err)
-{
-    const atune__devinfo *in = atune__device_info(d);
-    atune__valid_set one = {0};
-    int64_t n = 0;
-    int rc = 0;
-
-    memset(any, 0, sizeof(*any));
-    for (int s = 0; !rc && s < m->nsizes; s++)
-        if (size_selected(o, &m->sizes[s]) &&
-            !(rc = atune__space_build(m, &m->sizes[s], &in->attr,
-                                      o->quiet ? NULL : m->name, &one, NULL,
-                                      err)))
-            rc = atune__valid_set_union(any, &one, err);
-    for (int64_t i = 0; !rc && i < any->n; i++)
-        if (!resumed_everywhere(m, o, r, any->index[i]))
-            any->index[n++] = any->index[i];
-    any->n = n;
-    atune__valid_set_free(&one);
-    return rc;
-}
-
-/* Starts template i's pool on its list, and hands it the lists of the
- * templates after it to compile into the module cache when its workers
- * are idle (atune__pool_warm): on the GPU the first size of each
- * template waited for NVRTC while the cores had nothing to do during the
- * sizes before (H200 default run, 2026-11-26: 15 of its 17 s waiting for
- * NVRTC at the first sizes of constmem, copy, matmul and reduce). A
- * follower's next pool starts on at most ATUNE__POOL_FOLLOW_FLOOR of its
- * list, so no more of it is warmed. */
-static int start_pool(atune__device *d, const atune__templates *t, int i,
-                      const atune__valid_set *lists,
-                      const atune__tune_opts *o, atune__pool **pool,
-                      atune__err *err)
-{
-    const atune__manifest *m = t->m[i];
-    const char *names[ATUNE__JIT_MAX_NAMES];
-    int nnames = atune__manifest_kernels(m, names);
-    int follow = atune__strategy_hints(o->strategy), rc;
-
-    rc = atune__pool_start(m, atune__device_info(d)->arch, names, nnames,
-                           lists[i].index, lists[i].n, o->threads, o->cache,
-                           o->procs, pool, err);
-    /* A search compiles what it measures next (compile.h). */
-    if (!rc && follow)
-        atune__pool_follow(*pool, 0, 0);
-    for (int j = i + 1; !rc && j < t->n; j++) {
-        int64_t n = lists[j].n;
-        if (follow && n > ATUNE__POOL_FOLLOW_FLOOR)
-            n = ATUNE__POOL_FOLLOW_FLOOR;
-        rc = atune__pool_warm(*pool, t->m[j], lists[j].index, n, err);
-    }
     return rc;
 }
 
@@ -782,19 +734,20 @@ int atune__tune(atune__device *d, const atune__templates *t,
         rc = load_resume(d, o, run, &rs.resume, err);
     if (!rc)
         rc = open_journal(d, run, rs.run, &rs.j, err);
-    if (!rc && !(lists = atune__calloc((size_t)t->n, sizeof(*lists))))
+    if (!rc && (!(lists = atune__calloc((size_t)t->n, sizeof(*lists))) ||
+                !(rs.loaded = atune__calloc(1, sizeof(*rs.loaded)))))
         rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
     for (int i = 0; !rc && i < t->n; i++)
-        rc = pool_list(d, t->m[i], o, rs.resume, &lists[i], err);
+        rc = atune__tune_pool_list(d, t->m[i], o, rs.resume, &lists[i], err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
         atune__pool *pool = NULL;
-        if ((rc = start_pool(d, t, i, lists, o, &pool, err)))
+        if ((rc = atune__tune_pool_start(d, t, i, lists, o, &pool, err)))
             break;
         for (int s = 0; !rc && s < m->nsizes; s++) {
             int64_t seeds[ATUNE__MAX_SEEDS];
             atune__outcome *out;
-            if (!size_selected(o, &m->sizes[s]))
+            if (!atune__tune_size_selected(o, &m->sizes[s]))
                 continue;
             out = &run->o[run->n++];
             out->m = m;
@@ -814,8 +767,11 @@ int atune__tune(atune__device *d, const atune__templates *t,
                 rc = atune__tune_journal_size(rs.j, out, err);
             atune__tune_summary(o, out, rc != 0);
         }
+        /* Before the pool, whose CUBINs are the keys. */
+        loaded_free(rs.loaded);
         atune__pool_free(pool);
     }
+    free(rs.loaded);
     for (int i = 0; lists && i < t->n; i++)
         atune__valid_set_free(&lists[i]);
     free(lists);

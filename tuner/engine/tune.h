@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "jit/cache.h"
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "template/templates.h"
 
 typedef struct atune__tune_opts {
@@ -46,6 +46,28 @@ typedef struct atune__tune_opts {
 } atune__tune_opts;
 
 void atune__tune_opts_default(atune__tune_opts *o);
+
+/* The compile pools of a run (tune_pools.c). */
+struct atune__pool;
+struct atune__resume;
+/* Whether size s is tuned (--size). */
+int atune__tune_size_selected(const atune__tune_opts *o, const atune__size *s);
+
+/* Every configuration of m valid at any selected size and not measured
+ * at all of them by the unfinished run r, ascending: what m's pool is
+ * given. */
+int atune__tune_pool_list(atune__device *d, const atune__manifest *m,
+                          const atune__tune_opts *o, const struct atune__resume *r,
+                          struct atune__valid_set *any, atune__err *err);
+
+/* Starts the pool of template i of t on lists[i] (following the search
+ * where the strategy hints), with the templates after it to warm. On
+ * failure *pool is NULL. */
+int atune__tune_pool_start(atune__device *d, const atune__templates *t,
+                           int i, const struct atune__valid_set *lists,
+                           const atune__tune_opts *o, struct atune__pool **pool,
+                           atune__err *err);
+
 
 /* The result of one (kernel, size). */
 typedef enum atune__previous {

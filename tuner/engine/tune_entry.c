@@ -10,7 +10,7 @@
 
 #include <atune/atune.h>
 
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 #include "lib/profile_internal.h"
 #include "jit/jit.h"
 

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "jit/jit.h"
 #include "template/manifest.h"
 #include "template/space.h"

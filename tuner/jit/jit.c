@@ -19,7 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jit/header_hint.h"
 #include "jit/nvcc.h"
+#include "jit/pch.h"
 
 static int is_dir(const char *path)
 {
@@ -217,7 +219,7 @@ static int compile(const char *source, const char *path, const char **opts,
     nvrtcProgram prog = NULL;
     nvrtcResult rc;
     char *log = NULL;
-    int ret = ATUNE__OK;
+    int ret = ATUNE__OK, pch;
 
     memset(out, 0, sizeof(*out));
     rc = nvrtcCreateProgram(&prog, source, path, 0, NULL, NULL);
@@ -239,6 +241,7 @@ static int compile(const char *source, const char *path, const char **opts,
         ret = atune__fail(err, ATUNE__EOSERR, "out of memory");
         goto out;
     }
+    pch = atune__pch_filter_log(log);
     if (rc != NVRTC_SUCCESS) {
         ret = atune__fail(err, ATUNE__EDATA, "%s: %s: compile error (%s):\n%s",
                           path, what, nvrtcGetErrorString(rc), log);
@@ -270,6 +273,7 @@ static int compile(const char *source, const char *path, const char **opts,
         goto out;
     }
     out->log = log;
+    out->pch = pch;
     log = NULL;
 out:
     if (ret != ATUNE__OK)
@@ -432,17 +436,11 @@ static int may_be_name_error(const char *const *names, int nnames,
 /* Adds a hint to a compile error when the toolkit's headers are missing. */
 static void toolkit_hint(atune__err *err)
 {
-    char *copy;
-
     if (atune__jit_toolkit_include() ||
-        !strstr(err->msg, "cannot open source file") ||
-        !(copy = atune__strdup(err->msg)))
+        !strstr(err->msg, "cannot open source file"))
         return;
-    atune__fail(err, err->code,
-                "%s(the CUDA toolkit's include directory was not found: set "
-                "CUDA_HOME or CUDA_PATH)",
-                copy);
-    free(copy);
+    atune__err_suffix(err, "(the CUDA toolkit's include directory was not "
+                           "found: set CUDA_HOME or CUDA_PATH)");
 }
 
 #define HOST_CODE_NOTE                                                         \
@@ -533,70 +531,66 @@ static void note_log(atune__cubin *out, const char *what)
 /* compiler = nvrtc and the file holds host code: say what to do. */
 static void host_code_hint(const atune__manifest *m, atune__err *err)
 {
-    char *copy = atune__strdup(err->msg);
-
-    if (!copy)
-        return;
-    atune__fail(err, err->code,
-                "%s(%s holds host code or includes a host header, which "
-                "NVRTC cannot compile: remove compiler = nvrtc from %s to "
-                "compile its device side with nvcc -cubin)",
-                copy, m->cu_path, m->ini_path);
-    free(copy);
+    atune__err_suffix(err,
+                      "(%s holds host code or includes a host header, which "
+                      "NVRTC cannot compile: remove compiler = nvrtc from %s "
+                      "to compile its device side with nvcc -cubin)",
+                      m->cu_path, m->ini_path);
 }
 
 /* A compile error on a line that names a parameter passed as a macro
  * (in a header the loader does not scan, CUB's for one): the macro is the
- * likely cause, and NVRTC's message does not name it. */
-static void macro_hint(const atune__manifest *m, const atune__config *c,
-                       atune__err *err)
+ * likely cause, and NVRTC's message does not name it. 1 when it said so. */
+static int macro_hint(const atune__manifest *m, const atune__config *c,
+                      atune__err *err)
 {
-    for (const char *p = err->msg; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+    for (const char *p = err->msg; p && *p;
+         p = strchr(p, '\n'), p = p ? p + 1 : p) {
         size_t flen = strcspn(p, "(\n");
         char path[PATH_MAX], *text = NULL;
+        const char *l, *q = p + flen;
         atune__err rerr;
         long line = 0;
-        const char *q = p + flen;
         if (*q != '(' || flen == 0 || flen >= sizeof(path) ||
             sscanf(q, "(%ld): error", &line) != 1 || line < 1)
             continue;
         memcpy(path, p, flen);
         path[flen] = '\0';
-        if (!is_file(path) || atune__read_file(path, &text, NULL, &rerr) != 0)
-            continue;
-        {
-            const char *l = text;
+        /* The line from the file; for NVRTC's built-in headers (no file),
+         * as the log quotes it on the next line. */
+        if (is_file(path) &&
+            atune__read_file(path, &text, NULL, &rerr) == 0) {
+            l = text;
             for (long i = 1; l && i < line; i++)
                 if ((l = strchr(l, '\n')))
                     l++;
-            for (int k = 0; l && k < m->nparams; k++) {
-                const char *n = m->params[k].name, *hit = l;
-                size_t nl = strlen(n), ll = strcspn(l, "\n");
-                if (!m->params[k].macro)
-                    continue;
-                while ((hit = strstr(hit, n)) && hit < l + ll) {
-                    if ((hit == text || !is_ident_char(hit[-1])) &&
-                        !is_ident_char(hit[nl])) {
-                        char *copy = atune__strdup(err->msg);
-                        free(text);
-                        if (!copy)
-                            return;
-                        atune__fail(err, err->code,
-                                    "%s(%s:%ld names '%s', which is passed "
-                                    "as -D%s=%lld: a clashing macro. Rename "
-                                    "the parameter in %s or declare it not "
-                                    "a macro: not_macros = %s)",
-                                    copy, path, line, n, n,
-                                    (long long)c->v[k], m->ini_path, n);
-                        free(copy);
-                        return;
-                    }
-                    hit += nl;
+        } else {
+            l = strchr(q, '\n');
+            l = l ? l + 1 : NULL;
+        }
+        for (int k = 0; l && k < m->nparams; k++) {
+            const char *n = m->params[k].name, *hit = l;
+            size_t nl = strlen(n), ll = strcspn(l, "\n");
+            if (!m->params[k].macro)
+                continue;
+            for (; (hit = strstr(hit, n)) && hit < l + ll; hit += nl) {
+                if ((hit == l || !is_ident_char(hit[-1])) &&
+                    !is_ident_char(hit[nl])) {
+                    atune__err_suffix(
+                        err,
+                        "(%s:%ld names '%s', which is passed as -D%s=%lld: "
+                        "a clashing macro. Rename the parameter in %s or "
+                        "declare it not a macro: not_macros = %s)",
+                        path, line, n, n, (long long)c->v[k], m->ini_path,
+                        n);
+                    free(text);
+                    return 1;
                 }
             }
         }
         free(text);
     }
+    return 0;
 }
 
 int atune__jit_compile(const atune__manifest *m, const atune__config *c,
@@ -610,7 +604,7 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
     const char *subst[ATUNE__JIT_MAX_NAMES];
     atune__cubin probe;
     atune__err perr;
-    int rc;
+    int rc, clash = 0;
 
     memset(out, 0, sizeof(*out));
     if (!c) {
@@ -632,11 +626,23 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
         atune__jit_options_free(&o);
         return rc;
     }
-    rc =
-        compile(m->source, m->cu_path, o.v, o.n, subst, nnames, what, out, err);
+    {
+        /* The precompiled header's options: not in the cache key (o.nkey),
+         * they change how fast, not what. */
+        const char *v[ATUNE__JIT_MAX_OPTS + 4];
+        int n = o.n;
+        memcpy(v, o.v, sizeof(*v) * (size_t)o.n);
+        atune__pch_options(m, v, &n, (int)(sizeof(v) / sizeof(v[0])));
+        rc = compile(m->source, m->cu_path, v, n, subst, nnames, what, out,
+                     err);
+    }
     /* A published file with host code (main, printf, <stdio.h>): its
      * device side through nvcc, unless the manifest says nvrtc. */
-    if (rc == ATUNE__EDATA && atune__nvcc_host_code(err->msg)) {
+    /* An error in a toolkit header on a line naming a -D parameter is a
+     * clashing macro (CUB's "host functions" errors look like host code):
+     * nvcc would fail the same way, only slower. */
+    if (rc == ATUNE__EDATA && atune__nvcc_host_code(err->msg) &&
+        !(clash = macro_hint(m, c, err))) {
         if (m->compiler == ATUNE__COMPILER_AUTO) {
             char first[300];
             first_error(err->msg, first, sizeof(first));
@@ -648,11 +654,15 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
                 atune__err_prefix(err, "NVRTC cannot compile %s (%s), and "
                                        "nvcc -cubin failed too: ",
                                   m->cu_path, first);
+                atune__header_missing_hint(m, atune__jit_toolkit_include(),
+                                           err);
             }
             atune__jit_options_free(&o);
             return rc;
         }
-        host_code_hint(m, err);
+        if (!atune__header_missing_hint(m, atune__jit_toolkit_include(),
+                                        err))
+            host_code_hint(m, err);
     }
     /* Did the source fail, or only a name? Compile once more without the
      * names to tell. */
@@ -670,7 +680,8 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
                           m->nvrtc_opts_line);
     if (rc == ATUNE__EDATA) {
         toolkit_hint(err);
-        macro_hint(m, c, err);
+        if (!clash)
+            macro_hint(m, c, err);
     }
     atune__jit_options_free(&o);
     return rc;

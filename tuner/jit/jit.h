@@ -23,6 +23,7 @@ typedef struct atune__cubin {
      * for "user::block_sum<BLOCK>", the name itself for extern "C"). */
     int nsyms;
     char *sym[ATUNE__JIT_MAX_NAMES];
+    int pch; /* ATUNE__PCH_*: a precompiled header created, used, neither */
 } atune__cubin;
 
 /* NVRTC's options for one configuration. The first nkey go into the module

@@ -739,16 +739,6 @@ int atune_profile_open_string(const char *name, const char *text, size_t len,
     return open_profile(name, 1, text, len, out);
 }
 
-const atune__ini_section *atune__config_section(const atune_config *c)
-{
-    return c && c->match != ATUNE_SIZE_OVERRIDE ? c->e->sec : NULL;
-}
-
-const atune__ini *atune__profile_doc(const atune_profile *p)
-{
-    return p && p->status == ATUNE_OK ? p->doc : NULL;
-}
-
 const char *atune_profile_errmsg(const atune_profile *p)
 {
     /* A NULL handle comes from an open that ran out of memory. */

@@ -410,11 +410,18 @@ int atune_config_describe(const atune_profile *p, const atune_config *c,
         format_wanted(c, wanted, sizeof(wanted));
     if (!exact)
         describe_around(p, c, around, sizeof(around));
-    snprintf(buf, len,
-             "%s %s: using tuned size %s (%s)%s from profile '%s'%s in "
-             "'%s'%s%s",
-             e->kernel, wanted, e->size, exact ? "exact" : "nearest", around,
-             p->dev.name, device_note(p, note, sizeof(note)), p->path,
-             p->warning ? "; warning: " : "", p->warning ? p->warning : "");
+    {
+        /* An entry that libatune_jit measured at first use says so. */
+        const atune__ini_entry *fu =
+            e->sec ? atune__ini_get(e->sec, "first_use") : NULL;
+        snprintf(buf, len,
+                 "%s %s: using tuned size %s (%s)%s from profile '%s'%s in "
+                 "'%s'%s%s%s%s",
+                 e->kernel, wanted, e->size, exact ? "exact" : "nearest",
+                 around, p->dev.name, device_note(p, note, sizeof(note)),
+                 p->path, fu ? "; measured at first use: " : "",
+                 fu ? fu->value : "", p->warning ? "; warning: " : "",
+                 p->warning ? p->warning : "");
+    }
     return ATUNE_OK;
 }

@@ -337,6 +337,9 @@ static int load_sections(struct loader *ld)
         (rc = parse_template(ld)) ||
         (rc = atune__mf_parse_sizes(ld)) || (rc = atune__mf_parse_params(ld)) ||
         (rc = nvrtc_options(ld)) || (rc = atune__mf_hash_headers(ld)) ||
+        (rc = atune__mf_entry_found(ld, "kernel", ld->m->kernel, ld->m->kernel_line)) ||
+        (rc = atune__mf_entry_found(ld, "reference", ld->m->reference,
+                          ld->m->reference_line)) ||
         (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
         (rc = atune__mf_parse_args(ld)) ||
         (rc = atune__mf_step_args(ld)) || (rc = atune__mf_parse_constants(ld)) ||
@@ -382,11 +385,13 @@ int atune__manifest_parse(const char *name, const char *ini_path,
         goto fail;
     atune__ini_free(ini);
     free(ld.code);
+    free(ld.hdr_code);
     *out = ld.m;
     return ATUNE__OK;
 fail:
     atune__ini_free(ini);
     free(ld.code);
+    free(ld.hdr_code);
     atune__manifest_free(ld.m);
     return rc;
 }

@@ -170,6 +170,10 @@ typedef struct atune__manifest {
      * toolkit's headers are covered by NVRTC's version in cache keys. */
     uint64_t headers_hash;
     int nheaders;
+    /* #include lines (of the .cu or its own headers) the loader could not
+     * resolve to a file of its own: the toolkit's (or missing) headers.
+     * Where there are some, NVRTC's precompiled headers pay (jit/pch.c). */
+    int toolkit_includes;
     /* param_macros: 1 (default) passes every parameter as -DNAME=VALUE;
      * 0 leaves the parameters to the kernel's name expression only, so
      * that no macro can clash with a name in a header (CUB's

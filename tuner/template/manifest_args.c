@@ -484,9 +484,13 @@ int atune__mf_parse_constants(struct loader *ld)
             return atune__mf_bad(ld, en->line,
                                  "constant '%s' must be TYPE[COUNT] input",
                                  c->name);
-        if (!atune__mf_has_word(ld->code, c->name))
+        if (!atune__mf_code_has(ld, c->name)) {
+            char where[ATUNE__NAME_MAX + 64];
             return atune__mf_bad(ld, en->line, "constant '%s' not found in %s",
-                                 c->name, ld->cu_name);
+                                 c->name,
+                                 atune__mf_code_where(ld, where,
+                                                      sizeof(where)));
+        }
     }
     return 0;
 }

@@ -129,6 +129,27 @@ static char *resolve(const atune__manifest *m, const char *from_dir,
 static int scan_text(struct scan *sc, const char *text, const char *dir,
                      const char *file);
 
+/* Appends a header's code, comments and literals blanked, to
+ * ld->hdr_code, where entry points and constants are looked up too. */
+static int keep_code(struct loader *ld, const char *text)
+{
+    char *code = atune__mf_blank_comments(text), *all;
+    size_t had = ld->hdr_code ? strlen(ld->hdr_code) : 0;
+
+    if (!code)
+        return atune__mf_oom(ld);
+    all = realloc(ld->hdr_code, had + strlen(code) + 2);
+    if (!all) {
+        free(code);
+        return atune__mf_oom(ld);
+    }
+    all[had] = '\n'; /* a name never spans two files */
+    strcpy(all + had + 1, code);
+    ld->hdr_code = all;
+    free(code);
+    return 0;
+}
+
 /* Hashes the header at path (named name in the #include) and follows its
  * own includes, unless it was hashed already. */
 static int add_header(struct scan *sc, const char *name, size_t nlen,
@@ -163,7 +184,8 @@ static int add_header(struct scan *sc, const char *name, size_t nlen,
     n64 = len;
     sc->h = atune__fnv1a(&n64, sizeof(n64), sc->h);
     sc->h = atune__fnv1a(text, len, sc->h);
-    if ((rc = atune__mf_macros_scan(ld, path, text)) != 0) {
+    if ((rc = atune__mf_macros_scan(ld, path, text)) != 0 ||
+        (rc = keep_code(ld, text)) != 0) {
         free(text);
         return rc;
     }
@@ -263,6 +285,8 @@ static int scan_text(struct scan *sc, const char *text, const char *dir,
         if (s && (path = resolve(sc->ld->m, dir, name, quote)) != NULL) {
             rc = add_header(sc, name, strlen(name), path);
             free(path);
+        } else if (s) {
+            sc->ld->m->toolkit_includes++;
         }
         p = strchr(p, '\n');
         p = p ? p + 1 : NULL;

@@ -19,6 +19,9 @@ struct loader {
     const char *cu_name; /* the .cu file's base name, for messages */
     char *code; /* the .cu with comments and literals blanked: names are
                    looked up here, so that one only in a comment is missing */
+    char *hdr_code; /* the same of each header of its own the .cu includes
+                       (manifest_headers.c), one after the other; NULL for
+                       none */
     atune__err *err;
 };
 
@@ -45,6 +48,10 @@ int atune__mf_check_keys(struct loader *ld, const atune__ini_section *s,
 int atune__mf_parse_entry_point(struct loader *ld,
                                 const atune__ini_section *s, const char *key,
                                 char dst[ATUNE__ENTRY_MAX], int *line);
+/* The function of name expression expr exists in the .cu or in a header
+ * of its own that it includes (known once the headers are read). */
+int atune__mf_entry_found(struct loader *ld, const char *key,
+                          const char *expr, int line);
 
 /* manifest_sequence.c: [launch.NAME] sections. */
 /* Whether s is a [launch.NAME] or [reference.NAME] section. */
@@ -84,6 +91,14 @@ int atune__mf_copy_ident(struct loader *ld, int line, const char *what,
                          const char *s, char dst[ATUNE__NAME_MAX]);
 /* Whether word occurs in text as a whole identifier. */
 int atune__mf_has_word(const char *text, const char *word);
+/* Whether word is a name of the .cu's code or of its own headers' (an
+ * entry point may be defined in a header the .cu includes); known only
+ * once atune__mf_hash_headers has run. */
+int atune__mf_code_has(const struct loader *ld, const char *word);
+/* Where atune__mf_code_has looked, for messages: "x.cu" or "x.cu or the
+ * 2 headers it includes". */
+const char *atune__mf_code_where(const struct loader *ld, char *buf,
+                                 size_t size);
 /* A copy of CUDA source with comments and string and character literals
  * turned into spaces (line breaks kept), or NULL when out of memory. */
 char *atune__mf_blank_comments(const char *src);
@@ -117,6 +132,10 @@ int atune__mf_macros_end(struct loader *ld);
 /* "name${P}": every ${...} names a parameter, and each value pastes a
  * function name the .cu holds. */
 int atune__mf_check_paste(struct loader *ld, const char *expr, int line);
+/* A name expression that reads a size variable is refused (a module is
+ * compiled once for every size). */
+int atune__mf_check_no_size_vars(struct loader *ld, const char *expr,
+                                 int line);
 
 /* nvrtc_options: white-space-separated options, each on the allow-list
  * (manifest_options.c); sets m->nvrtc_opts and m->nvrtc_opts_line. */

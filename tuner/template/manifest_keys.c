@@ -134,13 +134,22 @@ int atune__mf_parse_entry_point(struct loader *ld,
                              "%s '%s' is not a C++ function name (NAME, "
                              "ns::NAME or ns::NAME<ARGS>)",
                              key, dst);
-    if (!atune__mf_has_word(ld->code, base))
-        return atune__mf_bad(ld, en->line, "%s '%s' not found in %s%s", key,
-                             base, ld->cu_name,
-                             atune__mf_has_word(ld->m->source, base)
-                                 ? " (only in a comment or string)"
-                                 : "");
     return 0;
+}
+
+int atune__mf_entry_found(struct loader *ld, const char *key,
+                          const char *expr, int line)
+{
+    char base[ATUNE__NAME_MAX], where[ATUNE__NAME_MAX + 64];
+
+    if (strstr(expr, "${") || !base_name(expr, base) ||
+        atune__mf_code_has(ld, base))
+        return 0;
+    return atune__mf_bad(ld, line, "%s '%s' not found in %s%s", key, base,
+                         atune__mf_code_where(ld, where, sizeof(where)),
+                         atune__mf_has_word(ld->m->source, base)
+                             ? " (only in a comment or string)"
+                             : "");
 }
 
 /* ref_block or ref_grid as a copy of [launch]'s d: each has its own

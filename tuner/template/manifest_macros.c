@@ -380,15 +380,59 @@ int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
             {
                 const char *base = strrchr(name, ':');
                 base = base ? base + 1 : name;
-                if (!atune__mf_has_word(ld->code, base))
-                    return atune__mf_bad(ld, line,
-                                         "'%s' with %s=%lld is '%s', not "
-                                         "found in %s",
-                                         expr, m->params[pi].name,
-                                         (long long)m->params[pi].values[v],
-                                         base, ld->cu_name);
+                char where[ATUNE__NAME_MAX + 64];
+                if (!atune__mf_code_has(ld, base))
+                    return atune__mf_bad(
+                        ld, line, "'%s' with %s=%lld is '%s', not found in %s",
+                        expr, m->params[pi].name,
+                        (long long)m->params[pi].values[v], base,
+                        atune__mf_code_where(ld, where, sizeof(where)));
             }
         }
+    }
+    return 0;
+}
+
+/* A size variable in a name expression: every configuration is compiled
+ * once for all sizes (the compile pool, the module cache's key, check),
+ * so a name cannot depend on the size. Refused here rather than left to
+ * NVRTC ("identifier "n" is undefined"). */
+int atune__mf_check_no_size_vars(struct loader *ld, const char *expr,
+                                 int line)
+{
+    for (const char *s = expr; *s;) {
+        const char *e = s;
+        size_t n;
+        if (!atune__mf_is_ident_char(*s)) {
+            s++;
+            continue;
+        }
+        while (atune__mf_is_ident_char(*e))
+            e++;
+        n = (size_t)(e - s);
+        if (!(*s >= '0' && *s <= '9') && s > expr + 1 && s[-1] == '{' &&
+            s[-2] == '$')
+            ; /* ${NAME}: atune__mf_check_paste's */
+        else if (!(*s >= '0' && *s <= '9') &&
+                 !(s > expr && (s[-1] == '.' || s[-1] == ':' ||
+                                s[-1] == '>'))) {
+            char name[ATUNE__NAME_MAX];
+            if (n < sizeof(name)) {
+                memcpy(name, s, n);
+                name[n] = '\0';
+                if (atune__mf_is_size_var(ld->m, name))
+                    return atune__mf_bad(
+                        ld, line,
+                        "'%s' uses size variable '%s': a name expression may "
+                        "use parameters only (each configuration is compiled "
+                        "once for every size). Choose the kernel with a "
+                        "parameter and a [constraints] entry that ties it "
+                        "to the size, e.g. ALIGNED = 0, 1 with "
+                        "ok = ALIGNED == (%s %% 32 == 0)",
+                        expr, name, name);
+            }
+        }
+        s = e;
     }
     return 0;
 }
@@ -398,7 +442,10 @@ int atune__mf_macros_end(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = atune__mf_check_paste(ld, m->kernel, m->kernel_line)) ||
+    if ((rc = atune__mf_check_no_size_vars(ld, m->kernel, m->kernel_line)) ||
+        (rc = atune__mf_check_no_size_vars(ld, m->reference,
+                                           m->reference_line)) ||
+        (rc = atune__mf_check_paste(ld, m->kernel, m->kernel_line)) ||
         (rc = atune__mf_check_paste(ld, m->reference, m->reference_line)))
         return rc;
 

@@ -1,6 +1,7 @@
 /* manifest_names.c -- the names of a manifest: C identifiers, entry points
  * and symbols looked up in the .cu file, and the variables expressions
  * may use (parameters, size variables, device attributes). */
+#include <stdio.h>
 #include <string.h>
 
 #include "template/manifest_internal.h"
@@ -55,6 +56,24 @@ int atune__mf_has_word(const char *text, const char *word)
             return 1;
     }
     return 0;
+}
+
+int atune__mf_code_has(const struct loader *ld, const char *word)
+{
+    return atune__mf_has_word(ld->code, word) ||
+           (ld->hdr_code && atune__mf_has_word(ld->hdr_code, word));
+}
+
+const char *atune__mf_code_where(const struct loader *ld, char *buf,
+                                 size_t size)
+{
+    int n = ld->m->nheaders;
+
+    if (n == 0)
+        return ld->cu_name;
+    snprintf(buf, size, "%s or the %d header%s of its own it includes",
+             ld->cu_name, n, n == 1 ? "" : "s");
+    return buf;
 }
 
 /* The end of the comment or literal that starts at p, or p when none

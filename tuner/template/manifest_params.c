@@ -47,14 +47,21 @@ static int const_value(struct loader *ld, int line, const char *what,
     return rc;
 }
 
-/* Appends v to p's values, refusing duplicates and too many. */
-static int add_value(struct loader *ld, int line, atune__param *p, int64_t v)
+/* Appends v to p's values, refusing too many. A value given twice on its
+ * own is an error (a typo, or two intents); a value a range makes again
+ * is skipped (in_range), so that the default can come first and repeat
+ * inside a range ("256, 32..992 step 32") and keeps its first place. */
+static int add_value(struct loader *ld, int line, atune__param *p, int64_t v,
+                     int in_range)
 {
     for (int j = 0; j < p->nvalues; j++)
-        if (p->values[j] == v)
+        if (p->values[j] == v) {
+            if (in_range)
+                return 0;
             return atune__mf_bad(
                 ld, line, "duplicate value %" PRId64 " of parameter '%s'", v,
                 p->name);
+        }
     if (p->nvalues == ATUNE__MAX_VALUES)
         return atune__mf_bad(ld, line, "parameter '%s' has more than %d values",
                              p->name, ATUNE__MAX_VALUES);
@@ -84,7 +91,7 @@ static int parse_range(struct loader *ld, int line, atune__param *p, char *text,
     char *step = find_word(dots + 2, "step"),
          *pow2 = find_word(dots + 2, "pow2");
     int64_t lo, hi, s = 1, v;
-    int geometric = 0, rc;
+    int geometric = 0, found = 0, rc;
 
     *dots = '\0';
     if (step && pow2)
@@ -117,12 +124,13 @@ static int parse_range(struct loader *ld, int line, atune__param *p, char *text,
     if (pow2) {
         /* v stops at 2^62: doubling it again would overflow */
         for (v = 1; v <= hi; v *= 2) {
-            if (v >= lo && (rc = add_value(ld, line, p, v)))
+            found += v >= lo;
+            if (v >= lo && (rc = add_value(ld, line, p, v, 1)))
                 return rc;
             if (v > INT64_MAX / 2)
                 break;
         }
-        if (p->nvalues == 0 || p->values[p->nvalues - 1] < lo)
+        if (!found)
             return atune__mf_bad(ld, line,
                                  "%s: no power of two in %" PRId64 "..%" PRId64,
                                  what, lo, hi);
@@ -134,7 +142,7 @@ static int parse_range(struct loader *ld, int line, atune__param *p, char *text,
                              geometric ? "*2 or more, from 1 or more"
                                        : "1 or more");
     for (v = lo;;) {
-        if ((rc = add_value(ld, line, p, v)))
+        if ((rc = add_value(ld, line, p, v, 1)))
             return rc;
         /* hi - v as unsigned: exact for any v <= hi, where the signed
          * difference (or hi - s) overflows */
@@ -169,7 +177,7 @@ static int parse_values(struct loader *ld, const atune__ini_entry *en,
             rc = parse_range(ld, en->line, p, piece[i], dots, what, NULL);
         else if (rc == 0 &&
                  (rc = const_value(ld, en->line, what, piece[i], &v)) == 0)
-            rc = add_value(ld, en->line, p, v);
+            rc = add_value(ld, en->line, p, v, 0);
         free(piece[i]);
     }
     return rc;
@@ -341,7 +349,7 @@ static int sqrt2_ladder(struct loader *ld, int line, atune__param *p,
         /* 1..: 1, 1.41 and 2 round to 1, 1 and 2 */
         if (p->nvalues > 0 && v == p->values[p->nvalues - 1])
             continue;
-        if ((rc = add_value(ld, line, p, v)))
+        if ((rc = add_value(ld, line, p, v, 1)))
             return rc;
     }
 }

@@ -24,11 +24,24 @@ typedef struct atune__templates {
     atune__manifest **m;
 } atune__templates;
 
-/* Loads every template of dir (each NAME.ini with its NAME.cu), or the
- * built-in set when dir is NULL. only, when non-NULL, is a comma list of
- * names to keep ("copy,saxpy"); an unknown name is ATUNE__EUSAGE. */
+/* Loads every template of the folders dirs[0..ndirs) and their
+ * subfolders (each NAME.ini with its NAME.cu), or the built-in set when
+ * ndirs is 0. only, when non-NULL, is a comma list of names to keep
+ * ("copy,saxpy"); an unknown name is ATUNE__EUSAGE. Two templates of one
+ * name (in two folders) are ATUNE__EDATA, naming both files. */
+int atune__templates_load_dirs(const char *const *dirs, int ndirs,
+                               const char *only, atune__templates *out,
+                               atune__err *err);
+
+/* The same for one folder, or the built-in set when dir is NULL. */
 int atune__templates_load(const char *dir, const char *only,
                           atune__templates *out, atune__err *err);
+
+/* The template names of dirs[0..ndirs) (as atune__templates_load_dirs
+ * finds them), sorted, each once, without loading them: *names and each
+ * name are on the heap. */
+int atune__templates_names(const char *const *dirs, int ndirs,
+                           char ***names, int *n, atune__err *err);
 
 void atune__templates_free(atune__templates *t);
 

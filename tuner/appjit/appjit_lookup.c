@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/appjit_internal.h"
+#include "appjit/appjit_internal.h"
 
 static void say(char *msg, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -270,29 +270,12 @@ static const char *const effort_names[] = {"profile", "estimate", "measure",
                                            "patient"};
 #define NEFFORTS (int)(sizeof(effort_names) / sizeof(effort_names[0]))
 
-static int not_built(atune_jit *j, const char *what)
-{
-    return atune__jit_fail(
-        j, ATUNE_ENOTSUP,
-        "%s: not available in this build (measuring candidates at first "
-        "use is not built yet: docs/first-use.md); use profile or estimate, "
-        "and `autotune tune --sizes-from` for sizes recorded with "
-        "ATUNE_RECORD",
-        what);
-}
-
 int atune_jit_set_effort(atune_jit *j, atune_jit_effort effort)
 {
     if (!j)
         return ATUNE_EINVAL;
     j->msg[0] = '\0';
-    if (effort == ATUNE_JIT_EFFORT_MEASURE ||
-        effort == ATUNE_JIT_EFFORT_PATIENT)
-        return not_built(j, effort == ATUNE_JIT_EFFORT_MEASURE
-                                ? "effort measure"
-                                : "effort patient");
-    if (effort != ATUNE_JIT_EFFORT_PROFILE &&
-        effort != ATUNE_JIT_EFFORT_ESTIMATE)
+    if ((int)effort < 0 || (int)effort >= NEFFORTS)
         return atune__jit_fail(j, ATUNE_EINVAL, "no effort level %d",
                                (int)effort);
     j->effort = effort;
@@ -304,7 +287,6 @@ int atune_jit_set_effort(atune_jit *j, atune_jit_effort effort)
 static int effort_of(atune_jit *j, atune_jit_effort *out)
 {
     const char *env = getenv("ATUNE_EFFORT");
-    char what[96];
 
     *out = ATUNE_JIT_EFFORT_PROFILE;
     if (j->effort_set) {
@@ -317,11 +299,6 @@ static int effort_of(atune_jit *j, atune_jit_effort *out)
         if (strcmp(env, effort_names[i]) != 0)
             continue;
         *out = (atune_jit_effort)i;
-        if (*out == ATUNE_JIT_EFFORT_MEASURE ||
-            *out == ATUNE_JIT_EFFORT_PATIENT) {
-            snprintf(what, sizeof(what), "ATUNE_EFFORT=%s", env);
-            return not_built(j, what);
-        }
         return ATUNE_OK;
     }
     return atune__jit_fail(j, ATUNE_EINVAL,
@@ -366,6 +343,18 @@ static void record(atune_jit *j, const atune_profile *p, const int64_t *v,
         say_more(msg, len, "; %s", note);
 }
 
+/* Whether what choose() served is an exact tuned entry of this GPU model
+ * (served -1 from a profile of the current context's GPU). */
+static int exact_here(atune_jit *j, const atune_profile *p, int served)
+{
+    char gpu[ATUNE__RECORD_GPU_MAX];
+
+    if (served >= 0)
+        return 0;
+    atune__jit_gpu_model(j, p, gpu, sizeof(gpu));
+    return strcmp(atune_profile_device(p)->name, gpu) == 0;
+}
+
 int atune_jit_config_for(atune_jit *j, atune_profile *p, const char *size,
                          const atune_jit_attr *attr, const atune_config **out,
                          char *msg, size_t len)
@@ -392,7 +381,20 @@ int atune_jit_config_for(atune_jit *j, atune_profile *p, const char *size,
     /* profile and estimate choose alike: neither measures. */
     if ((rc = choose(j, p, size, v, &a, out, msg, len, &served)) != 0)
         return rc;
-    say_more(msg, len, "; effort %s", effort_names[effort]);
+    if (effort >= ATUNE_JIT_EFFORT_MEASURE && !exact_here(j, p, served)) {
+        const atune_config *learned = NULL;
+        char note[1600];
+        if (atune__jit_first_use(j, p, v, &a, effort, *out, &learned, note,
+                                 sizeof(note))) {
+            /* An exact entry of this GPU model now: nothing to record. */
+            *out = learned;
+            say(msg, len, "%s; effort %s", note, effort_names[effort]);
+            return ATUNE_OK;
+        }
+        say_more(msg, len, "; effort %s: %s", effort_names[effort], note);
+    } else {
+        say_more(msg, len, "; effort %s", effort_names[effort]);
+    }
     record(j, p, v, served, msg, len);
     return ATUNE_OK;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/runner_internal.h"
+#include "measure/runner_internal.h"
 #include "template/templates.h"
 
 /* The helpers in devutil.cu, per element type, in atune__type order. */
@@ -94,6 +94,31 @@ static int read_info(atune__device *d, atune__err *err)
     return 0;
 }
 
+/* devutil.cu for d's architecture, through d's cache when it has one. */
+static int compile_util(atune__device *d, const atune__embedded *src,
+                        atune__cubin *cubin, atune__err *err)
+{
+    char opt[48];
+    const char *opts[] = {opt, "devutil.cu"};
+    uint64_t key;
+    atune__err ignored = {0};
+    int rc;
+
+    memset(cubin, 0, sizeof(*cubin));
+    snprintf(opt, sizeof(opt), "--gpu-architecture=%s", d->info.arch);
+    key = atune__cache_key(src->data, src->len, 0, opts, 2, NULL, 0,
+                           atune__jit_version());
+    if (d->cache && atune__cache_get(d->cache, key, cubin) == ATUNE__CACHE_HIT)
+        return 0;
+    atune__cubin_free(cubin);
+    rc = atune__jit_compile_source(src->data, "devutil.cu", d->info.arch,
+                                   cubin, err);
+    /* A cache that cannot be written costs the next run a compile only. */
+    if (!rc && d->cache)
+        atune__cache_put(d->cache, key, cubin, &ignored);
+    return rc;
+}
+
 static int load_util(atune__device *d, atune__err *err)
 {
     const atune__embedded *src = atune__embedded_find("devutil.cu");
@@ -103,8 +128,7 @@ static int load_util(atune__device *d, atune__err *err)
 
     if (!src)
         return atune__fail(err, ATUNE__ESOFTWARE, "devutil.cu not embedded");
-    rc = atune__jit_compile_source(src->data, "devutil.cu", d->info.arch,
-                                   &cubin, err);
+    rc = compile_util(d, src, &cubin, err);
     if (rc)
         return rc;
     rc = atune__cucheck(d->cu->cuModuleLoadData(&d->util, cubin.data),
@@ -172,12 +196,63 @@ int atune__device_open(int ordinal, atune__device **out, atune__err *err)
     return 0;
 }
 
+int atune__device_attach(atune__cache *cache, atune__device **out,
+                         atune__err *err)
+{
+    atune__device *d;
+    const atune__cudrv *cu = atune__cudrv_load(err);
+    CUcontext ctx = NULL;
+    int rc;
+
+    *out = NULL;
+    if (!cu)
+        return err ? err->code : ATUNE__EUNAVAIL;
+    rc = atune__cucheck(cu->cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", err);
+    if (rc)
+        return rc;
+    if (!ctx)
+        return atune__fail(err, ATUNE__EUNAVAIL, "no current CUDA context");
+    d = atune__calloc(1, sizeof(*d));
+    if (!d)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    d->cu = cu;
+    d->ctx = ctx;
+    d->attached = 1;
+    d->cache = cache;
+    rc = atune__cucheck(cu->cuCtxGetDevice(&d->dev), "cuCtxGetDevice", err);
+    if (!rc)
+        d->info.ordinal = (int)d->dev;
+    if (!rc)
+        rc = read_info(d, err);
+    if (!rc)
+        rc = atune__cucheck(cu->cuStreamCreate(&d->stream,
+                                               CU_STREAM_NON_BLOCKING),
+                            "cuStreamCreate", err);
+    for (int i = 0; !rc && i < 2 * MAX_SAMPLES; i++, d->nev++)
+        rc = atune__cucheck(cu->cuEventCreate(&d->ev[i], CU_EVENT_DEFAULT),
+                            "cuEventCreate", err);
+    if (!rc)
+        rc = atune__cucheck(cu->cuMemAlloc(&d->cmpres,
+                                           sizeof(struct cmp_result)),
+                            "cuMemAlloc", err);
+    d->flush_bytes = (size_t)d->info.attr.l2_bytes * 2;
+    if (!rc)
+        rc = load_util(d, err);
+    if (rc) {
+        atune__device_close(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
 void atune__device_close(atune__device *d)
 {
     if (!d)
         return;
     if (d->ctx) {
-        d->cu->cuCtxSetCurrent(d->ctx);
+        if (!d->attached)
+            d->cu->cuCtxSetCurrent(d->ctx);
         if (d->util)
             d->cu->cuModuleUnload(d->util);
         if (d->cmpres)
@@ -188,14 +263,17 @@ void atune__device_close(atune__device *d)
             d->cu->cuEventDestroy(d->ev[i]);
         if (d->stream)
             d->cu->cuStreamDestroy(d->stream);
-        d->cu->cuDevicePrimaryCtxRelease(d->dev);
+        if (!d->attached)
+            d->cu->cuDevicePrimaryCtxRelease(d->dev);
     }
     free(d);
 }
 
-void atune__device_set_procs(atune__device *d, atune__procs *procs)
+void atune__device_set_compiler(atune__device *d, atune__compile_fn fn,
+                                void *ctx)
 {
-    d->procs = procs;
+    d->compile = fn;
+    d->compile_ctx = ctx;
 }
 
 int atune__device_compile(atune__device *d, atune__cache *cache,
@@ -203,9 +281,9 @@ int atune__device_compile(atune__device *d, atune__cache *cache,
                           const char *const *names, int nnames,
                           atune__cubin *out, atune__err *err)
 {
-    if (d->procs)
-        return atune__procs_compile_own(d->procs, m, c, d->info.arch, names,
-                                        nnames, out, NULL, err);
+    if (d->compile)
+        return d->compile(d->compile_ctx, m, c, d->info.arch, names, nnames,
+                          out, err);
     return atune__jit_compile_cached(cache, m, c, d->info.arch, names, nnames,
                                      out, NULL, err);
 }

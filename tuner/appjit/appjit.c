@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/appjit_internal.h"
+#include "appjit/appjit_internal.h"
 #include "jit/jit.h"
 #include "template/templates.h"
 
@@ -157,6 +157,8 @@ void atune_jit_close(atune_jit *j)
         next = k->next;
         kernel_free(j->cu, k);
     }
+    if (j->learned_free)
+        j->learned_free(j);
     atune__cache_close(j->cache);
     atune__manifest_free(j->m);
     free(j);
@@ -291,7 +293,7 @@ int atune_jit_set_cache_dir(atune_jit *j, const char *dir)
 /* The default cache, opened at the first build: a handle used only for
  * shapes never touches the file system. A directory that cannot be made
  * means no disk cache, not a failed build. */
-static void default_cache(atune_jit *j)
+void atune__jit_default_cache(atune_jit *j)
 {
     if (j->cache_decided)
         return;
@@ -339,7 +341,7 @@ void atune__jit_attr_from_public(const atune_jit_attr *p, atune__devattr *a)
 }
 
 /* Loads the driver (once per process) and the context calls. */
-static int driver(atune_jit *j)
+int atune__jit_driver(atune_jit *j)
 {
     atune__err err = {0};
 
@@ -396,7 +398,7 @@ int atune_jit_attr_query(atune_jit *j, CUdevice dev, atune_jit_attr *out)
     if (!j || !out)
         return ATUNE_EINVAL;
     j->msg[0] = '\0';
-    if ((rc = driver(j)) || (rc = query_attr(j, dev, &a)))
+    if ((rc = atune__jit_driver(j)) || (rc = query_attr(j, dev, &a)))
         return rc;
     attr_to_public(&a, out);
     return ATUNE_OK;
@@ -433,7 +435,7 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
                                "%s: NVRTC %d.%d cannot compile for %s",
                                j->m->name, atune__jit_version() / 1000,
                                atune__jit_version() % 1000 / 10, arch);
-    default_cache(j);
+    atune__jit_default_cache(j);
     rc = atune__jit_compile_cached(j->cache, j->m, &k->cfg, arch, names, nnames,
                                    &cubin, &k->cached, &err);
     if (rc)
@@ -503,7 +505,7 @@ int atune_jit_build(atune_jit *j, const atune_config *c, atune_jit_kernel **out)
     if (!j->m)
         return atune__jit_fail(j, ATUNE_EINVAL, "template did not open");
     atune__jit_config_from(j->m, c, &cfg);
-    if ((rc = atune__jit_check_values(j, &cfg)) != 0 || (rc = driver(j)) ||
+    if ((rc = atune__jit_check_values(j, &cfg)) != 0 || (rc = atune__jit_driver(j)) ||
         (rc = current_context(j, &ctx, &dev)))
         return rc;
     if ((k = find_kernel(j, &cfg, ctx)) != NULL) {

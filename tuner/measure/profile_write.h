@@ -102,6 +102,16 @@ int atune__profile_update_if(const char *path, const atune__pw_device *dev,
                              const atune__pw_seen *seen, int *changed,
                              atune__err *err);
 
+/* atune__profile_update_if, where a profile that does not exist yet at
+ * path starts as the profile at base (NULL: empty) with entry merged in:
+ * the first entry that first use writes into the user's directory keeps
+ * the profile it was served from, which the new file shadows. */
+int atune__profile_update_based(const char *path, const char *base,
+                                const atune__pw_device *dev,
+                                const atune__pw_entry *entry,
+                                const atune__pw_seen *seen, int *changed,
+                                atune__err *err);
+
 /* What atune__profile_update would find wrong before tuning starts: the
  * lock file, the existing profile (parse, device name) and a temp file
  * beside it. Same codes; nothing is changed (but the lock file). */

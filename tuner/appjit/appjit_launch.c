@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/number.h"
-#include "jit/appjit_internal.h"
+#include "appjit/appjit_internal.h"
 
 #define OPTIN_SHARED (48 * 1024) /* above this a kernel must opt in */
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/runner_internal.h"
+#include "measure/runner_internal.h"
 
 /* Reals: the largest |out - ref| over the compared elements, divided by
  * the largest |ref| (absolute when every ref is 0), at most tol, and no

@@ -5,7 +5,7 @@
 #ifndef ATUNE_RUNNER_INTERNAL_H
 #define ATUNE_RUNNER_INTERNAL_H
 
-#include "engine/runner.h"
+#include "measure/runner.h"
 #include "jit/cudrv.h"
 
 #define MAX_SAMPLES 200
@@ -36,7 +36,11 @@ struct atune__device {
     CUdeviceptr flush;
     size_t flush_bytes;
     atune__devinfo info;
-    atune__procs *procs; /* NULL: compile in this process */
+    atune__compile_fn compile; /* NULL: compile in this process */
+    void *compile_ctx;
+    atune__cache *cache; /* the reference's and helpers' (NULL: none) */
+    int attached; /* the application's context: neither retained nor
+                     released here */
 };
 
 struct buffer {

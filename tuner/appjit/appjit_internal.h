@@ -58,6 +58,11 @@ struct atune_jit {
     int effort_set;    /* atune_jit_set_effort() was called: effort, not
                           ATUNE_EFFORT, decides */
     atune_jit_effort effort;
+    /* What first use learned (firstuse.c), under its process-wide lock,
+     * and how atune_jit_close frees it (set by firstuse.c: appjit.c does
+     * not call into it). */
+    struct atune__learned *learned;
+    void (*learned_free)(atune_jit *j);
 };
 
 int atune__jit_fail(atune_jit *j, int status, const char *fmt, ...)
@@ -91,6 +96,28 @@ int atune__jit_shapes_of(atune_jit *j, const atune__config *cfg,
                          atune__launch *all);
 
 void atune__jit_attr_from_public(const atune_jit_attr *p, atune__devattr *a);
+
+/* appjit.c: the driver, loaded once per process (ATUNE_ENODEV without). */
+int atune__jit_driver(atune_jit *j);
+
+/* appjit.c: opens j's default module cache unless it was decided. */
+void atune__jit_default_cache(atune_jit *j);
+
+/* firstuse.c: tunes j's kernel at size v on the current context's GPU
+ * (ATUNE_JIT_EFFORT_MEASURE or PATIENT) when it has no exact entry of
+ * this GPU model: candidates (the defaults, estimate, the nearest tuned
+ * entries of p and of the user's profile; patient adds the default
+ * search, bounded in time) compiled, verified and timed on buffers of its
+ * own, the fastest written into the user's profile directory. Returns 1
+ * with *out (valid until atune_jit_close) and what happened in note, or
+ * 0 when nothing was measured (no context, not enough free memory, no
+ * candidate passed...: why in note; the caller keeps estimate). One
+ * measurement at a time per process: a thread asking for a key being
+ * measured waits, then gets the same answer. */
+int atune__jit_first_use(atune_jit *j, atune_profile *p, const int64_t *v,
+                         const atune__devattr *a, atune_jit_effort effort,
+                         const atune_config *estimate, const atune_config **out,
+                         char *note, size_t notelen);
 
 /* appjit_record.c: whether this process records (ATUNE_RECORD or
  * atune_jit_set_record). */

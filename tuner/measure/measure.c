@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/runner_internal.h"
-#include "engine/stats.h"
+#include "measure/runner_internal.h"
+#include "measure/stats.h"
 
 void atune__timing_default(atune__timing *t)
 {

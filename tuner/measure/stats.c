@@ -1,7 +1,7 @@
 /* stats.c -- order statistics of timing samples. Medians and quartiles,
  * not means: a launch disturbed by a clock change or another process is an
  * outlier that must not move the figure. */
-#include "engine/stats.h"
+#include "measure/stats.h"
 
 #include <stdlib.h>
 

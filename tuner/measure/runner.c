@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/runner_internal.h"
+#include "measure/runner_internal.h"
 
 static const char *const status_names[] = {
 #define ATUNE__STATUS_NAME(code, name) name,
@@ -140,6 +140,10 @@ static int plan_memory(atune__problem *p, atune__err *err)
         need += (double)c->bytes;
     }
     p->bytes = (int64_t)need;
+    /* An attached device allocates its L2 flush buffer at the first
+     * problem that flushes: counted here, before anything is allocated. */
+    if (!d->flush && p->bytes < 4 * d->info.attr.l2_bytes)
+        need += (double)d->flush_bytes;
     CU(cuMemGetInfo(&free_b, &total_b), "cuMemGetInfo");
     if (need > 0.95 * (double)free_b)
         return atune__fail(err, ATUNE__EUNAVAIL,
@@ -400,8 +404,8 @@ static int run_reference(atune__problem *p, atune__err *err)
     if (!rc)
         rc = reference_unit(p, &dflt, &vs, args, &u, err);
     if (!rc)
-        rc = atune__device_compile(d, NULL, m, &dflt, names, nnames, &cubin,
-                                   err);
+        rc = atune__device_compile(d, d->cache, m, &dflt, names, nnames,
+                                   &cubin, err);
     if (!rc)
         rc = atune__cucheck(d->cu->cuModuleLoadData(&mod, cubin.data),
                      "loading the reference", err);
@@ -482,6 +486,8 @@ int atune__problem_open(atune__device *d, const atune__manifest *m,
         rc = atune__cucheck(d->cu->cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", err);
     if (!rc)
         rc = plan_memory(p, err);
+    if (!rc && !d->flush && p->bytes < 4 * d->info.attr.l2_bytes)
+        rc = alloc(d, &d->flush, d->flush_bytes, err);
     if (!rc)
         rc = alloc_buffers(p, err);
     if (!rc)

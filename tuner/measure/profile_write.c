@@ -5,7 +5,7 @@
  * that applications could not read is never merged into, and the new text
  * is parsed again before it is written, so that the writer can never
  * produce a file the reader refuses (inih's line and name limits). */
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 
 #include "base/outfile.h"
 
@@ -388,12 +388,14 @@ static int sets_extra(const atune__pw_entry *e, const char *key)
 
 /* An old key that is not the tuner's own: lower case and none of the
  * fields emit_entry writes. A merge's keys (merged_*, profile_merge.h)
- * describe the record they were written with: a new record drops them. */
+ * and first use's note (first_use, appjit/firstuse_write.c) describe the
+ * record they were written with: a new record drops them. */
 static int is_extra_key(const char *key)
 {
     static const char *const own[] = {
-        "size",    "time_ns",   "spread_ns", "metric", "default_time_ns",
-        "evaluated", "space", "strategy",  "template_hash"};
+        "size",      "time_ns", "spread_ns", "metric",
+        "default_time_ns", "evaluated", "space", "strategy",
+        "template_hash", "first_use"};
 
     if (!(*key >= 'a' && *key <= 'z') ||
         strncmp(key, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0 ||
@@ -604,9 +606,10 @@ static int still_seen(const atune__ini *doc, const char *canon,
 
 /* atune__profile_update, and with seen (one entry) only if its section is
  * still as seen. */
-static int update(const char *path, const atune__pw_device *dev,
-                  const atune__pw_entry *entries, int n,
-                  const atune__pw_seen *seen, int *changed, atune__err *err)
+static int update(const char *path, const char *base,
+                  const atune__pw_device *dev, const atune__pw_entry *entries,
+                  int n, const atune__pw_seen *seen, int *changed,
+                  atune__err *err)
 {
     char(*canon)[ATUNE__INI_MAX_NAME + 1] = NULL;
     atune_profile *old = NULL;
@@ -629,6 +632,9 @@ static int update(const char *path, const atune__pw_device *dev,
     if ((rc = atune__profile_resolve(path, &real, err)) != ATUNE__OK ||
         (rc = atune__profile_lock(real, &lock, err)) != ATUNE__OK ||
         (rc = read_old(real, dev, &old, err)) != ATUNE__OK)
+        goto out;
+    /* A new file starts as base, read as any old file is. */
+    if (!old && base && (rc = read_old(base, dev, &old, err)) != ATUNE__OK)
         goto out;
     if (seen && !still_seen(atune__profile_doc(old), canon[0], seen)) {
         *changed = 1;
@@ -653,7 +659,7 @@ int atune__profile_update(const char *path, const atune__pw_device *dev,
                           const atune__pw_entry *entries, int n,
                           atune__err *err)
 {
-    return update(path, dev, entries, n, NULL, NULL, err);
+    return update(path, NULL, dev, entries, n, NULL, NULL, err);
 }
 
 int atune__profile_update_if(const char *path, const atune__pw_device *dev,
@@ -662,7 +668,17 @@ int atune__profile_update_if(const char *path, const atune__pw_device *dev,
                              atune__err *err)
 {
     *changed = 0;
-    return update(path, dev, entry, 1, seen, changed, err);
+    return update(path, NULL, dev, entry, 1, seen, changed, err);
+}
+
+int atune__profile_update_based(const char *path, const char *base,
+                                const atune__pw_device *dev,
+                                const atune__pw_entry *entry,
+                                const atune__pw_seen *seen, int *changed,
+                                atune__err *err)
+{
+    *changed = 0;
+    return update(path, base, dev, entry, 1, seen, changed, err);
 }
 
 int atune__profile_check(const char *path, const atune__pw_device *dev,

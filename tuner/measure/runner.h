@@ -6,7 +6,6 @@
 
 #include <stdint.h>
 
-#include "engine/compile_procs.h"
 #include "jit/cache.h"
 #include "jit/jit.h"
 #include "template/manifest.h"
@@ -41,6 +40,16 @@ typedef struct atune__device atune__device;
  * device helpers for its architecture. */
 int atune__device_open(int ordinal, atune__device **out, atune__err *err);
 void atune__device_close(atune__device *d);
+
+/* Opens the device of the calling thread's current context (the
+ * application's, libatune_jit's first use) without retaining or
+ * releasing it: its own stream, events and helpers there. The helpers,
+ * and later every problem's reference, compile through cache (may be
+ * NULL), so that a warm first use compiles nothing. The L2 flush buffer
+ * is allocated by the first problem that needs it, after the check of
+ * free memory. ATUNE__EUNAVAIL without a driver or a current context. */
+int atune__device_attach(atune__cache *cache, atune__device **out,
+                         atune__err *err);
 int atune__device_count(int *n, atune__err *err);
 
 /* Identity and limits of an open device. */
@@ -57,15 +66,22 @@ typedef struct atune__devinfo {
 
 const atune__devinfo *atune__device_info(const atune__device *d);
 
-/* The compile children (compile_procs.h) that compile what the device's
- * owner needs outside the compile pool: the reference and --evaluate's
- * configurations, so that the compile time limit holds for them too.
- * Without them (NULL, the default) those compile in this process, with no
- * limit. */
-void atune__device_set_procs(atune__device *d, atune__procs *procs);
+/* How the device's owner compiles what it needs outside a compile pool
+ * (the reference, --evaluate's configurations): the tool passes its
+ * compile children (engine/compile_procs.h), so that the compile time
+ * limit holds for them too. Returns as atune__device_compile. */
+typedef int (*atune__compile_fn)(void *ctx, const atune__manifest *m,
+                                 const atune__config *c, const char *arch,
+                                 const char *const *names, int nnames,
+                                 atune__cubin *out, atune__err *err);
+
+/* Sets d's compiler; without one (NULL, the default) those compile in
+ * this process, with no limit, through the cache given. */
+void atune__device_set_compiler(atune__device *d, atune__compile_fn fn,
+                                void *ctx);
 
 /* Compiles configuration c (NULL: the default) of m for d's architecture,
- * through cache (may be NULL) and d's compile children when it has them.
+ * through cache (may be NULL), or d's compiler when it has one.
  * ATUNE__EDATA: the configuration does not compile (or ran past the
  * compile time limit). */
 int atune__device_compile(atune__device *d, atune__cache *cache,

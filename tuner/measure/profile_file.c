@@ -4,11 +4,12 @@
  * by a text that the library has read back. One lock protocol for all, so
  * that a merge and a tuner of the same profile never lose each other's
  * sections. */
-#include "engine/profile_write.h"
+#include "measure/profile_write.h"
 
 #include "base/outfile.h"
 
-#include "lib/profile_internal.h"
+#include <atune/atune.h>
+
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +74,7 @@ out:
 static int verify(const char *path, const text *t, atune__err *err)
 {
     atune_profile *p;
-    int rc = atune__profile_open_mem(path, t->buf, t->len, &p);
+    int rc = atune_profile_open_string(path, t->buf, t->len, &p);
 
     if (rc != ATUNE_OK)
         rc = atune__fail(err, ATUNE__EDATA,

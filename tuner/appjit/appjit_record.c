@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit/appjit_internal.h"
+#include "appjit/appjit_internal.h"
 #include "jit/record.h"
 
 /* A new key waits at most this long for its merge. */

@@ -1,0 +1,96 @@
+/* firstuse_internal.h -- what the files of tuning at first use share:
+ * firstuse.c (the lock, the race, patient's search, serving),
+ * firstuse_cands.c (which configurations race), firstuse_write.c (the
+ * user's profile it writes). Private to appjit/. */
+#ifndef ATUNE_FIRSTUSE_INTERNAL_H
+#define ATUNE_FIRSTUSE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "appjit/appjit_internal.h"
+#include "measure/profile_write.h"
+#include "measure/runner.h"
+
+/* measure races the defaults, the configuration the profile would serve
+ * and the nearest tuned entries of the kernel: a handful, so that a first
+ * call stays under a second with a cold module cache. With 3 neighbours
+ * and 8 candidates, copy on an H200 served from the H100's profile
+ * reached 96.0-96.9% of the brute-force optimum at three of five untuned
+ * sizes (2026-11-26, tests/gpu_firstuse.sh), its first calls 0.13-0.22 s
+ * (0.2 s of compiles on 8 threads): so more of them. */
+#define NEIGHBOURS 5
+#define MEASURE_CANDS 14 /* measure's race, at most */
+#define MAX_CANDS 18     /* with patient's search winner */
+#define PATH_FILES 16   /* profiles of the search path read for candidates */
+
+/* The race's candidates compiled at once, one thread per core at most,
+ * while the device is opened and the reference runs (firstuse.c). */
+#define COMPILE_THREADS 8
+
+typedef struct cand {
+    atune__config cfg;
+    char from[160];
+    atune__result res;
+    int evaluated;
+    /* compiled ahead, in parallel (precompile) */
+    int compiled, crc, hit;
+    atune__cubin cubin;
+    atune__err cerr;
+} cand;
+
+typedef struct fu_run {
+    atune_jit *j;
+    char arch[16];
+    atomic_int next_compile;
+    pthread_t th[COMPILE_THREADS];
+    int nthreads;
+    atune__device *d;
+    atune__problem *prob;
+    atune__timing t;
+    cand c[MAX_CANDS];
+    int n, cap;
+    int compiled, cached; /* compilations that ran NVRTC / hit the cache */
+    int evaluated;
+    int best;             /* index into c, or -1 */
+    /* patient: the search's own candidates */
+    atune__config search_best;
+    atune__result search_res;
+    int have_search_best;
+    double t0;
+} fu_run;
+
+/* firstuse_cands.c: adds cfg (once; not beyond r->cap, nor a value the
+ * template lacks) with where it came from; its index in r->c, or -1. */
+int atune__fu_add(fu_run *r, const atune__config *cfg, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* firstuse_cands.c: the n entries of j's kernel in p nearest to v (log2
+ * distance, as the profile look-up measures it). */
+void atune__fu_neighbours(fu_run *r, atune_profile *p, const int64_t *v,
+                          int n, const char *where);
+
+/* firstuse_cands.c: the nearest entries of the other profiles of the
+ * search path (not skip1, skip2). */
+void atune__fu_search_path(fu_run *r, const char *skip1, const char *skip2,
+                           const int64_t *v);
+
+/* firstuse_write.c: the user's profile directory; -1 without HOME. */
+int atune__fu_user_dir(char *buf, size_t len);
+
+/* firstuse_write.c: mkdir -p; -1 with why. */
+int atune__fu_make_dirs(const char *path, char *why, size_t len);
+
+/* firstuse_write.c: the configuration of key's exact section in the
+ * profile at path, of this template (0), or -1; *seen what it was. */
+int atune__fu_section(atune_jit *j, const char *path, const char *key,
+                      atune__config *cfg, atune__pw_seen *seen);
+
+/* firstuse_write.c: writes candidate r->c[i] as key's section into the
+ * profile at path (a new file starting as base), only if the section is
+ * still as seen (else *changed). */
+int atune__fu_write(const fu_run *r, int i, const char *path, const char *base,
+                    const char *key, const char *strategy, const char *what,
+                    const atune__pw_seen *seen, int *changed, atune__err *err);
+
+#endif

@@ -1,0 +1,165 @@
+/* tune_pools.c -- the compile pools of a tuning run: which
+ * configurations each template's pool is given, and which configurations
+ * of the templates after it the pool compiles into the module cache while
+ * its workers are idle (compile.h, atune__pool_warm). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/compile.h"
+#include "engine/resume.h"
+#include "engine/tune.h"
+#include "search/strategy.h"
+#include "template/space.h"
+
+int atune__tune_size_selected(const atune__tune_opts *o, const atune__size *s)
+{
+    return !o->size || strcmp(o->size, s->name) == 0;
+}
+
+/* Whether the unfinished run measured configuration idx at every
+ * selected size: then it need not be compiled. */
+static int resumed_everywhere(const atune__manifest *m,
+                              const atune__tune_opts *o,
+                              const atune__resume *r, int64_t idx)
+{
+    atune__config c;
+    char cfg[512], key[96];
+
+    if (atune__resume_count(r) == 0)
+        return 0;
+    atune__space_config(m, idx, &c);
+    atune__config_str(m, &c, cfg, sizeof(cfg));
+    for (int s = 0; s < m->nsizes; s++) {
+        if (!atune__tune_size_selected(o, &m->sizes[s]))
+            continue;
+        atune__size_key(&m->sizes[s], key, sizeof(key));
+        if (!atune__resume_find(r, m->name, key, cfg, m->hash, 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Every configuration valid at any selected size and not measured at all
+ * of them by the unfinished run, in index order: what the pool of m is
+ * given (brute force compiles them in that order, the order it evaluates
+ * them; a search only what it hints at: atune__pool_follow). */
+int atune__tune_pool_list(atune__device *d, const atune__manifest *m,
+                          const atune__tune_opts *o, const atune__resume *r,
+                          atune__valid_set *any, atune__err *err)
+{
+    const atune__devinfo *in = atune__device_info(d);
+    atune__valid_set one = {0};
+    int64_t n = 0;
+    int rc = 0;
+
+    memset(any, 0, sizeof(*any));
+    for (int s = 0; !rc && s < m->nsizes; s++)
+        if (atune__tune_size_selected(o, &m->sizes[s]) &&
+            !(rc = atune__space_build(m, &m->sizes[s], &in->attr,
+                                      o->quiet ? NULL : m->name, &one, NULL,
+                                      err)))
+            rc = atune__valid_set_union(any, &one, err);
+    for (int64_t i = 0; !rc && i < any->n; i++)
+        if (!resumed_everywhere(m, o, r, any->index[i]))
+            any->index[n++] = any->index[i];
+    any->n = n;
+    atune__valid_set_free(&one);
+    return rc;
+}
+
+typedef struct near_default {
+    int64_t steps, idx;
+} near_default;
+
+static int by_steps(const void *a, const void *b)
+{
+    const near_default *x = a, *y = b;
+
+    if (x->steps != y->steps)
+        return x->steps < y->steps ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The n configurations of list nearest the default configuration (steps:
+ * the sum of the parameters' value positions; the default is every
+ * parameter's first value), nearest first: where a template's first
+ * search climbs from. In index order the last parameter alone varies
+ * over the first entries (H200, 2026-11-26: copy's first size still
+ * waited 3.2 s with its first 256 in index order compiled ahead). */
+static int64_t *nearest_default(const atune__manifest *m,
+                                const atune__valid_set *list, int64_t n)
+{
+    near_default *nd = atune__calloc((size_t)list->n, sizeof(*nd));
+    int64_t *out = atune__calloc((size_t)n, sizeof(*out));
+
+    if (!nd || !out) {
+        free(nd);
+        free(out);
+        return NULL;
+    }
+    for (int64_t k = 0; k < list->n; k++) {
+        int64_t idx = list->index[k], steps = 0;
+        for (int i = m->nparams - 1; i >= 0; i--) {
+            steps += idx % m->params[i].nvalues;
+            idx /= m->params[i].nvalues;
+        }
+        nd[k].steps = steps;
+        nd[k].idx = list->index[k];
+    }
+    qsort(nd, (size_t)list->n, sizeof(*nd), by_steps);
+    for (int64_t k = 0; k < n; k++)
+        out[k] = nd[k].idx;
+    free(nd);
+    return out;
+}
+
+/* Starts template i's pool on its list, and hands it the lists of the
+ * templates after it to compile into the module cache when its workers
+ * are idle (atune__pool_warm): on the GPU the first size of each
+ * template waited for NVRTC while the cores had nothing to do during the
+ * sizes before (H200 default run, 2026-11-26: 15 of its 17 s waiting for
+ * NVRTC at the first sizes of constmem, copy, matmul and reduce). A
+ * follower's next pool starts on at most ATUNE__POOL_FOLLOW_FLOOR of its
+ * list, so no more of it is warmed: those nearest the default, where the
+ * search starts. */
+int atune__tune_pool_start(atune__device *d, const atune__templates *t,
+                           int i, const atune__valid_set *lists,
+                           const atune__tune_opts *o, atune__pool **pool,
+                           atune__err *err)
+{
+    const atune__manifest *m = t->m[i];
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(m, names);
+    int follow = atune__strategy_hints(o->strategy);
+    int rc;
+
+    rc = atune__pool_start(m, atune__device_info(d)->arch, names, nnames,
+                           lists[i].index, lists[i].n, o->threads, o->cache,
+                           o->procs, pool, err);
+    /* A search compiles what it measures next (compile.h). */
+    if (!rc && follow)
+        atune__pool_follow(*pool, 0, 0);
+    for (int j = i + 1; !rc && j < t->n; j++) {
+        int64_t n = lists[j].n, *near;
+        if (!follow) {
+            rc = atune__pool_warm(*pool, t->m[j], lists[j].index, n, err);
+            continue;
+        }
+        if (n > ATUNE__POOL_FOLLOW_FLOOR)
+            n = ATUNE__POOL_FOLLOW_FLOOR;
+        if (n > 0 && !(near = nearest_default(t->m[j], &lists[j], n))) {
+            rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+            break;
+        }
+        if (n > 0) {
+            rc = atune__pool_warm(*pool, t->m[j], near, n, err);
+            free(near);
+        }
+    }
+    if (rc && *pool) {
+        atune__pool_free(*pool);
+        *pool = NULL;
+    }
+    return rc;
+}
+
