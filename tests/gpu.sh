@@ -441,9 +441,15 @@ if has verify; then
   # Buffer roles, compared slices and fills (tests/data/verify, issue 33):
   # brute force of a cross-block reduction compared on its total only, the
   # same with a scratch buffer, and a kernel that checks every fill.
+  # Launch sequences (issue 33): two tuned as one unit (gpu_verify.sh),
+  # and libatune_jit launching one, its total checked on the host.
   say "verification options: tests/gpu_verify.sh"
   ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
     bash "$root/tests/gpu_verify.sh" 2>&1 | tee "$OUT/verify.txt" | tee -a "$log" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  say "libatune_jit launches a sequence: gpu_appjit test_sequence_launch"
+  ATUNE_SOURCE_DIR="$root" ATUNE_TEST_FILTER=test_sequence_launch \
+    "$build/tests/gpu_appjit" 2>&1 | tee -a "$OUT/verify.txt" | tee -a "$log" | tail -12
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"

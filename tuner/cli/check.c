@@ -368,9 +368,10 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                      atune__cache *cache, atune__procs *procs, atune__json *j,
                      int64_t *failed)
 {
-    const char *names[] = {m->kernel, m->reference};
-    /* A kernel that is its own reference is one name to resolve. */
-    int nnames = m->ref_is_default ? 1 : 2;
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    /* Every step's kernel, and the reference when it is a kernel of its
+     * own: all resolved in one module. */
+    int nnames = atune__manifest_entries(m, names);
     char ref[800];
     atune__valid_set valid = {0};
     const int64_t *index = NULL;

@@ -382,7 +382,7 @@ static int name_error(const atune__manifest *m, const char *const *names,
     char *copy = atune__strdup(log ? log + 1 : "");
     atune__cubin probe;
     atune__err perr;
-    int bad = 0, is_ref, rc;
+    int bad = 0, is_ref, line, rc;
 
     for (int i = 0; nnames > 1 && i < nnames; i++) {
         const char *one[] = {text[i]};
@@ -393,15 +393,27 @@ static int name_error(const atune__manifest *m, const char *const *names,
         }
         atune__cubin_free(&probe);
     }
-    /* names[] point into m (compile_procs.c passes m->kernel itself). */
+    /* names[] point into m (atune__manifest_entries'), a step's kernel
+     * before the reference. */
     is_ref = names[bad] == m->reference;
+    line = is_ref ? m->reference_line : m->kernel_line;
+    for (int i = 0; !is_ref && i < m->nsteps; i++)
+        if (names[bad] == m->steps[i].kernel ||
+            strcmp(names[bad], m->steps[i].kernel) == 0) {
+            line = m->steps[i].kernel_line;
+            break;
+        }
+    for (int i = 0; i < m->nref_steps; i++)
+        if (names[bad] == m->ref_steps[i].kernel) {
+            line = m->ref_steps[i].kernel_line;
+            is_ref = 1;
+        }
     rc = atune__fail(err, ATUNE__EDATA,
                      "%s:%d: %s '%s' (as '%s'): %s: compile error "
                      "(NVRTC_ERROR_COMPILATION): no such __global__ "
                      "function, or its instantiation does not compile:\n%s",
-                     m->ini_path, is_ref ? m->reference_line : m->kernel_line,
-                     is_ref ? "reference" : "kernel", names[bad], text[bad],
-                     what, copy ? copy : "");
+                     m->ini_path, line, is_ref ? "reference" : "kernel",
+                     names[bad], text[bad], what, copy ? copy : "");
     free(copy);
     return rc;
 }
