@@ -5,6 +5,9 @@
 # never, an accum buffer whole; an integer output with "mismatches = 1"
 # passes a configuration with one wrong element that fails without it; each
 # input's fill reaches the fill kernel.
+# The reference's own module (slopes): an init kernel before the reference,
+# the reference launched with the default configuration's parameters, a
+# verify kernel instead of the built-in compare, whose count decides.
 # And `autotune check` of the templates that use them (tests/data/verify).
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
@@ -65,7 +68,7 @@ for want in "fill_long bytes=$((8 * m)) n=$m mode=5 " \
             "fill_long bytes=32 n=4 mode=4 ilo=$m ihi=0 "; do
     [ "$(grep -c "^$want" fills.log)" -eq 1 ] && ok || { ko "fills: no launch '$want'"; cat fills.log; }
 done
-[ "$(grep -c '^fill' fills.log)" -eq 7 ] && ok || ko "fills: not 7 fill launches"
+[ "$(grep -c '^fill_' fills.log)" -eq 7 ] && ok || ko "fills: not 7 fill launches"
 # Without a fill, an input is filled as before (mode 0).
 grep -q "^fill_int bytes=$((4 * m)) n=$m mode=0 " sums.log && ok || ko "block_sums: input not filled by default"
 
@@ -85,6 +88,32 @@ w0=$(wrong pt0/$slug.journal) w1=$(wrong pt1/$slug.journal)
 [ "$w1" -eq 0 ] && ok || ko "mismatches = 1: $w1 configurations wrong_output, want 0"
 awk -F'\t' '/^control/ && $4 == "wrong_output"' pt0/$slug.journal | grep -q "out: 1 of 1048576 elements differ, first at 0" &&
     ok || ko "without mismatches: detail does not count the wrong element"
+
+# --- the reference's module: reference_source, reference_macros, init, verify
+# slopes.ini: slope[] made by slopes_init before the reference, the
+# reference launched with the default configuration's block (256), y
+# checked by slopes_verify instead of the built-in compare.
+grep -q "^slopes .* 0 failed" "$tmp/check.out" && ok || ko "check: slopes not compiled clean"
+ATUNE_STUB_HELPER_LOG=$tmp/slopes.log tune --templates "$data" --kernel slopes -p p4 2>err4 >/dev/null
+[ $? -eq 0 ] && ok || { ko "slopes: tune exit"; cat err4; }
+grep -q '^\[slopes n=1048576\]' p4/$slug.ini && ok || ko "slopes: no profile section"
+[ "$(grep -c '^slopes_init grid=4096 block=256$' slopes.log)" -eq 1 ] && ok || ko "slopes: init not run once with its launch"
+[ "$(grep -c '^slopes_ref grid=4096 block=256$' slopes.log)" -eq 1 ] && ok || ko "slopes: reference not launched once with BLOCK_SIZE's default"
+[ "$(grep -n '_init\|_ref' slopes.log | head -1 | grep -c slopes_init)" -eq 1 ] && ok || ko "slopes: the reference ran before init"
+# the inputs are filled before init: x by its fill, slope by default
+[ "$(grep -n '^fill\|_init' slopes.log | tail -1 | grep -c slopes_init)" -eq 1 ] && ok || ko "slopes: a fill after init"
+n=$(grep -c '^slopes_verify bytes=4194304 off=0 n=1048576$' slopes.log)
+[ "$n" -ge 4 ] && ok || ko "slopes: $n verify launches, want at least 4"
+[ "$(grep -c '^cmp' slopes.log)" -eq 0 ] && ok || ko "slopes: the built-in compare ran beside verify"
+# a verify kernel's error count makes wrong_output, with its name
+ATUNE_STUB_WRONG_BLOCK=128 "$bin" tune --templates "$data" --kernel slopes --size small \
+    --strategy brute_force -p p5 2>err5 >/dev/null || { ko "slopes wrong: tune exit"; cat err5; }
+w=$(awk -F'\t' '/^slopes/ && $4 == "wrong_output"' p5/$slug.journal | wc -l)
+[ "$w" -eq 3 ] && ok || ko "slopes: $w wrong_output with block 128, want 3 (ITEMS 1, 2, 4)"
+awk -F'\t' '/^slopes/ && $4 == "wrong_output"' p5/$slug.journal |
+    grep -q "y: verify kernel 'slopes_verify' counted 1 errors in 1048576 elements" &&
+    ok || ko "slopes: wrong_output detail does not name the verify kernel"
+[ "$(awk -F'\t' '/^slopes/ && $4 == "ok"' p5/$slug.journal | wc -l)" -ge 6 ] && ok || ko "slopes: other blocks not ok"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -300,9 +300,9 @@ static void test_reference_default_errors(void **state)
          "dir/t.ini:1: missing key 'reference_grid' in [template]"},
         {{{4, 5, NULL}, {0, 0, NULL}},
          "dir/t.ini:1: missing key 'reference_block' in [template]"},
-        {{{3, 3, NULL}, {4, 4, "reference_block = BLOCK"}},
-         "dir/t.ini:4: reference_block 'BLOCK' uses parameter 'BLOCK': the "
-         "reference runs once for all configurations"},
+        {{{3, 3, NULL}, {4, 4, "reference_block = BLOCKS"}},
+         "dir/t.ini:4: unknown variable 'BLOCKS' in reference_block "
+         "'BLOCKS'"},
     };
     atune__manifest *m = NULL;
     atune__devattr dev;
@@ -458,8 +458,35 @@ static const struct defect defects[] = {
      "the parameter's macro is set per configuration"},
     {{{8, 8, "nvrtc_options = -DVW=2"}}, "dir/t.ini:8: ",
      "'-DVW=2': the parameter's macro is set per configuration"},
-    {{{5, 5, "reference_grid = cdiv(n, BLOCK)"}}, "dir/t.ini:5: ",
-     "reference_grid 'cdiv(n, BLOCK)' uses parameter 'BLOCK'"},
+    {{{5, 5, "reference_grid = cdiv(n, BLOCKS)"}}, "dir/t.ini:5: ",
+     "unknown variable 'BLOCKS' in reference_grid"},
+    /* The reference's module: its source, macros, init and verify. */
+    {{{9, 9, "reference_source = r.cu"}}, "dir/t.ini:9: ",
+     "a built-in template has no directory to read 'r.cu' from"},
+    {{{3, 3, NULL}, {9, 9, "reference_source = r.cu"}}, "dir/t.ini:9: ",
+     "reference_source 'r.cu' without reference"},
+    {{{9, 9, "reference_macros = BLOCK"}}, "dir/t.ini:9: ",
+     "reference_macros: 'BLOCK' is not a size variable of [sizes]"},
+    {{{9, 9, "reference_macros = n, n"}}, "dir/t.ini:9: ",
+     "reference_macros names 'n' twice"},
+    {{{9, 9, "reference_macros = n, m, n, m, n"}}, "dir/t.ini:9: ",
+     "reference_macros must be 1 to 4"},
+    {{{9, 9, "init = k_ref"}}, "dir/t.ini:9: ",
+     "init 'k_ref' needs init_block and init_grid"},
+    {{{9, 9, "init = k_nope"}}, "dir/t.ini:9: ",
+     "init 'k_nope' not found in t.cu"},
+    {{{9, 9, "init_grid = 1"}}, "dir/t.ini:9: ",
+     "init_grid without init = NAME"},
+    {{{8, 8, "init = k_ref"}, {9, 9, "init_block = 1"}}, "dir/t.ini:8: ",
+     "needs init_block and init_grid"},
+    {{{28, 28, "in = float[n] input, verify = k_ref"}}, "dir/t.ini:28: ",
+     "'verify' of input buffer 'in': only output, inout and accum"},
+    {{{29, 29, "out = float[n * m] output, verify = k_nope"}},
+     "dir/t.ini:29: ", "verify 'k_nope' not found in t.cu"},
+    {{{29, 29, "out = float[n * m] output, verify = k ref"}},
+     "dir/t.ini:29: ", "verify 'k ref' is not a C++ function name"},
+    {{{29, 29, "out = int[n * m] output, verify = k_ref, mismatches = 1"}},
+     "dir/t.ini:29: ", "buffer 'out' has both verify and mismatches"},
     {{{6, 6, "metric = GB"}}, "dir/t.ini:6: ",
      "metric 'GB' is neither GB/s nor GFLOP/s"},
     {{{7, 7, "work = 8 * nn"}}, "dir/t.ini:7: ",
@@ -618,7 +645,8 @@ static const struct defect defects[] = {
     {{{29, 29, "out = float[n * m] output, compare"}}, "dir/t.ini:29: ",
      "option 'compare' of buffer 'out' has no value: compare = VALUE"},
     {{{29, 29, "out = float[n * m] output, comp = 1"}}, "dir/t.ini:29: ",
-     "unknown option 'comp' of buffer 'out' (compare, mismatches, fill)"},
+     "unknown option 'comp' of buffer 'out' (compare, mismatches, fill, "
+     "verify)"},
     {{{29, 29, "out = float[n * m] output, 0..1"}}, "dir/t.ini:29: ",
      "unknown option '0..1' of buffer 'out'"},
     {{{29, 29, "out = float[n * m] output,"}}, "dir/t.ini:29: ",
@@ -1823,6 +1851,86 @@ static void test_template_tree(void **state)
     free(ini);
 }
 
+/* reference_source: a file of the template's directory, whose kernels
+ * (reference, init, verify) are looked up there and not in the .cu, whose
+ * bytes the template hash covers, and which may not lie outside the
+ * directory, by "../" or by a link. */
+static void test_reference_source(void **state)
+{
+    char dir[] = "/tmp/atune_test_XXXXXX", sub[64], path[1024];
+    const struct edit e[] = {
+        {3, 3, "reference = r_ref"},
+        {4, 4, "reference_block = BLOCK"}, /* the default's: 128 */
+        {9, 9, "reference_source = r.cu"},
+        {29, 29, "out = float[n * m] output, verify = r_verify"}};
+    const char r_cu[] = "extern \"C\" __global__ void r_ref() {}\n"
+                        "extern \"C\" __global__ void r_verify() {}\n";
+    char *ini = edited_base(e, 4), *ini2;
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    uint64_t hash;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "t.ini", ini);
+    write_file(dir, "t.cu", base_cu);
+    write_file(dir, "r.cu", r_cu);
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(m->ref_text, r_cu);
+    assert_string_equal(m->reference, "r_ref");
+    assert_string_equal(m->args[1].verify, "r_verify");
+    assert_false(m->ref_is_default);
+    hash = m->hash;
+    atune__manifest_free(m);
+    /* Another reference is another template: profiles become stale. */
+    write_file(dir, "r.cu", "extern \"C\" __global__ void r_ref() {}\n"
+                            "extern \"C\" __global__ void r_verify() {}//\n");
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__OK);
+    assert_true(m->hash != hash);
+    atune__manifest_free(m);
+    /* Names are looked up in r.cu, not in t.cu. */
+    write_file(dir, "r.cu", "extern \"C\" __global__ void r_ref() {}\n");
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/t.ini:29: verify 'r_verify' not found "
+                                    "in r.cu"));
+    /* Outside the directory: by ../, by a link; and a missing file. */
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    write_file(sub, "r.cu", r_cu);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r_ref"},
+                                            {9, 9, "reference_source = ../r.cu"}},
+                       2);
+    write_file(sub, "t.ini", ini2);
+    write_file(sub, "t.cu", base_cu);
+    assert_int_equal(atune__manifest_load(sub, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/sub/t.ini:9: reference_source '../r.cu' "
+                                    "lies outside the template's directory"));
+    free(ini2);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r_ref"},
+                                            {9, 9, "reference_source = l.cu"}},
+                       2);
+    write_file(sub, "t.ini", ini2);
+    snprintf(path, sizeof(path), "%s/l.cu", sub);
+    assert_int_equal(symlink("../r.cu", path), 0);
+    assert_int_equal(atune__manifest_load(sub, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "lies outside the template's directory"));
+    unlink(path);
+    assert_int_equal(atune__manifest_load(sub, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/sub/t.ini:9: reference_source 'l.cu': "
+                                    "no such file"));
+    free(ini2);
+    remove_file(sub, "t.ini");
+    remove_file(sub, "t.cu");
+    remove_file(sub, "r.cu");
+    assert_int_equal(rmdir(sub), 0);
+    remove_file(dir, "t.ini");
+    remove_file(dir, "t.cu");
+    remove_file(dir, "r.cu");
+    assert_int_equal(rmdir(dir), 0);
+    free(ini);
+}
+
 static void test_manifest_load_errors(void **state)
 {
     char dir[] = "/tmp/atune_test_XXXXXX";
@@ -1917,6 +2025,7 @@ int main(void)
         cmocka_unit_test(test_nvrtc_allowed),
         cmocka_unit_test(test_hidden_headers),
         cmocka_unit_test(test_manifest_load_errors),
+        cmocka_unit_test(test_reference_source),
         cmocka_unit_test(test_repository_templates),
     };
 

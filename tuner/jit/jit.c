@@ -382,7 +382,8 @@ static int name_error(const atune__manifest *m, const char *const *names,
     char *copy = atune__strdup(log ? log + 1 : "");
     atune__cubin probe;
     atune__err perr;
-    int bad = 0, is_ref, rc;
+    int bad = 0, is_ref, rc, line;
+    const char *key;
 
     for (int i = 0; nnames > 1 && i < nnames; i++) {
         const char *one[] = {text[i]};
@@ -393,14 +394,25 @@ static int name_error(const atune__manifest *m, const char *const *names,
         }
         atune__cubin_free(&probe);
     }
-    /* names[] point into m (compile_procs.c passes m->kernel itself). */
+    /* names[] point into m (compile_procs.c passes m->kernel itself;
+     * refmodule.c the reference's, init's and verify's names). */
     is_ref = names[bad] == m->reference;
+    key = is_ref ? "reference" : "kernel";
+    line = is_ref ? m->reference_line : m->kernel_line;
+    if (names[bad] == m->init) {
+        key = "init";
+        line = m->init_line;
+    }
+    for (int i = 0; i < m->nargs; i++)
+        if (names[bad] == m->args[i].verify) {
+            key = "verify";
+            line = m->args[i].line;
+        }
     rc = atune__fail(err, ATUNE__EDATA,
                      "%s:%d: %s '%s' (as '%s'): %s: compile error "
                      "(NVRTC_ERROR_COMPILATION): no such __global__ "
                      "function, or its instantiation does not compile:\n%s",
-                     m->ini_path, is_ref ? m->reference_line : m->kernel_line,
-                     is_ref ? "reference" : "kernel", names[bad], text[bad],
+                     m->ini_path, line, key, names[bad], text[bad],
                      what, copy ? copy : "");
     free(copy);
     return rc;

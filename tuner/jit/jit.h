@@ -11,7 +11,9 @@
 #include "template/manifest.h"
 #include "template/space.h"
 
-#define ATUNE__JIT_MAX_NAMES 2
+/* kernel and reference; or the reference's module (refmodule.h): the
+ * reference, init and ATUNE__MAX_VERIFY verify kernels */
+#define ATUNE__JIT_MAX_NAMES (2 + ATUNE__MAX_VERIFY)
 
 typedef struct atune__cubin {
     char *data;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measure/runner_internal.h"
+#include "jit/refmodule.h"
 
 static const char *const status_names[] = {
 #define ATUNE__STATUS_NAME(code, name) name,
@@ -306,6 +307,39 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
 
 /* --- reference ---------------------------------------------------------- */
 
+/* The init kernel: once per size, after the fills, with the kernel's
+ * arguments at vs (the default configuration's), launched as init_block
+ * and init_grid say. */
+static int run_init(atune__problem *p, CUfunction fn, const atune__vars *vs,
+                    atune__err *err)
+{
+    atune__device *d = p->d;
+    const atune__manifest *m = p->m;
+    union scalar sc[ATUNE__MAX_ARGS];
+    void *args[ATUNE__MAX_ARGS];
+    int64_t block[3], grid[3];
+    int rc;
+
+    if ((rc = atune__dim3_eval(m, &m->init_block, vs, block, err)) ||
+        (rc = atune__dim3_eval(m, &m->init_grid, vs, grid, err)) ||
+        (rc = atune__problem_make_args(p, vs, sc, args, err)))
+        return rc;
+    /* Outputs and scratch are poisoned, as before a candidate's launch:
+     * an init kernel that reads them shows it in the reference's result. */
+    if ((rc = atune__problem_prepare(p, 1, err)))
+        return rc;
+    CU(cuLaunchKernel(fn, (unsigned)grid[0], (unsigned)grid[1],
+                      (unsigned)grid[2], (unsigned)block[0],
+                      (unsigned)block[1], (unsigned)block[2], 0, d->stream,
+                      args, NULL),
+       "launching the init kernel");
+    CU(cuStreamSynchronize(d->stream), "running the init kernel");
+    if ((rc = atune__refrun_take_derived(p, err)))
+        return rc;
+    CU(cuStreamSynchronize(d->stream), "keeping the init kernel's inputs");
+    return 0;
+}
+
 static int run_reference(atune__problem *p, atune__err *err)
 {
     atune__device *d = p->d;
@@ -316,11 +350,13 @@ static int run_reference(atune__problem *p, atune__err *err)
     CUfunction fn;
     atune__vars vs = p->vars;
     atune__config dflt;
+    atune__refmod_syms syms;
     union scalar sc[ATUNE__MAX_ARGS];
     void *args[ATUNE__MAX_ARGS];
     int64_t block[3], grid[3], shared = 0;
     double t0 = 0;
-    int rc;
+    CUfunction init = NULL;
+    int rc, own = atune__refmod_needed(m), kept = 0;
 
     /* The reference is compiled with the default configuration's macros,
      * so a .cu that uses them at file scope still compiles; a kernel that
@@ -329,14 +365,23 @@ static int run_reference(atune__problem *p, atune__err *err)
      * ref_grid are [launch]'s (they read the parameters in vs). */
     atune__space_config(m, 0, &dflt);
     rc = atune__config_vars(m, &dflt, &vs);
-    if (!rc)
-        rc = atune__device_compile(d, d->cache, m, &dflt, names, 1, &cubin, err);
+    if (!rc && own)
+        rc = atune__refmod_compile(m, p->size, d->info.arch, &cubin, &syms,
+                                   err);
+    else if (!rc)
+        rc = atune__device_compile(d, d->cache, m, &dflt, names, 1, &cubin,
+                                   err);
     if (!rc)
         rc = atune__cucheck(d->cu->cuModuleLoadData(&mod, cubin.data),
                      "loading the reference", err);
     if (!rc)
         rc = atune__cucheck(d->cu->cuModuleGetFunction(&fn, mod, cubin.sym[0]),
                      m->reference, err);
+    if (!rc && own)
+        rc = atune__refrun_bind(p, mod, &cubin, &syms, &init, &kept, err);
+    /* Before the reference: it and every candidate read what init made. */
+    if (!rc && init && (rc = run_init(p, init, &vs, err)))
+        atune__err_prefix(err, "init '%s': ", m->init);
     if (!rc)
         rc = atune__dim3_eval(m, &m->ref_block, &vs, block, err);
     if (!rc)
@@ -379,7 +424,7 @@ static int run_reference(atune__problem *p, atune__err *err)
             rc = atune__cucheck(d->cu->cuMemcpyDtoD(b->expect, b->ptr, b->bytes),
                          "cuMemcpyDtoD", err);
     }
-    if (mod)
+    if (mod && !kept)
         d->cu->cuModuleUnload(mod);
     atune__cubin_free(&cubin);
     if (rc)
@@ -449,6 +494,8 @@ void atune__problem_close(atune__problem *p)
     for (int i = 0; i < ATUNE__MAX_CONSTANTS; i++)
         if (p->con[i].data)
             cu->cuMemFree(p->con[i].data);
+    if (p->refmod)
+        cu->cuModuleUnload(p->refmod);
     free(p);
 }
 

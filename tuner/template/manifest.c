@@ -30,29 +30,9 @@ static const struct {
 static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
     "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros",
-    "not_macros", "compiler"};
+    "not_macros", "compiler", "reference_source", "reference_macros", "init",
+    "init_block", "init_grid"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
-
-/* "x", "x, y" or "x, y, z". */
-static int parse_dim3(struct loader *ld, const atune__ini_entry *en,
-                      atune__dim3 *d)
-{
-    char *piece[3];
-    int n = atune__split_top(en->value, piece, 3), rc = 0;
-
-    if (n < 0)
-        return atune__mf_bad(ld, en->line,
-                             "'%s' must be 1 to 3 comma-separated expressions",
-                             en->key);
-    d->line = en->line;
-    for (int i = 0; i < n; i++) {
-        if (rc == 0)
-            rc = atune__mf_parse_expr(ld, en->line, piece[i], &d->e[i]);
-        free(piece[i]);
-    }
-    d->n = rc ? 0 : n;
-    return rc;
-}
 
 /* The entry key of section s, or a "missing key" failure. */
 static int need(struct loader *ld, const atune__ini_section *s, const char *key,
@@ -131,57 +111,6 @@ static int check_sections(struct loader *ld)
     return 0;
 }
 
-/* The characters a name expression may hold: a C++ qualified name and
- * template arguments made of numbers, parameters, casts and operators.
- * Never quotes, ';', braces or '#': the text goes into NVRTC as C++. */
-static int is_name_expr_char(char ch)
-{
-    return atune__mf_is_ident_char(ch) ||
-           (ch && strchr(":<>(), +-*/%&|^~!.${}", ch));
-}
-
-/* The function a name expression names: "block_sum" of
- * "::user::block_sum<BLOCK, 4>"; NULL when the part before '<' is not a
- * qualified name or the brackets do not balance. */
-static const char *base_name(const char *expr, char out[ATUNE__NAME_MAX])
-{
-    const char *s = expr, *last = NULL;
-    int depth = 0;
-
-    for (const char *p = expr; *p; p++) {
-        if (*p == '<' || *p == '(')
-            depth++;
-        else if ((*p == '>' || *p == ')') && --depth < 0)
-            return NULL;
-    }
-    if (depth != 0)
-        return NULL;
-    for (;;) {
-        size_t len = 0;
-        if (s[0] == ':' && s[1] == ':')
-            s += 2;
-        if (!atune__mf_is_ident_char(*s) || (*s >= '0' && *s <= '9'))
-            return NULL;
-        while (atune__mf_is_ident_char(s[len]))
-            len++;
-        if (len >= ATUNE__NAME_MAX)
-            return NULL;
-        memcpy(out, s, len);
-        out[len] = '\0';
-        last = s;
-        s += len;
-        while (*s == ' ')
-            s++;
-        if (*s == '\0' || *s == '<')
-            break;
-        if (s[0] != ':' || s[1] != ':')
-            return NULL;
-    }
-    if (*s == '<' && s[strlen(s) - 1] != '>')
-        return NULL;
-    return last;
-}
-
 /* kernel = NAME or reference = NAME: a C++ name expression of a
  * __global__ function in the .cu file ("copy_tuned", "ns::k",
  * "ns::k<BLOCK, (ns::Algo)ALGO>"); NVRTC resolves it per configuration
@@ -198,7 +127,7 @@ static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
         return rc;
     *line = en->line;
     for (const char *p = en->value; *p; p++)
-        if (!is_name_expr_char(*p))
+        if (!atune__mf_is_name_expr_char(*p))
             return atune__mf_bad(ld, en->line,
                                  "%s '%s': '%c' cannot be part of a C++ name "
                                  "expression",
@@ -210,7 +139,7 @@ static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
      * (manifest_macros.c). */
     if (strstr(dst, "${"))
         return 0;
-    if (!base_name(dst, base))
+    if (!atune__mf_base_name(dst, base))
         return atune__mf_bad(ld, en->line,
                              "%s '%s' is not a C++ function name (NAME, "
                              "ns::NAME or ns::NAME<ARGS>)",
@@ -225,7 +154,7 @@ static int entry_found(struct loader *ld, const char *key, const char *expr,
 {
     char base[ATUNE__NAME_MAX], where[ATUNE__NAME_MAX + 64];
 
-    if (strstr(expr, "${") || !base_name(expr, base) ||
+    if (strstr(expr, "${") || !atune__mf_base_name(expr, base) ||
         atune__mf_code_has(ld, base))
         return 0;
     return atune__mf_bad(ld, line, "%s '%s' not found in %s%s", key, base,
@@ -296,7 +225,14 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
     atune__manifest *m = ld->m;
     int rc;
 
-    if (atune__ini_get(s, "reference")) {
+    if ((rc = atune__mf_parse_ref_source(ld)))
+        return rc;
+    if ((en = atune__ini_get(s, "reference")) && ld->ref_code) {
+        m->reference_line = en->line;
+        if ((rc = atune__mf_entry_point(ld, en->line, "reference", en->value,
+                                        m->reference)))
+            return rc;
+    } else if (en) {
         if ((rc = parse_entry_point(ld, s, "reference", m->reference,
                                     &m->reference_line)))
             return rc;
@@ -311,10 +247,10 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
         return 0;
     }
     if ((rc = need(ld, s, "reference_block", &en)) ||
-        (rc = parse_dim3(ld, en, &m->ref_block)) ||
+        (rc = atune__mf_parse_dim3(ld, en, &m->ref_block)) ||
         (rc = need(ld, s, "reference_grid", &en)))
         return rc;
-    return parse_dim3(ld, en, &m->ref_grid);
+    return atune__mf_parse_dim3(ld, en, &m->ref_grid);
 }
 
 /* ref_block or ref_grid as a copy of [launch]'s d: each has its own
@@ -386,8 +322,8 @@ static int parse_launch(struct loader *ld)
 
     if ((rc = check_keys(ld, s, launch_keys, ARRAY_LEN(launch_keys))) ||
         (rc = need(ld, s, "block", &en)) ||
-        (rc = parse_dim3(ld, en, &m->block)) ||
-        (rc = need(ld, s, "grid", &en)) || (rc = parse_dim3(ld, en, &m->grid)))
+        (rc = atune__mf_parse_dim3(ld, en, &m->block)) ||
+        (rc = need(ld, s, "grid", &en)) || (rc = atune__mf_parse_dim3(ld, en, &m->grid)))
         return rc;
     if (m->ref_launch_default &&
         ((rc = copy_dim3(ld, &m->block, &m->ref_block)) ||
@@ -470,10 +406,12 @@ static int load_sections(struct loader *ld)
         (rc = atune__mf_parse_sizes(ld)) || (rc = atune__mf_parse_params(ld)) ||
         (rc = nvrtc_options(ld)) || (rc = atune__mf_hash_headers(ld)) ||
         (rc = entry_found(ld, "kernel", ld->m->kernel, ld->m->kernel_line)) ||
-        (rc = entry_found(ld, "reference", ld->m->reference,
-                          ld->m->reference_line)) ||
+        (!ld->ref_code &&
+         (rc = entry_found(ld, "reference", ld->m->reference,
+                           ld->m->reference_line))) ||
         (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
-        (rc = atune__mf_parse_args(ld)) || (rc = atune__mf_parse_constants(ld)))
+        (rc = atune__mf_parse_args(ld)) || (rc = atune__mf_parse_constants(ld)) ||
+        (rc = atune__mf_parse_ref_extras(ld)))
         return rc;
     return atune__mf_check_names(ld);
 }
@@ -516,12 +454,14 @@ int atune__manifest_parse(const char *name, const char *ini_path,
     atune__ini_free(ini);
     free(ld.code);
     free(ld.hdr_code);
+    free(ld.ref_code);
     *out = ld.m;
     return ATUNE__OK;
 fail:
     atune__ini_free(ini);
     free(ld.code);
     free(ld.hdr_code);
+    free(ld.ref_code);
     atune__manifest_free(ld.m);
     return rc;
 }
@@ -596,6 +536,10 @@ void atune__manifest_free(atune__manifest *m)
         free(m->nvrtc_opts[i]);
     free_dim3(&m->ref_block);
     free_dim3(&m->ref_grid);
+    free_dim3(&m->init_block);
+    free_dim3(&m->init_grid);
+    free(m->ref_path);
+    free(m->ref_text);
     atune__expr_free(m->work);
     for (int i = 0; i < m->nconstraints; i++)
         atune__expr_free(m->constraints[i].expr);

@@ -20,6 +20,7 @@
 #define ATUNE__MAX_NVRTC_OPTS 16
 #define ATUNE__MAX_HEADERS 256 /* user headers hashed into the template */
 #define ATUNE__ENTRY_MAX 256   /* a kernel or reference name expression */
+#define ATUNE__MAX_VERIFY 4    /* different verify kernels of one template */
 
 typedef enum atune__type {
     ATUNE__CHAR,
@@ -125,6 +126,10 @@ typedef struct atune__arg {
     uint64_t mismatch_count;
     double mismatch_pct; /* > 0: a percentage of the compared elements */
     atune__fill fill;    /* input and inout buffers, constants */
+    /* Compared buffers, ", verify = NAME": a kernel of the reference's
+     * source that compares this buffer instead of the built-in rule
+     * (docs/manifest.md, "A verification kernel"); "" for none. */
+    char verify[ATUNE__ENTRY_MAX];
     int line;
 } atune__arg;
 
@@ -172,6 +177,22 @@ typedef struct atune__manifest {
     char reference[ATUNE__ENTRY_MAX];
     int kernel_line, reference_line;
     atune__dim3 ref_block, ref_grid;
+    /* reference_source = FILE: the reference (and init and verify
+     * kernels) live in this file of the template's directory, not in the
+     * .cu; NULL when absent. ref_path is for messages and NVRTC. */
+    char *ref_path;
+    char *ref_text;
+    /* reference_macros = VAR, ...: size variables passed to the
+     * reference's compile as -DVAR=VALUE (it is compiled per size). */
+    int nref_macros;
+    char ref_macros[ATUNE__MAX_SIZE_VARS][ATUNE__NAME_MAX];
+    int ref_macros_line;
+    /* init = NAME: a kernel of the reference's source run once per size
+     * after the fills and before the reference, with the kernel's
+     * arguments, launched with init_block and init_grid; "" for none. */
+    char init[ATUNE__ENTRY_MAX];
+    int init_line;
+    atune__dim3 init_block, init_grid;
     /* 1 when the reference is the kernel itself (`reference` omitted, or
      * equal to `kernel`): compiled with the default configuration's
      * macros and launched with its shared memory, it checks every

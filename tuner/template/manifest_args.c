@@ -283,11 +283,25 @@ static int parse_fill(struct loader *ld, const atune__ini_entry *en,
     return rc;
 }
 
+/* verify = NAME: a kernel of the reference's source that counts the
+ * buffer's wrong elements (docs/manifest.md). */
+static int parse_verify(struct loader *ld, const atune__ini_entry *en,
+                        const char *v, atune__arg *a)
+{
+    if (!atune__role_compared(a->role))
+        return atune__mf_bad(ld, en->line,
+                             "'verify' of %s buffer '%s': only output, inout "
+                             "and accum buffers are compared",
+                             atune__role_name(a->role), en->key);
+    return atune__mf_entry_point(ld, en->line, "verify", v, a->verify);
+}
+
 /* ", OPTION = VALUE" after a buffer's role. */
 static int parse_option(struct loader *ld, const atune__ini_entry *en,
                         const char *opt, atune__arg *a, unsigned *seen)
 {
-    static const char *const names[] = {"compare", "mismatches", "fill"};
+    static const char *const names[] = {"compare", "mismatches", "fill",
+                                        "verify"};
     size_t len = 0;
     const char *v;
     int k;
@@ -303,7 +317,7 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
             key--;
         return atune__mf_bad(ld, en->line,
                              "unknown option '%.*s' of buffer '%s' (compare, "
-                             "mismatches, fill)",
+                             "mismatches, fill, verify)",
                              (int)key, opt, en->key);
     }
     for (v = opt + len; *v == ' ' || *v == '\t'; v++)
@@ -321,6 +335,8 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
     *seen |= 1u << k;
     if (k == 0)
         return parse_compare(ld, en, v, a);
+    if (k == 3)
+        return parse_verify(ld, en, v, a);
     return k == 1 ? parse_mismatches(ld, en, v, a) : parse_fill(ld, en, v, a);
 }
 

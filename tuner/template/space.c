@@ -414,14 +414,33 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
     if (m->ref_is_default &&
         (rc = reference_default(m, &vs, dev, &l.shared, err)) != 0)
         return rc;
+    if (!m->ref_is_default) {
+        /* reference_block, reference_grid and the init kernel's launch
+         * read the default configuration's parameters. */
+        atune__config c;
+        atune__space_config(m, 0, &c);
+        if (atune__config_vars(m, &c, &vs) != 0)
+            return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                               m->ini_path);
+    }
     if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
         (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
+        return rc;
+    if (!check_limits(&l, dev, reason, sizeof(reason), &part))
+        return atune__fail(
+            err, ATUNE__EDATA, "%s:%d: reference launch: %s", m->ini_path,
+            part == PART_GRID ? m->ref_grid.line : m->ref_block.line, reason);
+    if (!m->init[0])
+        return 0;
+    l.shared = 0;
+    if ((rc = atune__dim3_eval(m, &m->init_block, &vs, l.block, err)) ||
+        (rc = atune__dim3_eval(m, &m->init_grid, &vs, l.grid, err)))
         return rc;
     if (check_limits(&l, dev, reason, sizeof(reason), &part))
         return 0;
     return atune__fail(
-        err, ATUNE__EDATA, "%s:%d: reference launch: %s", m->ini_path,
-        part == PART_GRID ? m->ref_grid.line : m->ref_block.line, reason);
+        err, ATUNE__EDATA, "%s:%d: init launch: %s", m->ini_path,
+        part == PART_GRID ? m->init_grid.line : m->init_block.line, reason);
 }
 
 /* work is the numerator of every metric at this size. */
