@@ -115,5 +115,22 @@ awk -F'\t' '/^slopes/ && $4 == "wrong_output"' p5/$slug.journal |
     ok || ko "slopes: wrong_output detail does not name the verify kernel"
 [ "$(awk -F'\t' '/^slopes/ && $4 == "ok"' p5/$slug.journal | wc -l)" -ge 6 ] && ok || ko "slopes: other blocks not ok"
 
+# --- element types: half, bf16, vectors (sized and filled per component),
+# a struct by value (tests/data/verify/types; its kernel checks the values
+# on a GPU)
+grep -q "^types .* 0 failed" "$tmp/check.out" && ok || ko "check: types not compiled clean"
+ATUNE_STUB_HELPER_LOG=$tmp/types.log tune --templates "$data" --kernel types -p p6 2>err6 >/dev/null
+[ $? -eq 0 ] && ok || { ko "types: tune exit"; cat err6; }
+for want in "fill_half bytes=$((2 * m)) n=$m mode=2 ilo=0 ihi=0 rlo=-2 rhi=2" \
+            "fill_bf16 bytes=$((2 * m)) n=$m mode=0 " \
+            "fill_float bytes=$((16 * m)) n=$((4 * m)) mode=5 " \
+            "fill_int bytes=$((8 * m)) n=$((2 * m)) mode=1 ilo=-5 ihi=5 "; do
+    [ "$(grep -c "^$want" types.log)" -eq 1 ] && ok || { ko "types: no launch '$want'"; cat types.log; }
+done
+n=$(grep -c "^cmp_half bytes=$((2 * m)) off=0 n=$m$" types.log)
+[ "$n" -ge 4 ] && ok || ko "types: half output compared $n times"
+[ "$(grep -c "^cmp_float bytes=$((16 * m)) off=0 n=$((4 * m))$" types.log)" -eq "$n" ] && ok ||
+    ko "types: float4 output not compared per component"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

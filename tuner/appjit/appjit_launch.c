@@ -239,6 +239,14 @@ static int type_fits(const atune__arg *a, atune_jit_type t)
 {
     atune_jit_type want = scalar_type(a->type);
 
+    /* Types the application's type tags do not name: a struct passed by
+     * value is declared ATUNE_JIT_UNKNOWN (its bytes are the
+     * application's), buffers of half, bf16 or vectors ATUNE_JIT_PTR. */
+    if (a->type == ATUNE__BYTES)
+        return t == ATUNE_JIT_UNKNOWN;
+    if (a->type == ATUNE__HALF || a->type == ATUNE__BF16 || a->lanes > 1)
+        return a->role != ATUNE__SCALAR && t == ATUNE_JIT_PTR;
+
     if (a->role == ATUNE__SCALAR)
         return t == want;
     return t == ATUNE_JIT_PTR ||

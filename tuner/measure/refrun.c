@@ -77,7 +77,7 @@ int atune__refrun_verify(atune__problem *p, const struct buffer *b, int *ok,
                          atune__result *res, atune__err *err)
 {
     atune__device *d = p->d;
-    size_t off = b->cmp_first * atune__type_size(b->arg->type);
+    size_t off = b->cmp_first * atune__arg_elem_size(b->arg);
     CUdeviceptr out = b->ptr + off, ref = b->expect + off, cnt = d->cmpres;
     long n = (long)b->cmp_count;
     unsigned long long errors = 0;

@@ -37,7 +37,7 @@ static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
 {
     atune__device *d = p->d;
     const atune__fill *f = &a->fill;
-    long count = (long)n;
+    long count = (long)(n * atune__arg_lanes(a)); /* components */
     unsigned long long s = seed;
     int mode = (int)f->kind;
     long long ilo = 0, ihi = 0;
@@ -51,10 +51,10 @@ static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
         return rc;
     if (f->kind == ATUNE__FILL_FILE) {
         void *data;
-        if ((rc = atune__data_load(p->m, a, n, &data, err)))
+        if ((rc = atune__data_load(p->m, a, (size_t)count, &data, err)))
             return rc;
         rc = atune__cucheck(d->cu->cuMemcpyHtoD(ptr, data,
-                                                n * atune__type_size(a->type)),
+                                                n * atune__arg_elem_size(a)),
                             "cuMemcpyHtoD", err);
         free(data);
         return rc;
@@ -82,7 +82,7 @@ static int eval_count(const atune__problem *p, const atune__arg *a,
                       size_t *count, size_t *bytes, atune__err *err)
 {
     int64_t n;
-    size_t sz = atune__type_size(a->type);
+    size_t sz = atune__arg_elem_size(a);
     int rc = atune__manifest_eval(p->m, a->count, a->line, &p->vars, &n, err);
 
     if (rc)
@@ -209,7 +209,7 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
             CU(cuMemcpyDtoDAsync(c->data, same->ptr, c->bytes, d->stream),
                "cuMemcpyDtoDAsync");
         else if ((rc = fill(p, c->arg, c->data,
-                            c->bytes / atune__type_size(c->arg->type), seed,
+                            c->bytes / atune__arg_elem_size(c->arg), seed,
                             err)))
             return rc;
     }
@@ -284,6 +284,10 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
             args[i] = &p->buf[i].ptr;
             continue;
         }
+        if (a->raw) { /* a struct by value: the driver copies its bytes */
+            args[i] = a->raw;
+            continue;
+        }
         if (!a->has_fvalue &&
             (rc = atune__manifest_eval(p->m, a->value, a->line, vs, &v, err)))
             return rc;
@@ -299,6 +303,10 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
         case ATUNE__DOUBLE:
             sc[i].d = a->has_fvalue ? a->fvalue : (double)v;
             break;
+        default: /* half, bf16, vectors: refused as scalars by the loader */
+            return atune__fail(err, ATUNE__ESOFTWARE, "%s: scalar '%s' of "
+                               "type %s", p->m->ini_path, a->name,
+                               atune__type_name(a->type));
         }
         args[i] = &sc[i];
     }

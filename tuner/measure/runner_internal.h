@@ -13,7 +13,7 @@
 #define POISON 0xA5 /* a byte no generator produces in every position */
 
 /* The helpers in devutil.cu, per element type, in atune__type order. */
-#define NTYPES 7
+#define NTYPES ATUNE__NBUFTYPES
 
 struct cmp_result {
     unsigned long long mismatches;

@@ -519,6 +519,7 @@ static void free_args(atune__arg *args, int n)
         atune__expr_free(args[i].fill.lo);
         atune__expr_free(args[i].fill.hi);
         free(args[i].fill.path);
+        free(args[i].raw);
     }
 }
 

@@ -29,8 +29,14 @@ typedef enum atune__type {
     ATUNE__LONG,
     ATUNE__ULONG,
     ATUNE__FLOAT,
-    ATUNE__DOUBLE
+    ATUNE__DOUBLE,
+    ATUNE__HALF,  /* __half: IEEE binary16, 2 bytes */
+    ATUNE__BF16,  /* __nv_bfloat16: 8-bit exponent, 7-bit mantissa */
+    ATUNE__BYTES  /* scalars only: raw bytes passed by value (a struct) */
 } atune__type;
+
+#define ATUNE__NBUFTYPES 9 /* the element types of buffers: up to BF16 */
+#define ATUNE__MAX_RAW 4096 /* bytes of a raw scalar (kernel parameters) */
 
 typedef enum atune__role {
     ATUNE__SCALAR, /* not a buffer: passed by value */
@@ -69,6 +75,8 @@ typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;
 /* sizeof the C type on the device (char 1, int/uint/float 4, long/ulong/
  * double 8: CUDA's long is 64-bit on Linux). */
 size_t atune__type_size(atune__type t);
+/* float, double, half, bf16: compared by the tolerance rule. */
+int atune__type_is_real(atune__type t);
 const char *atune__type_name(atune__type t);
 /* Whether v fits the C type a scalar argument is passed as. */
 int atune__scalar_fits(atune__type t, int64_t v);
@@ -112,7 +120,12 @@ typedef struct atune__arg {
     atune__type type;
     atune__role role;   /* ATUNE__SCALAR for scalars */
     atune__expr *count; /* buffers: element count */
+    int lanes;          /* components of a vector element type (float4:
+                           4); 1 for others. count is in elements, fills
+                           and compares go by component */
     atune__expr *value; /* scalars: the value (int64 expression) */
+    unsigned char *raw; /* bytes scalars: raw_len bytes passed by value */
+    size_t raw_len;
     double fvalue;      /* scalars of float/double type: the value when
                            written as a literal with '.' or 'e'
                            ("float 2.5"); has_fvalue tells */
@@ -132,6 +145,14 @@ typedef struct atune__arg {
     char verify[ATUNE__ENTRY_MAX];
     int line;
 } atune__arg;
+
+/* Bytes of one element of buffer a: its type's size times its lanes. */
+size_t atune__arg_elem_size(const atune__arg *a);
+/* Components of one element of a: 1 but for vector types. */
+static inline size_t atune__arg_lanes(const atune__arg *a)
+{
+    return a->lanes > 1 ? (size_t)a->lanes : 1;
+}
 
 /* A launch shape: 1 to 3 expressions ("x" or "x, y" or "x, y, z"). */
 typedef struct atune__dim3 {

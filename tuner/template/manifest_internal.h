@@ -54,6 +54,12 @@ int atune__mf_parse_dim3(struct loader *ld, const atune__ini_entry *en,
  * name is checked), then reference_macros and init (once the sizes and
  * arguments are known). */
 int atune__mf_parse_ref_source(struct loader *ld);
+/* Reads file rel of the template's directory (never outside it, by "../"
+ * or a link) into *text (*len bytes); *path is its path. The caller frees
+ * both, also on failure. what names the key in messages. */
+int atune__mf_read_local(struct loader *ld, int line, const char *what,
+                         const char *rel, char **path, char **text,
+                         size_t *len);
 int atune__mf_parse_ref_extras(struct loader *ld);
 
 /* manifest_names.c */

@@ -24,13 +24,50 @@ static int inside(const char *real, const char *dir)
     return strncmp(real, rdir, n) == 0 && (real[n] == '/' || n == 1);
 }
 
+int atune__mf_read_local(struct loader *ld, int line, const char *what,
+                         const char *rel, char **path, char **text,
+                         size_t *len)
+{
+    atune__manifest *m = ld->m;
+    char real[PATH_MAX];
+    struct stat st;
+    int rc;
+
+    *path = *text = NULL;
+    if (!m->dir)
+        return atune__mf_bad(ld, line,
+                             "%s: a built-in template has no directory to "
+                             "read '%s' from",
+                             what, rel);
+    if (rel[0] == '\0' || rel[0] == '/')
+        return atune__mf_bad(ld, line,
+                             "%s '%s' must be a path relative to the "
+                             "template's directory",
+                             what, rel);
+    if (!(*path = atune__mf_path_join(m->dir, rel)))
+        return atune__mf_oom(ld);
+    if (!realpath(*path, real) || stat(real, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return atune__mf_bad(ld, line,
+                             "%s '%s': no such file in the template's "
+                             "directory",
+                             what, rel);
+    /* A link or "../" out of the directory would let a template read any
+     * file the user can: the same rule as for pre-included headers. */
+    if (!inside(real, m->dir))
+        return atune__mf_bad(ld, line,
+                             "%s '%s' lies outside the template's directory",
+                             what, rel);
+    if ((rc = atune__read_file(*path, text, len, ld->err)))
+        atune__err_prefix(ld->err, "%s:%d: %s: ", m->ini_path, line, what);
+    return rc;
+}
+
 int atune__mf_parse_ref_source(struct loader *ld)
 {
     const atune__ini_section *s = atune__ini_find(ld->ini, "template");
     const atune__ini_entry *en = atune__ini_get(s, "reference_source");
     atune__manifest *m = ld->m;
-    char real[PATH_MAX], *path;
-    struct stat st;
     size_t len = 0;
     int rc;
 
@@ -42,41 +79,10 @@ int atune__mf_parse_ref_source(struct loader *ld)
                              "the reference kernel of that file "
                              "(reference = NAME)",
                              en->value);
-    if (!m->dir)
-        return atune__mf_bad(ld, en->line,
-                             "reference_source: a built-in template has no "
-                             "directory to read '%s' from",
-                             en->value);
-    if (en->value[0] == '\0' || en->value[0] == '/')
-        return atune__mf_bad(ld, en->line,
-                             "reference_source '%s' must be a path relative "
-                             "to the template's directory",
-                             en->value);
-    if (!(path = atune__mf_path_join(m->dir, en->value)))
-        return atune__mf_oom(ld);
-    if (!realpath(path, real) || stat(real, &st) != 0 ||
-        !S_ISREG(st.st_mode)) {
-        free(path);
-        return atune__mf_bad(ld, en->line,
-                             "reference_source '%s': no such file in the "
-                             "template's directory",
-                             en->value);
-    }
-    /* A link or "../" out of the directory would let a template read any
-     * file the user can: the same rule as for pre-included headers. */
-    if (!inside(real, m->dir)) {
-        free(path);
-        return atune__mf_bad(ld, en->line,
-                             "reference_source '%s' lies outside the "
-                             "template's directory",
-                             en->value);
-    }
-    m->ref_path = path;
-    if ((rc = atune__read_file(path, &m->ref_text, &len, ld->err))) {
-        atune__err_prefix(ld->err, "%s:%d: reference_source: ", m->ini_path,
-                          en->line);
+    if ((rc = atune__mf_read_local(ld, en->line, "reference_source",
+                                   en->value, &m->ref_path, &m->ref_text,
+                                   &len)))
         return rc;
-    }
     if (strlen(m->ref_text) != len)
         return atune__mf_bad(ld, en->line,
                              "reference_source '%s' holds a NUL byte: not "

@@ -269,7 +269,7 @@ static int check_scalars(const atune__manifest *m, const atune__vars *vs,
         int64_t v;
         int rc;
 
-        if (a->role != ATUNE__SCALAR || a->has_fvalue)
+        if (a->role != ATUNE__SCALAR || a->has_fvalue || a->raw)
             continue;
         rc = atune__manifest_eval(m, a->value, a->line, vs, &v, err);
         if (rc)
@@ -487,7 +487,7 @@ int atune__fill_values(const atune__manifest *m, const atune__arg *a,
                        atune__err *err)
 {
     const atune__fill *f = &a->fill;
-    int real = a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE;
+    int real = atune__type_is_real(a->type);
     int rc;
 
     *lo = *hi = 0;
@@ -516,7 +516,7 @@ int atune__fill_values(const atune__manifest *m, const atune__arg *a,
 static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                       const atune__vars *vs, int64_t *total, atune__err *err)
 {
-    int64_t n, size = (int64_t)atune__type_size(a->type);
+    int64_t n, size = (int64_t)atune__arg_elem_size(a);
     int rc = atune__manifest_eval(m, a->count, a->line, vs, &n, err);
 
     if (rc)
@@ -540,7 +540,8 @@ static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
     if (a->role == ATUNE__INPUT || a->role == ATUNE__INOUT) {
         int64_t lo, hi;
         if (a->fill.kind == ATUNE__FILL_FILE)
-            return atune__data_load(m, a, (size_t)n, NULL, err);
+            return atune__data_load(m, a, (size_t)n * atune__arg_lanes(a),
+                                    NULL, err);
         return atune__fill_values(m, a, vs, &lo, &hi, err);
     }
     if (atune__role_compared(a->role)) {
