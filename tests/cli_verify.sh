@@ -132,5 +132,12 @@ n=$(grep -c "^cmp_half bytes=$((2 * m)) off=0 n=$m$" types.log)
 [ "$(grep -c "^cmp_float bytes=$((16 * m)) off=0 n=$((4 * m))$" types.log)" -eq "$n" ] && ok ||
     ko "types: float4 output not compared per component"
 
+# --- sort: full-width keys (bits(32)), the sorted output compared whole
+grep -q "^sort .* 0 failed" "$tmp/check.out" && ok || ko "check: sort not compiled clean"
+ATUNE_STUB_HELPER_LOG=$tmp/sort.log tune --templates "$data" --kernel sort -p p7 2>err7 >/dev/null
+[ $? -eq 0 ] && ok || { ko "sort: tune exit"; cat err7; }
+[ "$(grep -c "^fill_uint bytes=$((4 * m)) n=$m mode=3 ilo=4294967295 " sort.log)" -eq 1 ] && ok || ko "sort: keys not filled with bits(32)"
+[ "$(grep -c "^cmp_uint bytes=$((4 * m)) off=0 n=$m$" sort.log)" -ge 4 ] && ok || ko "sort: output not compared whole"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

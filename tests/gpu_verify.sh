@@ -6,7 +6,14 @@
 # their default configuration: every configuration ok, none wrong_output,
 # at both sizes. fills: every configuration ok, so every input held what
 # its fill says (the kernel checks each element; bits(32) keys set all 32
-# bits). Exits 77 without a GPU.
+# bits). sort: segments of full-width keys (bits(32)) sorted by a bitonic
+# network, every configuration ok against a rank sort at both sizes.
+# slopes: inputs made by an init kernel, a reference from another file
+# with the size as a macro, a verify kernel of its own: every
+# configuration ok (the reference checks its own launch). types: half,
+# bf16, float4, int2 and a struct by value: every configuration ok, so
+# every input and the struct held what the manifest says. Exits 77 without
+# a GPU.
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 src=${ATUNE_SOURCE_DIR:?run through ctest}
@@ -16,7 +23,7 @@ export ATUNE_CACHE_DIR=$tmp/cache
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-for k in block_sums scratch_sums fills; do
+for k in block_sums scratch_sums fills sort slopes types; do
   "$bin" --device 0 --templates "$src/tests/data/verify" --kernel "$k" \
     --strategy brute_force --profile-dir "$tmp/p" >"$tmp/$k.out" 2>"$tmp/$k.err"
   rc=$?
