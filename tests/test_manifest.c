@@ -1929,6 +1929,32 @@ static void test_reference_source(void **state)
     assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__OK);
     assert_true(m->hash != hash);
     atune__manifest_free(m);
+    /* "reference = FILE:NAME" says the same; a C++ "ns::" is no file. */
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r.cu:r_ref"},
+                                            {4, 4, "reference_block = BLOCK"}},
+                       2);
+    write_file(dir, "t.ini", ini2);
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(m->reference, "r_ref");
+    assert_string_equal(m->ref_text, "extern \"C\" __global__ void r_ref() {}\n"
+                                     "extern \"C\" __global__ void r_verify() {}//\n");
+    atune__manifest_free(m);
+    free(ini2);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r.cu:r_ref"},
+                                            {9, 9, "reference_source = r.cu"}},
+                       2);
+    write_file(dir, "t.ini", ini2);
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/t.ini:3: reference 'r.cu:r_ref' names a "
+                                    "file, and so does reference_source"));
+    free(ini2);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = ns::r_ref"}}, 1);
+    write_file(dir, "t.ini", ini2);
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "reference 'r_ref' not found in t.cu"));
+    free(ini2);
+    write_file(dir, "t.ini", ini);
     /* Names are looked up in r.cu, not in t.cu. */
     write_file(dir, "r.cu", "extern \"C\" __global__ void r_ref() {}\n");
     assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);

@@ -229,8 +229,9 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
         return rc;
     if ((en = atune__ini_get(s, "reference")) && ld->ref_code) {
         m->reference_line = en->line;
-        if ((rc = atune__mf_entry_point(ld, en->line, "reference", en->value,
-                                        m->reference)))
+        if ((rc = atune__mf_entry_point(
+                 ld, en->line, "reference",
+                 ld->ref_entry ? ld->ref_entry : en->value, m->reference)))
             return rc;
     } else if (en) {
         if ((rc = parse_entry_point(ld, s, "reference", m->reference,

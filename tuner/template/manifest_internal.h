@@ -24,6 +24,8 @@ struct loader {
                        none */
     char *ref_code;       /* the same of reference_source's file, or NULL */
     const char *ref_name; /* its name as the manifest writes it */
+    char ref_file[256];    /* "ref.cu" of "reference = ref.cu:NAME" */
+    const char *ref_entry; /* its NAME, or NULL */
     atune__err *err;
 };
 

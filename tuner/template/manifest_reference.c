@@ -63,37 +63,74 @@ int atune__mf_read_local(struct loader *ld, int line, const char *what,
     return rc;
 }
 
+/* "reference = FILE:NAME": FILE when the text before the first ':' that
+ * is not half of a "::" names a source file (.cu, .cuh, .h, .hpp). */
+static int split_ref(struct loader *ld, const char *v)
+{
+    static const char *const exts[] = {".cu", ".cuh", ".h", ".hpp"};
+    const char *c = v;
+    size_t n;
+
+    while ((c = strchr(c, ':')) && c[1] == ':')
+        c += 2;
+    if (!c || c == v || (size_t)(c - v) >= sizeof(ld->ref_file))
+        return 0;
+    n = (size_t)(c - v);
+    for (size_t i = 0; i < ARRAY_LEN(exts); i++) {
+        size_t e = strlen(exts[i]);
+        if (n > e && memcmp(v + n - e, exts[i], e) == 0) {
+            memcpy(ld->ref_file, v, n);
+            ld->ref_file[n] = '\0';
+            for (ld->ref_entry = c + 1; *ld->ref_entry == ' ';)
+                ld->ref_entry++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int atune__mf_parse_ref_source(struct loader *ld)
 {
     const atune__ini_section *s = atune__ini_find(ld->ini, "template");
     const atune__ini_entry *en = atune__ini_get(s, "reference_source");
+    const atune__ini_entry *ref = atune__ini_get(s, "reference");
     atune__manifest *m = ld->m;
+    const char *file = en ? en->value : NULL;
+    int line = en ? en->line : 0;
     size_t len = 0;
     int rc;
 
-    if (!en)
+    if (ref && split_ref(ld, ref->value)) {
+        if (en)
+            return atune__mf_bad(ld, ref->line,
+                                 "reference '%s' names a file, and so does "
+                                 "reference_source (line %d): one of them",
+                                 ref->value, en->line);
+        file = ld->ref_file;
+        line = ref->line;
+    }
+    if (!file)
         return 0;
-    if (!atune__ini_get(s, "reference"))
-        return atune__mf_bad(ld, en->line,
+    if (!ref)
+        return atune__mf_bad(ld, line,
                              "reference_source '%s' without reference: name "
                              "the reference kernel of that file "
                              "(reference = NAME)",
-                             en->value);
-    if ((rc = atune__mf_read_local(ld, en->line, "reference_source",
-                                   en->value, &m->ref_path, &m->ref_text,
-                                   &len)))
+                             file);
+    if ((rc = atune__mf_read_local(ld, line, "reference_source", file,
+                                   &m->ref_path, &m->ref_text, &len)))
         return rc;
     if (strlen(m->ref_text) != len)
-        return atune__mf_bad(ld, en->line,
+        return atune__mf_bad(ld, line,
                              "reference_source '%s' holds a NUL byte: not "
                              "CUDA source",
-                             en->value);
+                             file);
     /* The reference decides what passes: a new one marks profiles stale. */
-    m->hash = atune__fnv1a(en->value, strlen(en->value), m->hash);
+    m->hash = atune__fnv1a(file, strlen(file), m->hash);
     m->hash = atune__fnv1a(m->ref_text, len, m->hash);
     if (!(ld->ref_code = atune__mf_blank_comments(m->ref_text)))
         return atune__mf_oom(ld);
-    ld->ref_name = en->value;
+    ld->ref_name = ld->ref_entry ? ld->ref_file : en->value;
     return 0;
 }
 
