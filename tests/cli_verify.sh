@@ -105,6 +105,20 @@ grep -q '^\[slopes n=1048576\]' p4/$slug.ini && ok || ko "slopes: no profile sec
 n=$(grep -c '^slopes_verify bytes=4194304 off=0 n=1048576$' slopes.log)
 [ "$n" -ge 4 ] && ok || ko "slopes: $n verify launches, want at least 4"
 [ "$(grep -c '^cmp' slopes.log)" -eq 0 ] && ok || ko "slopes: the built-in compare ran beside verify"
+# without reference_macros the reference's n is undefined: check names
+# the reference's file; a verify kernel it lacks is the manifest's line
+mkdir -p s1 s2
+cp "$data"/slopes.ini "$data"/slopes.cu "$data"/slopes_ref.cu s1/
+cp s1/* s2/
+sed -i '/^reference_macros/d' s1/slopes.ini
+"$bin" check --templates s1 >/dev/null 2>s1.err
+rc=$?
+[ $rc -ne 0 ] && grep -q 'slopes_ref.cu' s1.err && grep -q 'identifier "n" is undefined' s1.err &&
+    ok || { ko "slopes without reference_macros: check exit $rc"; cat s1.err; }
+sed -i 's/verify = slopes_verify/verify = slopes_check/' s2/slopes.ini
+"$bin" check --templates s2 >/dev/null 2>s2.err
+[ $? -eq 65 ] && grep -q "slopes.ini:[0-9]*: verify 'slopes_check' not found in slopes_ref.cu" s2.err &&
+    ok || { ko "slopes with an unknown verify kernel: check"; cat s2.err; }
 # a verify kernel's error count makes wrong_output, with its name
 ATUNE_STUB_WRONG_BLOCK=128 "$bin" tune --templates "$data" --kernel slopes --size small \
     --strategy brute_force -p p5 2>err5 >/dev/null || { ko "slopes wrong: tune exit"; cat err5; }
