@@ -94,6 +94,8 @@ awk -F'\t' '/^control/ && $4 == "wrong_output"' pt0/$slug.journal | grep -q "out
 # reference launched with the default configuration's block (256), y
 # checked by slopes_verify instead of the built-in compare.
 grep -q "^slopes .* 0 failed" "$tmp/check.out" && ok || ko "check: slopes not compiled clean"
+grep -A1 "^slopes " "$tmp/check.out" | grep -q "verified against: slopes_ref of slopes_ref.cu" &&
+    ok || ko "check: slopes' reference file not named"
 ATUNE_STUB_HELPER_LOG=$tmp/slopes.log tune --templates "$data" --kernel slopes -p p4 2>err4 >/dev/null
 [ $? -eq 0 ] && ok || { ko "slopes: tune exit"; cat err4; }
 grep -q '^\[slopes n=1048576\]' p4/$slug.ini && ok || ko "slopes: no profile section"

@@ -363,7 +363,9 @@ void atune__reference_str(const atune__manifest *m, char *buf, size_t len)
     char cfg[512];
 
     if (!m->ref_is_default) {
-        snprintf(buf, len, "%s", m->reference);
+        const char *file = m->ref_path ? strrchr(m->ref_path, '/') : NULL;
+        snprintf(buf, len, "%s%s%s", m->reference, m->ref_path ? " of " : "",
+                 m->ref_path ? (file ? file + 1 : m->ref_path) : "");
         return;
     }
     atune__space_config(m, 0, &c);
