@@ -397,6 +397,9 @@ static int run_reference(atune__problem *p, atune__err *err)
     if (!rc && m->ref_is_default)
         rc = atune__manifest_eval(m, m->shared, m->shared_line, &vs, &shared,
                                   err);
+    else if (!rc && m->ref_shared)
+        rc = atune__manifest_eval(m, m->ref_shared, m->ref_shared_line, &vs,
+                                  &shared, err);
     /* Above 48 KB of dynamic shared memory a kernel must opt in. */
     if (!rc && shared > 48 * 1024)
         rc = atune__cucheck(

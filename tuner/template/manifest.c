@@ -31,7 +31,7 @@ static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
     "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros",
     "not_macros", "compiler", "reference_source", "reference_macros", "init",
-    "init_block", "init_grid"};
+    "init_block", "init_grid", "reference_shared"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* The entry key of section s, or a "missing key" failure. */
@@ -538,6 +538,7 @@ void atune__manifest_free(atune__manifest *m)
         free(m->nvrtc_opts[i]);
     free_dim3(&m->ref_block);
     free_dim3(&m->ref_grid);
+    atune__expr_free(m->ref_shared);
     free_dim3(&m->init_block);
     free_dim3(&m->init_grid);
     free(m->ref_path);

@@ -198,6 +198,11 @@ typedef struct atune__manifest {
     char reference[ATUNE__ENTRY_MAX];
     int kernel_line, reference_line;
     atune__dim3 ref_block, ref_grid;
+    /* reference_shared = EXPR: the reference's dynamic shared memory
+     * (parameters at their defaults); NULL: 0, or [launch]'s shared for a
+     * kernel that is its own reference. */
+    atune__expr *ref_shared;
+    int ref_shared_line;
     /* reference_source = FILE: the reference (and init and verify
      * kernels) live in this file of the template's directory, not in the
      * .cu; NULL when absent. ref_path is for messages and NVRTC. */

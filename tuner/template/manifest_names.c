@@ -271,6 +271,8 @@ int atune__mf_check_names(struct loader *ld)
         (rc = check_dim3(ld, &m->ref_grid, "reference_grid", NULL)) ||
         (rc = check_dim3(ld, &m->init_block, "init_block", NULL)) ||
         (rc = check_dim3(ld, &m->init_grid, "init_grid", NULL)) ||
+        (rc = check_expr(ld, m->ref_shared, m->ref_shared_line,
+                         "reference_shared", NULL)) ||
         (rc = check_expr(ld, m->work, m->work_line, "work",
                          "the runner computes it once per size, and every "
                          "configuration's metric divides the same work")))

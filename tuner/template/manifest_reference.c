@@ -234,6 +234,17 @@ int atune__mf_parse_ref_extras(struct loader *ld)
 
     if (en && (rc = parse_ref_macros(ld, en)))
         return rc;
+    if ((en = atune__ini_get(s, "reference_shared"))) {
+        if (ld->m->ref_is_default)
+            return atune__mf_bad(ld, en->line,
+                                 "reference_shared without reference: the "
+                                 "kernel as its own reference is launched "
+                                 "with [launch]'s shared");
+        ld->m->ref_shared_line = en->line;
+        if ((rc = atune__mf_parse_expr(ld, en->line, en->value,
+                                       &ld->m->ref_shared)))
+            return rc;
+    }
     if ((rc = parse_init(ld, s)))
         return rc;
     return check_verify(ld);

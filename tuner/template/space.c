@@ -424,14 +424,22 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
         if (atune__config_vars(m, &c, &vs) != 0)
             return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
                                m->ini_path);
+        if (m->ref_shared &&
+            (rc = atune__manifest_eval(m, m->ref_shared, m->ref_shared_line,
+                                       &vs, &l.shared, err)))
+            return rc;
     }
     if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
         (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
         return rc;
     if (!check_limits(&l, dev, reason, sizeof(reason), &part))
-        return atune__fail(
-            err, ATUNE__EDATA, "%s:%d: reference launch: %s", m->ini_path,
-            part == PART_GRID ? m->ref_grid.line : m->ref_block.line, reason);
+        return atune__fail(err, ATUNE__EDATA, "%s:%d: reference launch: %s",
+                           m->ini_path,
+                           part == PART_GRID ? m->ref_grid.line
+                           : part == PART_SHARED && m->ref_shared
+                               ? m->ref_shared_line
+                               : m->ref_block.line,
+                           reason);
     if (!m->init[0])
         return 0;
     l.shared = 0;
