@@ -49,6 +49,7 @@ stencil||0|parameters: macros (-D): block_size_x, block_size_y|modules: 21 for 2
 matrixMul_kernel||0|parameters: name expression: BS|modules: 2 for 2 configurations
 coalescing||1|parameters: launch only: BLOCK|modules: 1 for 6 configurations
 layernorm_forward|--budget 6|1|parameters: name expression: VERSION; launch only: BLOCK|modules: 4 for 6 configurations
+layernorm_v2||1|parameters: launch only: BLOCK, BLOCK2|modules: 1 for 30 configurations
 reduction_kernel|--budget 2|1|parameters: name expression: K, THREADS|modules: 2 for 2 configurations
 LIST
 

@@ -443,9 +443,15 @@ if has verify; then
   # same with a scratch buffer, a kernel that checks every fill, a sort of
   # full-width keys, an init kernel and a verify kernel (slopes), and half,
   # bf16, vector and struct arguments (types).
+  # Launch sequences (issue 33): two tuned as one unit (gpu_verify.sh),
+  # and libatune_jit launching one, its total checked on the host.
   say "verification options: tests/gpu_verify.sh"
   ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
     bash "$root/tests/gpu_verify.sh" 2>&1 | tee "$OUT/verify.txt" | tee -a "$log" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  say "libatune_jit launches a sequence: gpu_appjit test_sequence_launch"
+  ATUNE_SOURCE_DIR="$root" ATUNE_TEST_FILTER=test_sequence_launch \
+    "$build/tests/gpu_appjit" 2>&1 | tee -a "$OUT/verify.txt" | tee -a "$log" | tail -12
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 say "done, status $status"

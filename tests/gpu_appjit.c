@@ -379,6 +379,91 @@ static void test_matmul_sizes_from_args(void **state)
 }
 
 /* A thread without a current context is told so. */
+/* A launch sequence through libatune_jit (issue 33): two_pass_sum's
+ * partial_sums then merge_sums, launched by one atune_jit_run or
+ * atune_jit_launch, at three configurations and two sizes; the total must
+ * be the host's sum of the input. */
+static void test_sequence_launch(void **state)
+{
+    static const char *const configs[] = {
+        NULL, /* the defaults */
+        "BLOCK = 512\nPARTS = 1024\nMERGE = 64\n",
+        "BLOCK = 128\nPARTS = 128\nMERGE = 256\n",
+    };
+    static const long sizes[] = {1000003, 4096};
+    const atune_jit_type types[] = {ATUNE_JIT_PTR, ATUNE_JIT_PTR,
+                                    ATUNE_JIT_PTR, ATUNE_JIT_LONG,
+                                    ATUNE_JIT_INT};
+    char dir[4200];
+    atune_jit *j = NULL;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/tests/data/sequence", source_dir());
+    if (atune_jit_open(dir, "two_pass_sum", &j) != ATUNE_OK ||
+        atune_jit_declare_args(j, types, 5) != ATUNE_OK)
+        fail_msg("%s", atune_jit_errmsg(j));
+    for (size_t ci = 0; ci < sizeof(configs) / sizeof(configs[0]); ci++) {
+        for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+            long n = sizes[si];
+            size_t bytes = (size_t)n * sizeof(int);
+            int *in = malloc(bytes);
+            long want = 0, total = 0;
+            CUdeviceptr din, dpart, dtotal;
+            atune_profile *p = NULL;
+            const atune_config *c = NULL;
+            atune_jit_kernel *k;
+            char text[1024], size[64], cfg[256];
+            int parts;
+            void *args[] = {&din, &dpart, &dtotal, &n, &parts};
+            uint32_t x = 777u + (uint32_t)n;
+
+            assert_non_null(in);
+            for (long i = 0; i < n; i++) {
+                x = x * 1664525u + 1013904223u;
+                in[i] = (int)(x >> 8) - (1 << 23);
+                want += in[i];
+            }
+            snprintf(size, sizeof(size), "n=%ld", n);
+            if (configs[ci]) {
+                snprintf(text, sizeof(text),
+                         "[device]\nformat = 1\nname = x\nslug = x\n"
+                         "cc = 90\nsm_count = 132\n"
+                         "[two_pass_sum %s]\n%stime_ns = 1\n",
+                         size, configs[ci]);
+                if (atune_profile_open_string("seq.ini", text, strlen(text),
+                                              &p) != ATUNE_OK ||
+                    atune_profile_lookup(p, "two_pass_sum", size, &c) !=
+                        ATUNE_OK)
+                    fail_msg("profile: %s", atune_profile_errmsg(p));
+            }
+            k = build(j, c);
+            atune_jit_kernel_config(k, cfg, sizeof(cfg));
+            parts = (int)atune_config_get(c, "PARTS", 64);
+            CHECK_CU(cu->cuMemAlloc(&din, bytes));
+            CHECK_CU(cu->cuMemAlloc(&dpart, 1024 * sizeof(long)));
+            CHECK_CU(cu->cuMemAlloc(&dtotal, sizeof(long)));
+            CHECK_CU(cu->cuMemcpyHtoD(din, in, bytes));
+            CHECK_CU(cu->cuMemsetD8Async(dtotal, 0xA5, sizeof(long), stream));
+            if ((si ? atune_jit_launch(k, size, args, stream)
+                    : atune_jit_run(k, args, stream)) != ATUNE_OK)
+                fail_msg("%s at %s: %s", cfg, size, atune_jit_errmsg(j));
+            CHECK_CU(cu->cuStreamSynchronize(stream));
+            CHECK_CU(cu->cuMemcpyDtoH(&total, dtotal, sizeof(long)));
+            printf("two_pass_sum %s at %s: total %ld, host %ld\n", cfg, size,
+                   total, want);
+            if (total != want)
+                fail_msg("%s at %s: total %ld, expected %ld", cfg, size,
+                         total, want);
+            CHECK_CU(cu->cuMemFree(din));
+            CHECK_CU(cu->cuMemFree(dpart));
+            CHECK_CU(cu->cuMemFree(dtotal));
+            atune_profile_close(p);
+            free(in);
+        }
+    }
+    atune_jit_close(j);
+}
+
 static void *build_elsewhere(void *arg)
 {
     atune_jit_kernel *k = NULL;
@@ -441,11 +526,16 @@ int main(void)
         cmocka_unit_test(test_refused_launches),
         cmocka_unit_test(test_matmul_sizes_from_args),
         cmocka_unit_test(test_no_current_context),
+        cmocka_unit_test(test_sequence_launch),
     };
+    /* tests/gpu.sh STEPS=verify runs test_sequence_launch alone. */
+    const char *only = getenv("ATUNE_TEST_FILTER");
     int rc = open_gpu();
 
     if (rc)
         return rc;
+    if (only && *only)
+        cmocka_set_test_filter(only);
     rc = cmocka_run_group_tests_name("gpu_appjit", tests, NULL, NULL);
     cu->cuStreamDestroy(stream);
     cu->cuDevicePrimaryCtxRelease(dev);

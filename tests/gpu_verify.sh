@@ -12,8 +12,15 @@
 # with the size as a macro, a verify kernel of its own: every
 # configuration ok (the reference checks its own launch). types: half,
 # bf16, float4, int2 and a struct by value: every configuration ok, so
-# every input and the struct held what the manifest says. Exits 77 without
-# a GPU.
+# every input and the struct held what the manifest says.
+# Launch sequences (issue 33): tests/data/sequence/two_pass_sum (a
+# partial sum per block into a scratch buffer, then a merge kernel), the
+# same checked against a reference sequence (two_pass_ref), and
+# tests/data/published/layernorm_v2 (llm.c's layernorm version 2 as
+# published: mean_kernel, rstd_kernel, normalization_kernel, against its
+# version 1 kernel) tune as one unit, every configuration verified ok at
+# every size; printed per size: configurations evaluated, how many ok,
+# the default's and the best time. Exits 77 without a GPU.
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 src=${ATUNE_SOURCE_DIR:?run through ctest}
@@ -23,8 +30,9 @@ export ATUNE_CACHE_DIR=$tmp/cache
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-for k in block_sums scratch_sums fills sort slopes types; do
-  "$bin" --device 0 --templates "$src/tests/data/verify" --kernel "$k" \
+# template|its directory under tests/data|valid configurations per size
+while IFS='|' read -r k d want; do
+  "$bin" --device 0 --templates "$src/tests/data/$d" --kernel "$k" \
     --strategy brute_force --profile-dir "$tmp/p" >"$tmp/$k.out" 2>"$tmp/$k.err"
   rc=$?
   if [ $rc -eq 69 ]; then echo "skipped: $(tail -1 "$tmp/$k.err")"; exit 77; fi
@@ -42,7 +50,35 @@ for k in block_sums scratch_sums fills sort slopes types; do
   [ "$n_ok" -gt 1 ] && [ "$n_ok" -eq "$n_all" ] ||
     fail "$k: $n_ok of $n_all configurations verified ok"
   grep -h "best" "$tmp/$k.err" | tail -2 | sed 's/^/  /'
-done
+  [ -n "$want" ] || continue
+  # Per size: evaluated, ok, the default configuration's and the best
+  # median time (journal columns: size 2, configuration 3, status 4,
+  # time_ns 5).
+  awk -F'\t' -v k="$k" -v want="$want" '
+    !/^#/ && $1 == k && $10 != "final" {
+      n[$2]++; if ($4 == "ok") { ok[$2]++
+        if (!($2 in best) || $5 < best[$2]) { best[$2] = $5; cfg[$2] = $3 } }
+      if (!($2 in dflt)) dflt[$2] = $5 }
+    END {
+      for (s in n) {
+        printf "%s %s: %d configurations evaluated, %d ok, default %.1f us, best %.1f us (%s)\n",
+          k, s, n[s], ok[s], dflt[s] / 1000, best[s] / 1000, cfg[s]
+        if (n[s] != want || ok[s] != want) bad++
+      }
+      exit (bad > 0) }' "$journal" | tee "$tmp/$k.sum"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || fail "$k: not $want configurations ok at every size"
+  [ "$(wc -l <"$tmp/$k.sum")" -eq 2 ] || fail "$k: not two sizes tuned"
+done <<'LIST'
+block_sums|verify|
+scratch_sums|verify|
+fills|verify|
+sort|verify|
+slopes|verify|
+types|verify|
+two_pass_sum|sequence|27
+two_pass_ref|sequence|27
+layernorm_forward|published/layernorm_v2|30
+LIST
 
 [ $fails -eq 0 ] && echo "gpu_verify: all passed" || echo "gpu_verify: $fails failed"
 [ $fails -eq 0 ]

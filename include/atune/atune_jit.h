@@ -345,7 +345,8 @@ ATUNE_API const char *atune_jit_record_errmsg(void);
 ATUNE_API int atune_jit_build(atune_jit *j, const atune_config *c,
                               atune_jit_kernel **out);
 
-/* The kernel's entry point and its module (NULL for NULL). A template
+/* The kernel's entry point (a launch sequence's first kernel) and its
+ * module (NULL for NULL). A template
  * with [constants] expects the application to fill those __constant__
  * symbols (cuModuleGetGlobal on the module) before launching. */
 ATUNE_API CUfunction atune_jit_kernel_function(const atune_jit_kernel *k);
@@ -369,6 +370,9 @@ ATUNE_API int atune_jit_kernel_shape(atune_jit_kernel *k, const char *size,
 /* Launches k on stream (NULL: the context's default stream) with args,
  * an array of pointers to the kernel's arguments in [args] order, as
  * cuLaunchKernel takes them, from a thread where k's context is current.
+ * A launch sequence ([launch.NAME] sections, docs/manifest.md) launches
+ * each of its kernels in order on stream, each with the [args] entries
+ * its section names; all are checked before the first is queued.
  * The size is read from the arguments that [args] ties to the size
  * variables (a scalar whose value is the variable: "n = long n"), so
  * the launch always covers what the kernel reads. Needs the argument

@@ -32,6 +32,15 @@
  *                            of a template's own helpers: "NAME_ref grid=G
  *                            block=B", "NAME_init grid=G block=B",
  *                            "NAME_verify bytes=B off=O n=N" as cmp_TYPE
+ *   ATUNE_STUB_LAUNCH_LOG=FILE appends a line per launch of any kernel but
+ *                            fill_* and cmp_* (a template's *_ref, *_init
+ *                            and *_verify are in both logs): "NAME
+ *                            grid=X,Y,Z block=X,Y,Z shared=S
+ *                            args=A,...": the arguments up to the first
+ *                            NULL entry (autotune and libatune_jit end
+ *                            each launch's list with one), each read as 8
+ *                            bytes: a device address in hex (0x...), else
+ *                            the low 32 bits as a signed number
  * Planted faults, for launches of a tuned kernel (not *_ref, fill_*, cmp_*)
  * with the given block.x, or "BX,GX": block.x and grid.x:
  *   ATUNE_STUB_ERROR_BLOCK   the launch fails (CUDA_ERROR_INVALID_VALUE)
@@ -417,6 +426,29 @@ static void log_helper(CUfunction f, void **args, unsigned gx, unsigned bx)
     fclose(fp);
 }
 
+static void log_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                       void **args)
+{
+    const char *log = getenv("ATUNE_STUB_LAUNCH_LOG");
+    FILE *fp;
+
+    if (!log || !*log || !(fp = fopen(log, "a")))
+        return;
+    fprintf(fp, "%s grid=%u,%u,%u block=%u,%u,%u shared=%u args=", f->name, gx,
+            gy, gz, bx, by, bz, shared);
+    for (int i = 0; args && i < 32 && args[i]; i++) {
+        uint64_t v;
+        memcpy(&v, args[i], sizeof(v));
+        if (v >= FAKE_BASE || (v && allocation_at((uintptr_t)v)))
+            fprintf(fp, "%s0x%llx", i ? "," : "", (unsigned long long)v);
+        else
+            fprintf(fp, "%s%d", i ? "," : "", (int)(int32_t)(uint32_t)v);
+    }
+    fputc('\n', fp);
+    fclose(fp);
+}
+
 static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
                                  unsigned gz, unsigned bx, unsigned by,
                                  unsigned bz, unsigned shared, CUstream s,
@@ -451,6 +483,8 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
         }
         st.wrong = 0;
     }
+    if (strncmp(f->name, "cmp_", 4) != 0 && strncmp(f->name, "fill_", 5) != 0)
+        log_launch(f, gx, gy, gz, bx, by, bz, shared, args);
     if (strncmp(f->name, "cmp_", 4) == 0 && st.wrong) {
         /* cmp_*(out, ref, n, res): one mismatch at index 0 */
         CUdeviceptr res = *(CUdeviceptr *)args[3];

@@ -420,7 +420,8 @@ static atune_jit_kernel *find_kernel(const atune_jit *j,
 /* NVRTC (through the disk cache) for k's device, then the module. */
 static int compile_load(atune_jit *j, atune_jit_kernel *k)
 {
-    const char *names[] = {j->m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(j->m, names);
     const atune__cudrv *cu = j->cu;
     atune__cubin cubin;
     atune__err err = {0};
@@ -435,7 +436,7 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
                                j->m->name, atune__jit_version() / 1000,
                                atune__jit_version() % 1000 / 10, arch);
     atune__jit_default_cache(j);
-    rc = atune__jit_compile_cached(j->cache, j->m, &k->cfg, arch, names, 1,
+    rc = atune__jit_compile_cached(j->cache, j->m, &k->cfg, arch, names, nnames,
                                    &cubin, &k->cached, &err);
     if (rc)
         return atune__jit_fail(
@@ -450,16 +451,21 @@ static int compile_load(atune_jit *j, atune_jit_kernel *k)
         atune__cubin_free(&cubin);
         return atune__jit_cuda_fail(j, &k->cfg, "cuModuleLoadData", r);
     }
-    /* sym[0] is the kernel's symbol: its C++ name lowered by NVRTC. */
-    r = cu->cuModuleGetFunction(&k->fn, k->mod, cubin.sym[0]);
+    /* sym[i] is step i's symbol: its C++ name lowered by NVRTC. */
+    for (int i = 0; i < nnames; i++) {
+        r = cu->cuModuleGetFunction(&k->fn[i], k->mod, cubin.sym[i]);
+        if (r ||
+            (r = cu->cuFuncGetAttribute(&k->max_threads[i],
+                                        CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                        k->fn[i])) ||
+            (r = cu->cuFuncGetAttribute(&k->static_shared[i],
+                                        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                        k->fn[i]))) {
+            atune__cubin_free(&cubin);
+            return atune__jit_cuda_fail(j, &k->cfg, j->m->steps[i].kernel, r);
+        }
+    }
     atune__cubin_free(&cubin);
-    if (r ||
-        (r = cu->cuFuncGetAttribute(&k->max_threads,
-                                    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                    k->fn)) ||
-        (r = cu->cuFuncGetAttribute(
-             &k->static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn)))
-        return atune__jit_cuda_fail(j, &k->cfg, j->m->kernel, r);
     return ATUNE_OK;
 }
 
@@ -523,7 +529,7 @@ int atune_jit_build(atune_jit *j, const atune_config *c, atune_jit_kernel **out)
 
 CUfunction atune_jit_kernel_function(const atune_jit_kernel *k)
 {
-    return k ? k->fn : NULL;
+    return k ? k->fn[0] : NULL;
 }
 
 CUmodule atune_jit_kernel_module(const atune_jit_kernel *k)

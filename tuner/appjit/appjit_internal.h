@@ -13,11 +13,12 @@
 
 #define ATUNE__LAUNCH_CACHE 8 /* launch shapes kept per kernel, by size */
 
-/* One size's launch, computed and checked once. */
+/* One size's launches (one per step of the template), computed and
+ * checked once. */
 typedef struct atune__jit_shape {
     int used;
     int64_t size[ATUNE__MAX_SIZE_VARS];
-    atune__launch l;
+    atune__launch l[ATUNE__MAX_STEPS];
 } atune__jit_shape;
 
 struct atune_jit_kernel {
@@ -25,11 +26,12 @@ struct atune_jit_kernel {
     atune__config cfg;
     CUcontext ctx;
     CUmodule mod;
-    CUfunction fn;
+    /* Per step of the template (m->nsteps), in launch order. */
+    CUfunction fn[ATUNE__MAX_STEPS];
     atune__devattr attr;
-    int max_threads;      /* what the function's registers allow */
-    int static_shared;    /* bytes */
-    int64_t shared_optin; /* dynamic shared memory opted in so far */
+    int max_threads[ATUNE__MAX_STEPS]; /* what the function's registers allow */
+    int static_shared[ATUNE__MAX_STEPS]; /* bytes */
+    int64_t shared_optin[ATUNE__MAX_STEPS]; /* dynamic shared memory opted in */
     int cached;
     /* Launch shapes by size: a launch at a size seen before costs a few
      * compares, no parsing and no expression. */
@@ -83,10 +85,15 @@ int atune__jit_check_values(atune_jit *j, const atune__config *cfg);
 int atune__jit_size_values(atune_jit *j, const char *size, int64_t *out);
 
 /* The launch of cfg at size (values in the template's order) on a device
- * with attributes a: ATUNE_ELAUNCH with the reason when it cannot run. */
+ * with attributes a: ATUNE_ELAUNCH with the reason when it cannot run
+ * (any step of a launch sequence). l gets the first step's launch; all,
+ * when non-NULL, every step's (m->nsteps). */
 int atune__jit_shape_of(atune_jit *j, const atune__config *cfg,
                         const atune__devattr *a, const int64_t *size,
                         atune__launch *l);
+int atune__jit_shapes_of(atune_jit *j, const atune__config *cfg,
+                         const atune__devattr *a, const int64_t *size,
+                         atune__launch *all);
 
 void atune__jit_attr_from_public(const atune_jit_attr *p, atune__devattr *a);
 

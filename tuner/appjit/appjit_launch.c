@@ -310,6 +310,18 @@ int atune__jit_shape_of(atune_jit *j, const atune__config *cfg,
                         const atune__devattr *a, const int64_t *size,
                         atune__launch *l)
 {
+    atune__launch all[ATUNE__MAX_STEPS];
+    int rc = atune__jit_shapes_of(j, cfg, a, size, all);
+
+    if (rc == ATUNE_OK)
+        *l = all[0];
+    return rc;
+}
+
+int atune__jit_shapes_of(atune_jit *j, const atune__config *cfg,
+                         const atune__devattr *a, const int64_t *size,
+                         atune__launch *all)
+{
     atune__vars vs;
     atune__err err = {0};
     char reason[256], cfgs[512], label[256];
@@ -326,7 +338,8 @@ int atune__jit_shape_of(atune_jit *j, const atune__config *cfg,
                                "bad size '%s': too many "
                                "variables",
                                label);
-    rc = atune__space_check(j->m, cfg, &vs, a, l, reason, sizeof(reason), &err);
+    rc = atune__space_launches(j->m, cfg, &vs, a, all, reason, sizeof(reason),
+                               &err);
     if (rc == 1)
         return ATUNE_OK;
     atune__config_str(j->m, cfg, cfgs, sizeof(cfgs));
@@ -406,9 +419,10 @@ int atune_jit_shape_args(atune_jit *j, const atune_config *c,
     return shape_public(j, c, attr, v, out);
 }
 
-/* The launch of k at size, checked against the compiled function too;
- * computed once per size (ATUNE__LAUNCH_CACHE sizes kept, the oldest
- * replaced). Only valid shapes are kept: a failure is checked anew. */
+/* The launches of k at size (one per step), checked against the compiled
+ * functions too; computed once per size (ATUNE__LAUNCH_CACHE sizes kept,
+ * the oldest replaced). Only valid shapes are kept: a failure is checked
+ * anew. */
 static int kernel_launch_shape(atune_jit_kernel *k, const int64_t *size,
                                const atune__launch **out)
 {
@@ -422,35 +436,44 @@ static int kernel_launch_shape(atune_jit_kernel *k, const int64_t *size,
     for (int i = 0; i < ATUNE__LAUNCH_CACHE; i++) {
         s = &k->shapes[i];
         if (s->used && memcmp(s->size, size, bytes) == 0) {
-            *out = &s->l;
+            *out = s->l;
             return ATUNE_OK;
         }
     }
     s = &k->shapes[k->shape_next];
     s->used = 0;
-    if ((rc = atune__jit_shape_of(j, &k->cfg, &k->attr, size, &s->l)) != 0)
+    if ((rc = atune__jit_shapes_of(j, &k->cfg, &k->attr, size, s->l)) != 0)
         return rc;
     atune__config_str(j->m, &k->cfg, cfgs, sizeof(cfgs));
     size_label(j, size, label, sizeof(label));
-    threads = s->l.block[0] * s->l.block[1] * s->l.block[2];
-    if (threads > k->max_threads)
-        return atune__jit_fail(j, ATUNE_ELAUNCH,
-                               "%s: %s at %s: block of %" PRId64
-                               " threads exceeds the %d that the kernel's "
-                               "registers allow",
-                               j->m->ini_path, cfgs, label, threads,
-                               k->max_threads);
-    if (s->l.shared + k->static_shared > k->attr.max_shared_per_block)
-        return atune__jit_fail(j, ATUNE_ELAUNCH,
-                               "%s: %s at %s: %" PRId64 " bytes of shared "
-                               "memory exceed %" PRId64,
-                               j->m->ini_path, cfgs, label,
-                               s->l.shared + k->static_shared,
-                               k->attr.max_shared_per_block);
+    for (int i = 0; i < j->m->nsteps; i++) {
+        const atune__launch *l = &s->l[i];
+        threads = l->block[0] * l->block[1] * l->block[2];
+        if (threads > k->max_threads[i])
+            return atune__jit_fail(j, ATUNE_ELAUNCH,
+                                   "%s: %s at %s: %s '%s': block of %" PRId64
+                                   " threads exceeds the %d that the "
+                                   "kernel's registers allow",
+                                   j->m->ini_path, cfgs, label,
+                                   j->m->sequence ? "launch" : "kernel",
+                                   j->m->sequence ? j->m->steps[i].name
+                                                  : j->m->kernel,
+                                   threads, k->max_threads[i]);
+        if (l->shared + k->static_shared[i] > k->attr.max_shared_per_block)
+            return atune__jit_fail(j, ATUNE_ELAUNCH,
+                                   "%s: %s at %s: %s '%s': %" PRId64
+                                   " bytes of shared memory exceed %" PRId64,
+                                   j->m->ini_path, cfgs, label,
+                                   j->m->sequence ? "launch" : "kernel",
+                                   j->m->sequence ? j->m->steps[i].name
+                                                  : j->m->kernel,
+                                   l->shared + k->static_shared[i],
+                                   k->attr.max_shared_per_block);
+    }
     memcpy(s->size, size, bytes);
     s->used = 1;
     k->shape_next = (k->shape_next + 1) % ATUNE__LAUNCH_CACHE;
-    *out = &s->l;
+    *out = s->l;
     return ATUNE_OK;
 }
 
@@ -478,26 +501,41 @@ static int launch_at(atune_jit_kernel *k, const int64_t *size, void **args,
 {
     atune_jit *j = k->j;
     const atune__cudrv *cu = j->cu;
-    const atune__launch *l;
+    const atune__launch *all;
     CUresult r;
     int rc;
 
-    if ((rc = kernel_launch_shape(k, size, &l)) != 0)
+    /* Every launch is checked before the first is queued: a sequence
+     * never runs half. */
+    if ((rc = kernel_launch_shape(k, size, &all)) != 0)
         return rc;
-    if (l->shared > OPTIN_SHARED && l->shared > k->shared_optin) {
-        r = cu->cuFuncSetAttribute(
-            k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            (int)l->shared);
+    for (int i = 0; i < j->m->nsteps; i++) {
+        const atune__step *st = &j->m->steps[i];
+        const atune__launch *l = &all[i];
+        void *sargs[ATUNE__MAX_ARGS + 1];
+        for (int a = 0; a < st->nargs; a++)
+            sargs[a] = args ? args[st->arg[a]] : NULL;
+        sargs[st->nargs] = NULL;
+        if (l->shared > OPTIN_SHARED && l->shared > k->shared_optin[i]) {
+            r = cu->cuFuncSetAttribute(
+                k->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                (int)l->shared);
+            if (r != CUDA_SUCCESS)
+                return atune__jit_cuda_fail(j, &k->cfg, "cuFuncSetAttribute",
+                                            r);
+            k->shared_optin[i] = l->shared;
+        }
+        r = cu->cuLaunchKernel(k->fn[i], (unsigned)l->grid[0],
+                               (unsigned)l->grid[1], (unsigned)l->grid[2],
+                               (unsigned)l->block[0], (unsigned)l->block[1],
+                               (unsigned)l->block[2], (unsigned)l->shared,
+                               stream, st->nargs ? sargs : NULL, NULL);
         if (r != CUDA_SUCCESS)
-            return atune__jit_cuda_fail(j, &k->cfg, "cuFuncSetAttribute", r);
-        k->shared_optin = l->shared;
+            return atune__jit_cuda_fail(j, &k->cfg,
+                                        j->m->sequence ? st->kernel
+                                                       : "cuLaunchKernel",
+                                        r);
     }
-    r = cu->cuLaunchKernel(k->fn, (unsigned)l->grid[0], (unsigned)l->grid[1],
-                           (unsigned)l->grid[2], (unsigned)l->block[0],
-                           (unsigned)l->block[1], (unsigned)l->block[2],
-                           (unsigned)l->shared, stream, args, NULL);
-    if (r != CUDA_SUCCESS)
-        return atune__jit_cuda_fail(j, &k->cfg, "cuLaunchKernel", r);
     return ATUNE_OK;
 }
 

@@ -93,13 +93,14 @@ static void learned_free(atune_jit *j)
 static void *compile_worker(void *arg)
 {
     fu_run *r = arg;
-    const char *names[] = {r->j->m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(r->j->m, names);
     int i;
 
     while ((i = atomic_fetch_add(&r->next_compile, 1)) < r->n) {
         cand *c = &r->c[i];
         c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &c->cfg,
-                                           r->arch, names, 1, &c->cubin,
+                                           r->arch, names, nnames, &c->cubin,
                                            &c->hit, &c->cerr);
         c->compiled = 1;
     }
@@ -173,7 +174,8 @@ static int evaluate(fu_run *r, const atune__config *cfg, cand *c,
                     atune__result *res, atune__err *err)
 {
     atune_jit *j = r->j;
-    const char *names[] = {j->m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(j->m, names);
     const atune__devinfo *in = atune__device_info(r->d);
     atune__cubin cubin;
     atune__kernel *k = NULL;
@@ -190,7 +192,7 @@ static int evaluate(fu_run *r, const atune__config *cfg, cand *c,
             *err = c->cerr;
     } else {
         rc = atune__jit_compile_cached(j->cache, j->m, cfg, in->arch, names,
-                                       1, &cubin, &hit, err);
+                                       nnames, &cubin, &hit, err);
     }
     if (rc == ATUNE__EDATA) {
         res->status = ATUNE__ST_COMPILE_ERROR;

@@ -391,10 +391,12 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                      atune__cache *cache, atune__procs *procs, atune__json *j,
                      int64_t *failed)
 {
-    const char *names[] = {m->kernel, m->reference};
-    /* A kernel that is its own reference is one name to resolve; a
-     * reference with a module of its own compiles apart (check_refmod). */
-    int nnames = m->ref_is_default || atune__refmod_needed(m) ? 1 : 2;
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    /* Every step's kernel, and the reference when it is a kernel of its
+     * own: all resolved in one module; a reference with a module of its
+     * own compiles apart (check_refmod). */
+    int nnames = atune__refmod_needed(m) ? atune__manifest_kernels(m, names)
+                                         : atune__manifest_entries(m, names);
     char ref[800];
     atune__valid_set valid = {0};
     const int64_t *index = NULL;

@@ -112,7 +112,10 @@ int atune__cmd_header(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     if ((rc = atune__templates_load(dir, kernel, &t, &err)) != 0)
         return atune__cli_error(rc, "%s", err.msg);
-    if (!out) {
+    if (t.m[0]->sequence) {
+        /* Refused before -o is touched: nothing half written. */
+        rc = write_to(NULL, t.m[0]);
+    } else if (!out) {
         rc = write_to(stdout, t.m[0]);
         if (!rc && fflush(stdout) != 0)
             rc = atune__cli_error(ATUNE__EIO, "cannot write the header");

@@ -30,6 +30,13 @@ static void list_text(const atune__manifest *m, const int64_t *valid)
     atune__reference_str(m, ref, sizeof(ref));
     printf("%s  (%s, reference %s, %s)\n", m->name, m->kernel, m->reference,
            m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
+    if (m->sequence) {
+        printf("  launches:");
+        for (int i = 0; i < m->nsteps; i++)
+            printf("%s %s (%s)", i ? "," : "", m->steps[i].name,
+                   m->steps[i].kernel);
+        printf("\n");
+    }
     printf("  verified against: %s\n", ref);
     int width = 12;
 
@@ -85,6 +92,15 @@ static void list_json(atune__json *j, const atune__manifest *m,
     atune__json_str(j, "kernel", m->kernel);
     atune__json_str(j, "reference", m->reference);
     atune__json_bool(j, "reference_is_default", m->ref_is_default);
+    /* One per launch of an evaluation: [launch] is one without a name. */
+    atune__json_array(j, "launches");
+    for (int i = 0; i < m->nsteps; i++) {
+        atune__json_object(j, NULL);
+        atune__json_str(j, "name", m->steps[i].name);
+        atune__json_str(j, "kernel", m->steps[i].kernel);
+        atune__json_end(j);
+    }
+    atune__json_end(j);
     atune__json_str(j, "verified_against", ref);
     atune__json_str(j, "metric", m->metric == ATUNE__GBS ? "GB/s" : "GFLOP/s");
     snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)m->hash);

@@ -544,6 +544,14 @@ int atune__header_write(FILE *f, const atune__manifest *m, atune__err *err)
     char t[ATUNE__NAME_MAX], T[ATUNE__NAME_MAX];
     int rc;
 
+    /* The header's launch function computes one launch. */
+    if (m->sequence)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: '%s' is a launch sequence of %d kernels; "
+                           "autotune header writes the launch of one kernel "
+                           "(libatune_jit launches a sequence: "
+                           "atune_jit_launch)",
+                           m->ini_path, m->steps[0].line, m->name, m->nsteps);
     c_name(m->name, t, sizeof(t), 0);
     c_name(m->name, T, sizeof(T), 1);
     fprintf(f, "/* atune_%s.h -- template '", t);

@@ -70,7 +70,7 @@ typedef struct job {
 struct atune__pool {
     const atune__manifest *m;
     char arch[16];
-    const char *names[4];
+    const char *names[ATUNE__JIT_MAX_NAMES];
     int nnames;
     int64_t n, next;
     job *jobs;
@@ -252,7 +252,8 @@ static int next_warm(atune__pool *p, int self, const atune__manifest **m,
 static void warm_job(atune__pool *p, const atune__manifest *m, int64_t idx,
                      int self)
 {
-    const char *names[] = {m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(m, names);
     atune__cubin cubin;
     atune__config c;
     atune__err err;
@@ -263,7 +264,7 @@ static void warm_job(atune__pool *p, const atune__manifest *m, int64_t idx,
     atune__space_config(m, idx, &c);
     pthread_mutex_unlock(&p->lock);
     t0 = atune__now();
-    rc = atune__procs_compile(p->procs, self, m, &c, p->arch, names, 1,
+    rc = atune__procs_compile(p->procs, self, m, &c, p->arch, names, nnames,
                               &cubin, &hit, &err);
     if (!rc)
         atune__cubin_free(&cubin);
@@ -381,7 +382,7 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
     p->cache = cache;
     p->procs = procs;
     atune__strlcpy(p->arch, arch, sizeof(p->arch));
-    p->nnames = nnames > 4 ? 4 : nnames;
+    p->nnames = nnames > ATUNE__JIT_MAX_NAMES ? ATUNE__JIT_MAX_NAMES : nnames;
     memcpy(p->names, names, sizeof(*names) * (size_t)p->nnames);
     p->n = n;
     for (int64_t i = 0; i < n; i++)
@@ -559,7 +560,8 @@ void atune__pool_follow(atune__pool *p, int window, int floor)
 int atune__pool_warm(atune__pool *p, const atune__manifest *m,
                      const int64_t *index, int64_t n, atune__err *err)
 {
-    const char *names[] = {m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(m, names);
     uint64_t *seen;
     warm_list w = {m, NULL, 0, 0};
     int64_t cap = 1;
@@ -581,7 +583,7 @@ int atune__pool_warm(atune__pool *p, const atune__manifest *m,
         uint64_t key;
         int64_t h;
         atune__space_config(m, index[i], &c);
-        key = manifest_key(m, names, 1, &c);
+        key = manifest_key(m, names, nnames, &c);
         for (h = (int64_t)(key % (uint64_t)cap); key && seen[h] && seen[h] != key;
              h = (h + 1) % cap)
             ;

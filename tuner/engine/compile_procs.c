@@ -28,7 +28,7 @@ struct request {
     const atune__manifest *m; /* an address the child shares */
     atune__config c;
     char arch[16];
-    int names; /* bit 0: m->kernel, bit 1: m->reference, in that order */
+    int names; /* bit i: entry i of atune__manifest_entries(m), in order */
 };
 
 struct response {
@@ -84,7 +84,7 @@ static int serve(const atune__procs *ps, int in, int out)
 {
     struct request rq;
     struct response rs;
-    const char *names[2];
+    const char *names[ATUNE__JIT_MAX_NAMES], *all[ATUNE__JIT_MAX_NAMES];
     atune__cubin cubin = {0};
     atune__cache_stats before, after;
     atune__err err;
@@ -102,10 +102,10 @@ static int serve(const atune__procs *ps, int in, int out)
         rs.status = atune__fail(&err, ATUNE__ESOFTWARE,
                                 "compile process: unknown template");
     } else {
-        if (rq.names & 1)
-            names[nn++] = rq.m->kernel;
-        if (rq.names & 2)
-            names[nn++] = rq.m->reference;
+        int nall = atune__manifest_entries(rq.m, all);
+        for (int i = 0; i < nall; i++)
+            if (rq.names & (1 << i))
+                names[nn++] = all[i];
         atune__cache_stats_get(ps->cache, &before);
         rs.status = atune__jit_compile_cached(ps->cache, rq.m, &rq.c, rq.arch,
                                               names, nn, &cubin, &rs.hit,
@@ -357,19 +357,20 @@ static int ask(atune__procs *ps, int i, const struct request *rq,
 static int names_mask(const atune__manifest *m, const char *const *names,
                       int nnames, int *mask)
 {
-    int bit = 0;
+    const char *all[ATUNE__JIT_MAX_NAMES];
+    int nall = atune__manifest_entries(m, all);
 
     *mask = 0;
     for (int i = 0; i < nnames; i++) {
-        if (names[i] == m->kernel || strcmp(names[i], m->kernel) == 0)
-            bit = 1;
-        else if (names[i] == m->reference ||
-                 strcmp(names[i], m->reference) == 0)
-            bit = 2;
-        else
-            return -1;
-        /* The child checks them in the order kernel, reference. */
-        if (bit <= *mask)
+        int bit = 0;
+        for (int j = 0; !bit && j < nall; j++)
+            if (names[i] == all[j])
+                bit = 1 << j;
+        for (int j = 0; !bit && j < nall; j++)
+            if (strcmp(names[i], all[j]) == 0 && !(*mask & (1 << j)))
+                bit = 1 << j;
+        /* The child takes them in the order of the entries. */
+        if (!bit || bit <= *mask)
             return -1;
         *mask |= bit;
     }

@@ -13,12 +13,14 @@ static int load(atune__device *d, const atune__manifest *m,
                 const atune__config *c, atune__cache *cache,
                 atune__kernel **k, atune__result *res, atune__err *err)
 {
-    const char *names[] = {m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
     atune__cubin cubin = {0};
     int rc;
 
     *k = NULL;
-    rc = atune__device_compile(d, cache, m, c, names, 1, &cubin, err);
+    /* The steps' kernels: the reference, when it is one, is not needed. */
+    rc = atune__device_compile(d, cache, m, c, names,
+                               atune__manifest_kernels(m, names), &cubin, err);
     if (rc == ATUNE__EDATA) {
         res->status = ATUNE__ST_COMPILE_ERROR;
         atune__err_clear(err);

@@ -128,11 +128,12 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                            atune__err *err)
 {
     const atune__manifest *m = t->m[i];
-    const char *names[] = {m->kernel};
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(m, names);
     int follow = atune__strategy_hints(o->strategy);
     int rc;
 
-    rc = atune__pool_start(m, atune__device_info(d)->arch, names, 1,
+    rc = atune__pool_start(m, atune__device_info(d)->arch, names, nnames,
                            lists[i].index, lists[i].n, o->threads, o->cache,
                            o->procs, pool, err);
     /* A search compiles what it measures next (compile.h). */

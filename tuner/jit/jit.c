@@ -394,11 +394,23 @@ static int name_error(const atune__manifest *m, const char *const *names,
         }
         atune__cubin_free(&probe);
     }
-    /* names[] point into m (compile_procs.c passes m->kernel itself;
-     * refmodule.c the reference's, init's and verify's names). */
+    /* names[] point into m (atune__manifest_entries', a step's kernel
+     * before the reference; refmodule.c's: the reference's launches, then
+     * init's and verify's names). */
     is_ref = names[bad] == m->reference;
-    key = is_ref ? "reference" : "kernel";
     line = is_ref ? m->reference_line : m->kernel_line;
+    for (int i = 0; !is_ref && i < m->nsteps; i++)
+        if (names[bad] == m->steps[i].kernel ||
+            strcmp(names[bad], m->steps[i].kernel) == 0) {
+            line = m->steps[i].kernel_line;
+            break;
+        }
+    for (int i = 0; i < m->nref_steps; i++)
+        if (names[bad] == m->ref_steps[i].kernel) {
+            line = m->ref_steps[i].kernel_line;
+            is_ref = 1;
+        }
+    key = is_ref ? "reference" : "kernel";
     if (names[bad] == m->init) {
         key = "init";
         line = m->init_line;

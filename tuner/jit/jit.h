@@ -11,9 +11,10 @@
 #include "template/manifest.h"
 #include "template/space.h"
 
-/* kernel and reference; or the reference's module (refmodule.h): the
- * reference, init and ATUNE__MAX_VERIFY verify kernels */
-#define ATUNE__JIT_MAX_NAMES (2 + ATUNE__MAX_VERIFY)
+/* Every step of a launch sequence, and those of the reference; or the
+ * reference's module (refmodule.h): the reference's launches, an init
+ * and ATUNE__MAX_VERIFY verify kernels (no more, refmodule.c asserts). */
+#define ATUNE__JIT_MAX_NAMES (2 * ATUNE__MAX_STEPS)
 
 typedef struct atune__cubin {
     char *data;
@@ -53,7 +54,7 @@ int atune__jit_options(const atune__manifest *m, const atune__config *c,
                        const char *arch, atune__jit_opts *o, atune__err *err);
 void atune__jit_options_free(atune__jit_opts *o);
 
-/* Writes name expression expr (m->kernel or m->reference) with every
+/* Writes name expression expr (a step's kernel or m->reference) with every
  * parameter of m replaced by its value in c: "user::sum<BLOCK, (T)ALGO>"
  * becomes "user::sum<128, (T)2>". A name after "::", "." or "->" is a
  * member, not a parameter. -1 when buf is too small. */
@@ -82,8 +83,8 @@ const char *atune__jit_toolkit_include(void);
 
 /* Compiles m's source with -DNAME=VALUE for every parameter of c (or the
  * default configuration when c is NULL) for arch ("sm_90"), and resolves
- * every name expression in names[] (m->kernel and/or m->reference, at most
- * ATUNE__JIT_MAX_NAMES) with c's values substituted into out->sym[]. A
+ * every name expression in names[] (atune__manifest_entries': the steps'
+ * kernels and/or m->reference, at most ATUNE__JIT_MAX_NAMES) with c's values substituted into out->sym[]. A
  * compile error is ATUNE__EDATA with "copy.cu: configuration BLOCK_SIZE=..:
  * compile error (NVRTC_ERROR_COMPILATION):\n<NVRTC log>"; when the source
  * compiles but a name does not (no such function, an instantiation that

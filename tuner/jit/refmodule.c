@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(ATUNE__MAX_STEPS + 1 + ATUNE__MAX_VERIFY <= ATUNE__JIT_MAX_NAMES,
+               "the reference's module: its launches, init and verify");
+
 int atune__refmod_needed(const atune__manifest *m)
 {
     if (m->ref_text || m->nref_macros || m->init[0])
@@ -65,8 +68,19 @@ int atune__refmod_compile(const atune__manifest *m, const atune__size *size,
                  v);
         c->nvrtc_opts[c->nnvrtc_opts++] = defs[i];
     }
-    /* Names point into c: jit.c tells which failed by its address. */
-    names[n++] = c->reference;
+    /* Names point into c: jit.c tells which failed by its address. The
+     * reference's launches come first, in the order runner.c launches
+     * them: each [reference.NAME] section's kernel, every step of a
+     * sequence that is its own reference, or the one reference kernel. */
+    if (c->nref_steps)
+        for (int i = 0; i < c->nref_steps; i++)
+            names[n++] = c->ref_steps[i].kernel;
+    else if (c->sequence && c->ref_is_default)
+        for (int i = 0; i < c->nsteps; i++)
+            names[n++] = c->steps[i].kernel;
+    else
+        names[n++] = c->reference;
+    syms->nref = n;
     syms->init = -1;
     if (m->init[0]) {
         syms->init = n;
@@ -76,7 +90,7 @@ int atune__refmod_compile(const atune__manifest *m, const atune__size *size,
         syms->verify[i] = -1;
         if (!m->args[i].verify[0])
             continue;
-        for (int j = 1; j < n; j++)
+        for (int j = syms->nref; j < n; j++)
             if (strcmp(names[j], m->args[i].verify) == 0)
                 syms->verify[i] = j;
         if (syms->verify[i] < 0) {

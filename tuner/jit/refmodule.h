@@ -11,6 +11,7 @@
 
 /* Where each kernel's symbol is in the module's cubin->sym[]. */
 typedef struct atune__refmod_syms {
+    int nref;                    /* the reference's kernels: sym[0..nref) */
     int init;                    /* -1: no init kernel */
     int verify[ATUNE__MAX_ARGS]; /* per argument; -1: none */
 } atune__refmod_syms;
@@ -22,8 +23,8 @@ typedef struct atune__refmod_syms {
 int atune__refmod_needed(const atune__manifest *m);
 
 /* Compiles the module for size (its variables named in reference_macros
- * become macros; NULL: none) for arch. The reference's symbol is
- * out->sym[0]; syms says where the others are. NVRTC runs in this
+ * become macros; NULL: none) for arch. The reference's symbols come
+ * first, one per launch in launch order; syms says where the others are. NVRTC runs in this
  * process. */
 int atune__refmod_compile(const atune__manifest *m, const atune__size *size,
                           const char *arch, atune__cubin *out,

@@ -62,13 +62,22 @@ static int launch_failed(atune__problem *p, CUresult rc, const char *when,
     return 0;
 }
 
+/* Queues one evaluation: every step of the unit, in order, on one
+ * stream (each launch sees what the one before wrote). */
 static CUresult launch(atune__problem *p, atune__kernel *k,
-                       const atune__launch *l, void **args)
+                       const struct unit *u)
 {
-    return p->d->cu->cuLaunchKernel(
-        k->fn, (unsigned)l->grid[0], (unsigned)l->grid[1],
-        (unsigned)l->grid[2], (unsigned)l->block[0], (unsigned)l->block[1],
-        (unsigned)l->block[2], (unsigned)l->shared, p->d->stream, args, NULL);
+    for (int i = 0; i < u->n; i++) {
+        const atune__launch *l = &u->l[i];
+        CUresult r = p->d->cu->cuLaunchKernel(
+            k->fn[i], (unsigned)l->grid[0], (unsigned)l->grid[1],
+            (unsigned)l->grid[2], (unsigned)l->block[0], (unsigned)l->block[1],
+            (unsigned)l->block[2], (unsigned)l->shared, p->d->stream,
+            (void **)u->args[i], NULL);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
 }
 
 /* Compares one buffer's compared elements with the reference result;
@@ -117,7 +126,7 @@ static int wait_for(atune__problem *p, const atune__timing *t, int launches,
 }
 
 static int verify(atune__problem *p, atune__kernel *k,
-                  const atune__launch *l, void **args, const atune__timing *t,
+                  const struct unit *u, const atune__timing *t,
                   atune__result *res, atune__err *err)
 {
     CUresult crc;
@@ -125,7 +134,7 @@ static int verify(atune__problem *p, atune__kernel *k,
 
     if ((rc = atune__problem_prepare(p, 1, err)))
         return rc;
-    crc = launch(p, k, l, args);
+    crc = launch(p, k, u);
     if (crc != CUDA_SUCCESS)
         return launch_failed(p, crc, "launch", res, err);
     if ((rc = wait_for(p, t, 1, res, err)) || res->status != ATUNE__ST_OK)
@@ -152,7 +161,7 @@ static int verify(atune__problem *p, atune__kernel *k,
  * evaluation, against 4832 ns and 0.2% waited for; copy n=2^20 5.9% and
  * 2.8%), so that at up to ~10 us they never met rel_spread. */
 static int timed_batch(atune__problem *p, atune__kernel *k,
-                       const atune__launch *l, void **args, int n, int flush,
+                       const struct unit *u, int n, int flush,
                        const atune__timing *t, double *ns,
                        atune__result *res, atune__err *err)
 {
@@ -168,7 +177,7 @@ static int timed_batch(atune__problem *p, atune__kernel *k,
                                d->stream),
                "flushing L2");
         CU(cuEventRecord(d->ev[2 * i], d->stream), "cuEventRecord");
-        crc = launch(p, k, l, args);
+        crc = launch(p, k, u);
         if (crc != CUDA_SUCCESS)
             return launch_failed(p, crc, "launch", res, err);
         CU(cuEventRecord(d->ev[2 * i + 1], d->stream), "cuEventRecord");
@@ -236,7 +245,7 @@ static int samples_needed(const atune__timing *t, const atune__summary *s,
  * close call takes twice the minimum. Batches grow geometrically, so a
  * loser costs few synchronisations and a winner few batches. */
 static int measure(atune__problem *p, atune__kernel *k,
-                   const atune__launch *l, void **args,
+                   const struct unit *u,
                    const atune__timing *t, atune__result *res, int *lost,
                    atune__err *err)
 {
@@ -252,7 +261,7 @@ static int measure(atune__problem *p, atune__kernel *k,
     if (minn > maxn)
         minn = maxn;
     for (int i = 0; i < t->warmup; i++) {
-        if ((rc = timed_batch(p, k, l, args, 1, flush, t, ns, res, err)))
+        if ((rc = timed_batch(p, k, u, 1, flush, t, ns, res, err)))
             return rc;
         if (res->status != ATUNE__ST_OK)
             return 0;
@@ -262,7 +271,7 @@ static int measure(atune__problem *p, atune__kernel *k,
 
         if (batch > maxn - n)
             batch = maxn - n;
-        if ((rc = timed_batch(p, k, l, args, batch, flush, t, ns + n, res,
+        if ((rc = timed_batch(p, k, u, batch, flush, t, ns + n, res,
                               err)))
             return rc;
         if (res->status != ATUNE__ST_OK)
@@ -307,7 +316,7 @@ static int measure(atune__problem *p, atune__kernel *k,
  * buffers and a compare. A wrong output found now is still wrong_output,
  * its times dropped. */
 static int eval_lazily(atune__problem *p, atune__kernel *k,
-                       const atune__launch *l, void **args,
+                       const struct unit *u,
                        const atune__timing *t, atune__result *res,
                        atune__err *err)
 {
@@ -317,7 +326,7 @@ static int eval_lazily(atune__problem *p, atune__kernel *k,
 
     if (tw.warmup < 1)
         tw.warmup = 1;
-    rc = measure(p, k, l, args, &tw, res, &lost, err);
+    rc = measure(p, k, u, &tw, res, &lost, err);
     t1 = atune__now();
     res->measure_s = t1 - t0;
     if (rc || res->status != ATUNE__ST_OK)
@@ -326,7 +335,7 @@ static int eval_lazily(atune__problem *p, atune__kernel *k,
         res->unverified = 1;
         return 0;
     }
-    rc = verify(p, k, l, args, t, res, err);
+    rc = verify(p, k, u, t, res, err);
     res->verify_s = atune__now() - t1;
     if (!rc && res->status != ATUNE__ST_OK) {
         res->time_ns = res->spread_ns = res->min_ns = res->metric = 0;
@@ -335,16 +344,57 @@ static int eval_lazily(atune__problem *p, atune__kernel *k,
     return rc;
 }
 
+/* Whether each step's launch fits its compiled function: the threads its
+ * registers allow, its static shared memory beside the dynamic; opts in
+ * above 48 KB of dynamic shared memory. Sets res to INVALID when not. */
+static int fits_functions(atune__problem *p, atune__kernel *k,
+                          const struct unit *u, atune__result *res,
+                          atune__err *err)
+{
+    atune__device *d = p->d;
+    const atune__manifest *m = p->m;
+
+    for (int i = 0; i < u->n; i++) {
+        const atune__launch *l = &u->l[i];
+        int64_t threads = l->block[0] * l->block[1] * l->block[2];
+        char step[ATUNE__NAME_MAX + 16] = "";
+        if (m->sequence)
+            snprintf(step, sizeof(step), "launch '%s': ", m->steps[i].name);
+        if (threads > k->max_threads[i]) {
+            res->status = ATUNE__ST_INVALID;
+            snprintf(res->detail, sizeof(res->detail),
+                     "%s%d threads per block allowed by its registers, not "
+                     "%lld",
+                     step, k->max_threads[i], (long long)threads);
+            return 0;
+        }
+        if (l->shared + k->static_shared[i] > d->info.attr.max_shared_per_block) {
+            res->status = ATUNE__ST_INVALID;
+            snprintf(res->detail, sizeof(res->detail),
+                     "%s%lld bytes of shared memory exceed %lld", step,
+                     (long long)(l->shared + k->static_shared[i]),
+                     (long long)d->info.attr.max_shared_per_block);
+            return 0;
+        }
+        /* Above 48 KB of dynamic shared memory a kernel must opt in. */
+        if (l->shared > 48 * 1024)
+            CU(cuFuncSetAttribute(
+                   k->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                   (int)l->shared),
+               "cuFuncSetAttribute");
+    }
+    return 0;
+}
+
 int atune__problem_eval(atune__problem *p, atune__kernel *k,
                         const atune__config *c, const atune__timing *t,
                         atune__result *res, atune__err *err)
 {
     atune__device *d = p->d;
     atune__vars vs = p->vars;
-    atune__launch l;
+    struct unit u;
     union scalar sc[ATUNE__MAX_ARGS];
     void *args[ATUNE__MAX_ARGS];
-    int64_t threads;
     double t0, t1;
     int rc, lost = 0;
 
@@ -352,52 +402,34 @@ int atune__problem_eval(atune__problem *p, atune__kernel *k,
     res->regs = k->regs;
     if ((rc = atune__cucheck(d->cu->cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", err)))
         return rc;
-    rc = atune__space_check(p->m, c, &p->vars, &d->info.attr, &l, res->detail,
-                            sizeof(res->detail), err);
+    rc = atune__space_launches(p->m, c, &p->vars, &d->info.attr, u.l,
+                               res->detail, sizeof(res->detail), err);
     if (rc > 1)
         return rc;
     if (rc == 0) {
         res->status = ATUNE__ST_INVALID;
         return 0;
     }
-    threads = l.block[0] * l.block[1] * l.block[2];
-    if (threads > k->max_threads) {
-        res->status = ATUNE__ST_INVALID;
-        snprintf(res->detail, sizeof(res->detail),
-                 "%d registers per thread allow %d threads per block, not "
-                 "%lld",
-                 k->regs, k->max_threads, (long long)threads);
-        return 0;
-    }
-    if (l.shared + k->static_shared > d->info.attr.max_shared_per_block) {
-        res->status = ATUNE__ST_INVALID;
-        snprintf(res->detail, sizeof(res->detail),
-                 "%lld bytes of shared memory exceed %lld",
-                 (long long)(l.shared + k->static_shared),
-                 (long long)d->info.attr.max_shared_per_block);
-        return 0;
-    }
-    /* Above 48 KB of dynamic shared memory a kernel must opt in. */
-    if (l.shared > 48 * 1024)
-        CU(cuFuncSetAttribute(k->fn,
-                              CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                              (int)l.shared),
-           "cuFuncSetAttribute");
+    u.n = p->m->nsteps;
+    if ((rc = fits_functions(p, k, &u, res, err)) ||
+        res->status != ATUNE__ST_OK)
+        return rc;
     if ((rc = atune__config_vars(p->m, c, &vs)))
         return rc;
     if ((rc = atune__problem_set_constants(p, k->mod, err)))
         return rc;
     if ((rc = atune__problem_make_args(p, &vs, sc, args, err)))
         return rc;
+    atune__unit_args(p->m, args, &u);
     if (t->verify_lazily && t->cutoff_ns > 0)
-        return eval_lazily(p, k, &l, args, t, res, err);
+        return eval_lazily(p, k, &u, t, res, err);
     t0 = atune__now();
-    rc = verify(p, k, &l, args, t, res, err);
+    rc = verify(p, k, &u, t, res, err);
     t1 = atune__now();
     res->verify_s = t1 - t0;
     if (rc || res->status != ATUNE__ST_OK)
         return rc;
-    rc = measure(p, k, &l, args, t, res, &lost, err);
+    rc = measure(p, k, &u, t, res, &lost, err);
     res->measure_s = atune__now() - t1;
     return rc;
 }

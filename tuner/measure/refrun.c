@@ -49,7 +49,7 @@ int atune__refrun_bind(atune__problem *p, CUmodule mod,
 
     *kept = 0;
     *init = NULL;
-    for (int i = 1; i < cubin->nsyms; i++) {
+    for (int i = syms->nref; i < cubin->nsyms; i++) {
         const char *what = i == syms->init ? "init" : "verify";
         rc = atune__cucheck(d->cu->cuModuleGetFunction(&fns[i], mod,
                                                        cubin->sym[i]),
@@ -81,7 +81,7 @@ int atune__refrun_verify(atune__problem *p, const struct buffer *b, int *ok,
     CUdeviceptr out = b->ptr + off, ref = b->expect + off, cnt = d->cmpres;
     long n = (long)b->cmp_count;
     unsigned long long errors = 0;
-    void *args[] = {&out, &ref, &n, &cnt};
+    void *args[] = {&out, &ref, &n, &cnt, NULL}; /* ended as a launch's */
     unsigned grid = (unsigned)((b->cmp_count + VERIFY_BLOCK - 1) /
                                VERIFY_BLOCK);
     CUresult crc;

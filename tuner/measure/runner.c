@@ -324,7 +324,7 @@ static int run_init(atune__problem *p, CUfunction fn, const atune__vars *vs,
     atune__device *d = p->d;
     const atune__manifest *m = p->m;
     union scalar sc[ATUNE__MAX_ARGS];
-    void *args[ATUNE__MAX_ARGS];
+    void *args[ATUNE__MAX_ARGS + 1];
     int64_t block[3], grid[3];
     int rc;
 
@@ -332,6 +332,9 @@ static int run_init(atune__problem *p, CUfunction fn, const atune__vars *vs,
         (rc = atune__dim3_eval(m, &m->init_grid, vs, grid, err)) ||
         (rc = atune__problem_make_args(p, vs, sc, args, err)))
         return rc;
+    /* Ended as every launch's list is (the stub driver's log reads up to
+     * the NULL). */
+    args[m->nargs] = NULL;
     /* Outputs and scratch are poisoned, as before a candidate's launch:
      * an init kernel that reads them shows it in the reference's result. */
     if ((rc = atune__problem_prepare(p, 1, err)))
@@ -348,20 +351,86 @@ static int run_init(atune__problem *p, CUfunction fn, const atune__vars *vs,
     return 0;
 }
 
+void atune__unit_args(const atune__manifest *m, void **args, struct unit *u)
+{
+    u->n = m->nsteps;
+    for (int i = 0; i < m->nsteps; i++) {
+        for (int k = 0; k < m->steps[i].nargs; k++)
+            u->args[i][k] = args[m->steps[i].arg[k]];
+        /* The driver reads as many as the kernel takes; the stub driver's
+         * launch log reads up to the NULL. */
+        u->args[i][m->steps[i].nargs] = NULL;
+    }
+}
+
+/* The reference's launches: its own kernel with reference_block and
+ * reference_grid and every argument; each [reference.NAME] section with
+ * its own arguments; or, for a launch sequence that is its own
+ * reference, every step at the default configuration. */
+static int reference_unit(atune__problem *p, const atune__config *dflt,
+                          const atune__vars *vs, void **args, struct unit *u,
+                          atune__err *err)
+{
+    const atune__manifest *m = p->m;
+    char why[256];
+    int rc;
+
+    if (m->sequence && m->ref_is_default) {
+        rc = atune__space_launches(m, dflt, &p->vars, &p->d->info.attr, u->l,
+                                   why, sizeof(why), err);
+        if (rc == 0)
+            return atune__fail(err, ATUNE__EDATA,
+                               "%s:%d: the default configuration is not "
+                               "valid: %s",
+                               m->ini_path, m->steps[0].line, why);
+        if (rc != 1)
+            return rc;
+        atune__unit_args(m, args, u);
+        return 0;
+    }
+    if (m->nref_steps) {
+        if ((rc = atune__ref_steps_fit(m, vs, &p->d->info.attr, u->l, err)))
+            return rc;
+        u->n = m->nref_steps;
+        for (int i = 0; i < m->nref_steps; i++) {
+            for (int k = 0; k < m->ref_steps[i].nargs; k++)
+                u->args[i][k] = args[m->ref_steps[i].arg[k]];
+            u->args[i][m->ref_steps[i].nargs] = NULL;
+        }
+        return 0;
+    }
+    u->n = 1;
+    u->l[0].shared = 0;
+    for (int i = 0; i < m->nargs; i++)
+        u->args[0][i] = args[i];
+    u->args[0][m->nargs] = NULL;
+    if ((rc = atune__dim3_eval(m, &m->ref_block, vs, u->l[0].block, err)) ||
+        (rc = atune__dim3_eval(m, &m->ref_grid, vs, u->l[0].grid, err)))
+        return rc;
+    if (m->ref_is_default)
+        rc = atune__manifest_eval(m, m->shared, m->shared_line, vs,
+                                  &u->l[0].shared, err);
+    else if (m->ref_shared)
+        rc = atune__manifest_eval(m, m->ref_shared, m->ref_shared_line, vs,
+                                  &u->l[0].shared, err);
+    return rc;
+}
+
 static int run_reference(atune__problem *p, atune__err *err)
 {
     atune__device *d = p->d;
     const atune__manifest *m = p->m;
-    const char *names[] = {m->reference};
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = 1;
     atune__cubin cubin = {0};
     CUmodule mod = NULL;
-    CUfunction fn;
+    CUfunction fn[ATUNE__MAX_STEPS];
     atune__vars vs = p->vars;
     atune__config dflt;
     atune__refmod_syms syms;
     union scalar sc[ATUNE__MAX_ARGS];
     void *args[ATUNE__MAX_ARGS];
-    int64_t block[3], grid[3], shared = 0;
+    struct unit u = {0};
     double t0 = 0;
     CUfunction init = NULL;
     int rc, own = atune__refmod_needed(m), kept = 0;
@@ -371,60 +440,64 @@ static int run_reference(atune__problem *p, atune__err *err)
      * is its own reference (ref_is_default) also gets that
      * configuration's shared memory, and its launch when ref_block and
      * ref_grid are [launch]'s (they read the parameters in vs). */
+    names[0] = m->reference;
+    if (m->sequence && m->ref_is_default)
+        nnames = atune__manifest_entries(m, names);
+    for (int i = 0; i < m->nref_steps; i++)
+        names[i] = m->ref_steps[i].kernel;
+    if (m->nref_steps)
+        nnames = m->nref_steps;
     atune__space_config(m, 0, &dflt);
     rc = atune__config_vars(m, &dflt, &vs);
+    if (!rc)
+        rc = atune__problem_make_args(p, &vs, sc, args, err);
+    if (!rc)
+        rc = reference_unit(p, &dflt, &vs, args, &u, err);
+    /* The reference's own module holds the same kernels first, in the
+     * same order (refmodule.c), then the init and verify kernels. */
     if (!rc && own)
         rc = atune__refmod_compile(m, p->size, d->info.arch, &cubin, &syms,
                                    err);
     else if (!rc)
-        rc = atune__device_compile(d, d->cache, m, &dflt, names, 1, &cubin,
-                                   err);
+        rc = atune__device_compile(d, d->cache, m, &dflt, names, nnames,
+                                   &cubin, err);
     if (!rc)
         rc = atune__cucheck(d->cu->cuModuleLoadData(&mod, cubin.data),
                      "loading the reference", err);
-    if (!rc)
-        rc = atune__cucheck(d->cu->cuModuleGetFunction(&fn, mod, cubin.sym[0]),
-                     m->reference, err);
+    for (int i = 0; !rc && i < u.n; i++) {
+        rc = atune__cucheck(d->cu->cuModuleGetFunction(&fn[i], mod,
+                                                       cubin.sym[i]),
+                            names[i], err);
+        /* Above 48 KB of dynamic shared memory a kernel must opt in. */
+        if (!rc && u.l[i].shared > 48 * 1024)
+            rc = atune__cucheck(
+                d->cu->cuFuncSetAttribute(
+                    fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    (int)u.l[i].shared),
+                "cuFuncSetAttribute", err);
+    }
     if (!rc && own)
         rc = atune__refrun_bind(p, mod, &cubin, &syms, &init, &kept, err);
     /* Before the reference: it and every candidate read what init made. */
     if (!rc && init && (rc = run_init(p, init, &vs, err)))
         atune__err_prefix(err, "init '%s': ", m->init);
     if (!rc)
-        rc = atune__dim3_eval(m, &m->ref_block, &vs, block, err);
-    if (!rc)
-        rc = atune__dim3_eval(m, &m->ref_grid, &vs, grid, err);
-    if (!rc && m->ref_is_default)
-        rc = atune__manifest_eval(m, m->shared, m->shared_line, &vs, &shared,
-                                  err);
-    else if (!rc && m->ref_shared)
-        rc = atune__manifest_eval(m, m->ref_shared, m->ref_shared_line, &vs,
-                                  &shared, err);
-    /* Above 48 KB of dynamic shared memory a kernel must opt in. */
-    if (!rc && shared > 48 * 1024)
-        rc = atune__cucheck(
-            d->cu->cuFuncSetAttribute(
-                fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                (int)shared),
-            "cuFuncSetAttribute", err);
-    if (!rc)
         rc = atune__problem_set_constants(p, mod, err);
-    if (!rc)
-        rc = atune__problem_make_args(p, &vs, sc, args, err);
     if (!rc)
         rc = atune__problem_prepare(p, 1, err);
     if (!rc)
         rc = atune__cucheck(d->cu->cuStreamSynchronize(d->stream), "preparing", err);
     t0 = atune__now();
-    if (!rc)
-        rc = atune__cucheck(d->cu->cuLaunchKernel(fn, (unsigned)grid[0],
-                                           (unsigned)grid[1], (unsigned)grid[2],
-                                           (unsigned)block[0],
-                                           (unsigned)block[1],
-                                           (unsigned)block[2],
-                                           (unsigned)shared, d->stream,
-                                           args, NULL),
-                     "launching the reference", err);
+    for (int i = 0; !rc && i < u.n; i++) {
+        const atune__launch *l = &u.l[i];
+        rc = atune__cucheck(
+            d->cu->cuLaunchKernel(fn[i], (unsigned)l->grid[0],
+                                  (unsigned)l->grid[1], (unsigned)l->grid[2],
+                                  (unsigned)l->block[0], (unsigned)l->block[1],
+                                  (unsigned)l->block[2], (unsigned)l->shared,
+                                  d->stream, u.args[i], NULL),
+            "launching the reference", err);
+    }
     if (!rc)
         rc = atune__cucheck(d->cu->cuStreamSynchronize(d->stream),
                      "running the reference", err);
@@ -559,18 +632,25 @@ int atune__kernel_load(atune__device *d, const atune__manifest *m,
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     k->d = d;
     rc = d->cu->cuModuleLoadData(&k->mod, cubin->data);
-    if (rc == CUDA_SUCCESS)
-        rc = d->cu->cuModuleGetFunction(&k->fn, k->mod, cubin->sym[0]);
-    if (rc == CUDA_SUCCESS)
-        rc = d->cu->cuFuncGetAttribute(
-            &k->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn);
-    if (rc == CUDA_SUCCESS)
-        rc = d->cu->cuFuncGetAttribute(&k->regs, CU_FUNC_ATTRIBUTE_NUM_REGS,
-                                       k->fn);
-    if (rc == CUDA_SUCCESS)
-        rc = d->cu->cuFuncGetAttribute(&k->static_shared,
-                                       CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                                       k->fn);
+    if (rc == CUDA_SUCCESS && cubin->nsyms < m->nsteps)
+        rc = CUDA_ERROR_NOT_FOUND;
+    /* sym[i] is step i's function (atune__manifest_entries' order). */
+    for (int i = 0; rc == CUDA_SUCCESS && i < m->nsteps; i++) {
+        int regs = 0;
+        rc = d->cu->cuModuleGetFunction(&k->fn[i], k->mod, cubin->sym[i]);
+        if (rc == CUDA_SUCCESS)
+            rc = d->cu->cuFuncGetAttribute(
+                &k->max_threads[i], CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                k->fn[i]);
+        if (rc == CUDA_SUCCESS)
+            rc = d->cu->cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS,
+                                           k->fn[i]);
+        if (rc == CUDA_SUCCESS)
+            rc = d->cu->cuFuncGetAttribute(&k->static_shared[i],
+                                           CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                           k->fn[i]);
+        k->regs = regs > k->regs ? regs : k->regs;
+    }
     if (rc != CUDA_SUCCESS) {
         int sticky = atune__cudrv_sticky(rc);
         atune__cudrv_errstr(rc, buf, sizeof(buf));
@@ -600,7 +680,7 @@ int atune__kernel_occupancy_block(atune__kernel *k, int64_t dyn_shared,
 {
     atune__device *d = k->d;
 
-    CU(cuOccupancyMaxPotentialBlockSize(min_grid, block, k->fn, NULL,
+    CU(cuOccupancyMaxPotentialBlockSize(min_grid, block, k->fn[0], NULL,
                                         (size_t)dyn_shared, 0),
        "cuOccupancyMaxPotentialBlockSize");
     return 0;

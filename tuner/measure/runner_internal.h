@@ -80,11 +80,22 @@ struct atune__problem {
 struct atune__kernel {
     atune__device *d;
     CUmodule mod;
-    CUfunction fn;
-    int max_threads;
-    int regs;
-    int static_shared;
+    /* Per step of the template (m->nsteps), in launch order. */
+    CUfunction fn[ATUNE__MAX_STEPS];
+    int max_threads[ATUNE__MAX_STEPS];
+    int static_shared[ATUNE__MAX_STEPS];
+    int regs; /* the most of any step's function */
 };
+
+/* One evaluation's launches: each step's launch and arguments. */
+struct unit {
+    int n;
+    atune__launch l[ATUNE__MAX_STEPS];
+    void *args[ATUNE__MAX_STEPS][ATUNE__MAX_ARGS + 1]; /* NULL-terminated */
+};
+
+/* Picks each step's arguments out of args (one per [args] entry). */
+void atune__unit_args(const atune__manifest *m, void **args, struct unit *u);
 
 /* Scalar kernel arguments, by the C type the kernel declares. */
 union scalar {

@@ -34,28 +34,6 @@ static const char *const template_keys[] = {
     "init_block", "init_grid", "reference_shared"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
-/* The entry key of section s, or a "missing key" failure. */
-static int need(struct loader *ld, const atune__ini_section *s, const char *key,
-                const atune__ini_entry **out)
-{
-    *out = atune__ini_get(s, key);
-    if (!*out)
-        return atune__mf_bad(ld, s->line, "missing key '%s' in [%s]", key,
-                             s->name);
-    return 0;
-}
-
-static int check_keys(struct loader *ld, const atune__ini_section *s,
-                      const char *const *keys, size_t nkeys)
-{
-    for (int i = 0; i < s->nentries; i++) {
-        const atune__ini_entry *en = &s->entries[i];
-        if (atune__mf_find_name(keys, nkeys, en->key, strlen(en->key)) < 0)
-            return atune__mf_bad(ld, en->line, "unknown key '%s' in [%s]",
-                                 en->key, s->name);
-    }
-    return 0;
-}
 /* ---- sections --------------------------------------------------------- */
 
 static int check_section(struct loader *ld, int index)
@@ -70,6 +48,8 @@ static int check_section(struct loader *ld, int index)
         return 0;
     }
     for (size_t i = 0;; i++) {
+        if (i == ARRAY_LEN(section_specs) && atune__mf_is_step_section(s))
+            break;
         if (i == ARRAY_LEN(section_specs))
             return atune__mf_bad(ld, s->line, "unknown section [%s]", s->name);
         if (strcmp(section_specs[i].name, s->name) == 0)
@@ -104,64 +84,13 @@ static int check_sections(struct loader *ld)
     }
     for (size_t i = 0; i < ARRAY_LEN(section_specs); i++) {
         if (section_specs[i].required &&
-            !atune__ini_find(ld->ini, section_specs[i].name))
+            !atune__ini_find(ld->ini, section_specs[i].name) &&
+            (strcmp(section_specs[i].name, "launch") != 0 ||
+             !atune__mf_first_step(ld->ini)))
             return atune__mf_bad(ld, t ? t->line : 1, "missing section [%s]",
                                  section_specs[i].name);
     }
     return 0;
-}
-
-/* kernel = NAME or reference = NAME: a C++ name expression of a
- * __global__ function in the .cu file ("copy_tuned", "ns::k",
- * "ns::k<BLOCK, (ns::Algo)ALGO>"); NVRTC resolves it per configuration
- * (jit.c), this checks what can be checked without compiling. */
-static int parse_entry_point(struct loader *ld, const atune__ini_section *s,
-                             const char *key, char dst[ATUNE__ENTRY_MAX],
-                             int *line)
-{
-    const atune__ini_entry *en;
-    char base[ATUNE__NAME_MAX];
-    int rc;
-
-    if ((rc = need(ld, s, key, &en)) != 0)
-        return rc;
-    *line = en->line;
-    for (const char *p = en->value; *p; p++)
-        if (!atune__mf_is_name_expr_char(*p))
-            return atune__mf_bad(ld, en->line,
-                                 "%s '%s': '%c' cannot be part of a C++ name "
-                                 "expression",
-                                 key, en->value, *p);
-    if (atune__strlcpy(dst, en->value, ATUNE__ENTRY_MAX) != 0)
-        return atune__mf_bad(ld, en->line, "%s '%s' is longer than %d bytes",
-                             key, en->value, ATUNE__ENTRY_MAX - 1);
-    /* "kernel${VERSION}": checked once the parameters are known
-     * (manifest_macros.c). */
-    if (strstr(dst, "${"))
-        return 0;
-    if (!atune__mf_base_name(dst, base))
-        return atune__mf_bad(ld, en->line,
-                             "%s '%s' is not a C++ function name (NAME, "
-                             "ns::NAME or ns::NAME<ARGS>)",
-                             key, dst);
-    return 0;
-}
-
-/* The function of name expression expr exists in the .cu or in a header
- * of its own that it includes (known once the headers are read). */
-static int entry_found(struct loader *ld, const char *key, const char *expr,
-                       int line)
-{
-    char base[ATUNE__NAME_MAX], where[ATUNE__NAME_MAX + 64];
-
-    if (strstr(expr, "${") || !atune__mf_base_name(expr, base) ||
-        atune__mf_code_has(ld, base))
-        return 0;
-    return atune__mf_bad(ld, line, "%s '%s' not found in %s%s", key, base,
-                         atune__mf_code_where(ld, where, sizeof(where)),
-                         atune__mf_has_word(ld->m->source, base)
-                             ? " (only in a comment or string)"
-                             : "");
 }
 
 /* include_dirs = DIR, DIR: directories searched for #include, relative
@@ -225,6 +154,8 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
     atune__manifest *m = ld->m;
     int rc;
 
+    if (atune__mf_first_ref_step(ld->ini))
+        return atune__mf_parse_ref_steps(ld, s);
     if ((rc = atune__mf_parse_ref_source(ld)))
         return rc;
     if ((en = atune__ini_get(s, "reference")) && ld->ref_code) {
@@ -234,7 +165,7 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
                  ld->ref_entry ? ld->ref_entry : en->value, m->reference)))
             return rc;
     } else if (en) {
-        if ((rc = parse_entry_point(ld, s, "reference", m->reference,
+        if ((rc = atune__mf_parse_entry_point(ld, s, "reference", m->reference,
                                     &m->reference_line)))
             return rc;
     } else {
@@ -242,30 +173,32 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
         m->reference_line = m->kernel_line;
     }
     m->ref_is_default = strcmp(m->reference, m->kernel) == 0;
+    if (m->sequence) {
+        /* Its own reference: the whole sequence at the default
+         * configuration, each launch as its section says. */
+        m->ref_is_default = atune__ini_get(s, "reference") == NULL;
+        en = atune__ini_get(s, "reference_block");
+        if (!en)
+            en = atune__ini_get(s, "reference_grid");
+        if (m->ref_is_default && en)
+            return atune__mf_bad(ld, en->line,
+                                 "'%s' without 'reference': a launch "
+                                 "sequence without a reference kernel is "
+                                 "checked against its default "
+                                 "configuration, launched as its "
+                                 "[launch.NAME] sections say",
+                                 en->key);
+    }
     if (m->ref_is_default && !atune__ini_get(s, "reference_block") &&
         !atune__ini_get(s, "reference_grid")) {
         m->ref_launch_default = 1;
         return 0;
     }
-    if ((rc = need(ld, s, "reference_block", &en)) ||
+    if ((rc = atune__mf_need(ld, s, "reference_block", &en)) ||
         (rc = atune__mf_parse_dim3(ld, en, &m->ref_block)) ||
-        (rc = need(ld, s, "reference_grid", &en)))
+        (rc = atune__mf_need(ld, s, "reference_grid", &en)))
         return rc;
     return atune__mf_parse_dim3(ld, en, &m->ref_grid);
-}
-
-/* ref_block or ref_grid as a copy of [launch]'s d: each has its own
- * expressions, freed with the manifest. */
-static int copy_dim3(struct loader *ld, const atune__dim3 *d, atune__dim3 *to)
-{
-    int rc = 0;
-
-    to->line = d->line;
-    for (int i = 0; rc == 0 && i < d->n; i++)
-        rc = atune__mf_parse_expr(ld, d->line, atune__expr_text(d->e[i]),
-                                  &to->e[i]);
-    to->n = rc ? 0 : d->n;
-    return rc;
 }
 
 static int parse_template(struct loader *ld)
@@ -275,9 +208,11 @@ static int parse_template(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = check_keys(ld, s, template_keys, ARRAY_LEN(template_keys))) ||
-        (rc = parse_entry_point(ld, s, "kernel", m->kernel, &m->kernel_line)) ||
-        (rc = parse_reference(ld, s)) || (rc = need(ld, s, "metric", &en)))
+    if ((rc = atune__mf_check_keys(ld, s, template_keys,
+                                   ARRAY_LEN(template_keys))) ||
+        (rc = atune__mf_sequence_kernel(ld, s)) ||
+        (rc = parse_reference(ld, s)) ||
+        (rc = atune__mf_need(ld, s, "metric", &en)))
         return rc;
     if (strcmp(en->value, "GB/s") == 0)
         m->metric = ATUNE__GBS;
@@ -286,7 +221,7 @@ static int parse_template(struct loader *ld)
     else
         return atune__mf_bad(
             ld, en->line, "metric '%s' is neither GB/s nor GFLOP/s", en->value);
-    if ((rc = need(ld, s, "work", &en)) ||
+    if ((rc = atune__mf_need(ld, s, "work", &en)) ||
         (rc = atune__mf_parse_expr(ld, en->line, en->value, &m->work)))
         return rc;
     m->work_line = en->line;
@@ -321,20 +256,24 @@ static int parse_launch(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = check_keys(ld, s, launch_keys, ARRAY_LEN(launch_keys))) ||
-        (rc = need(ld, s, "block", &en)) ||
+    if (m->sequence)
+        return atune__mf_parse_steps(ld);
+    if ((rc = atune__mf_check_keys(ld, s, launch_keys, ARRAY_LEN(launch_keys))) ||
+        (rc = atune__mf_need(ld, s, "block", &en)) ||
         (rc = atune__mf_parse_dim3(ld, en, &m->block)) ||
-        (rc = need(ld, s, "grid", &en)) || (rc = atune__mf_parse_dim3(ld, en, &m->grid)))
+        (rc = atune__mf_need(ld, s, "grid", &en)) || (rc = atune__mf_parse_dim3(ld, en, &m->grid)))
         return rc;
     if (m->ref_launch_default &&
-        ((rc = copy_dim3(ld, &m->block, &m->ref_block)) ||
-         (rc = copy_dim3(ld, &m->grid, &m->ref_grid))))
+        ((rc = atune__mf_copy_dim3(ld, &m->block, &m->ref_block)) ||
+         (rc = atune__mf_copy_dim3(ld, &m->grid, &m->ref_grid))))
         return rc;
     /* An absent shared is a parsed "0", so that users never see NULL. */
     en = atune__ini_get(s, "shared");
     m->shared_line = en ? en->line : s->line;
-    return atune__mf_parse_expr(ld, m->shared_line, en ? en->value : "0",
-                                &m->shared);
+    if ((rc = atune__mf_parse_expr(ld, m->shared_line, en ? en->value : "0",
+                                   &m->shared)))
+        return rc;
+    return atune__mf_single_step(ld, s->line);
 }
 /* ---- entry points ----------------------------------------------------- */
 
@@ -403,18 +342,21 @@ static int load_sections(struct loader *ld)
 {
     int rc;
 
-    if ((rc = check_sections(ld)) || (rc = parse_template(ld)) ||
+    if ((rc = check_sections(ld)) || (rc = atune__mf_sequence_begin(ld)) ||
+        (rc = parse_template(ld)) ||
         (rc = atune__mf_parse_sizes(ld)) || (rc = atune__mf_parse_params(ld)) ||
         (rc = nvrtc_options(ld)) || (rc = atune__mf_hash_headers(ld)) ||
-        (rc = entry_found(ld, "kernel", ld->m->kernel, ld->m->kernel_line)) ||
+        (rc = atune__mf_entry_found(ld, "kernel", ld->m->kernel, ld->m->kernel_line)) ||
         (!ld->ref_code &&
-         (rc = entry_found(ld, "reference", ld->m->reference,
-                           ld->m->reference_line))) ||
+         (rc = atune__mf_entry_found(ld, "reference", ld->m->reference,
+                                     ld->m->reference_line))) ||
         (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
-        (rc = atune__mf_parse_args(ld)) || (rc = atune__mf_parse_constants(ld)) ||
-        (rc = atune__mf_parse_ref_extras(ld)))
+        (rc = atune__mf_parse_args(ld)) ||
+        (rc = atune__mf_step_args(ld)) || (rc = atune__mf_parse_constants(ld)) ||
+        (rc = atune__mf_parse_ref_extras(ld)) ||
+        (rc = atune__mf_check_names(ld)))
         return rc;
-    return atune__mf_check_names(ld);
+    return atune__mf_check_steps(ld);
 }
 
 int atune__manifest_parse(const char *name, const char *ini_path,
@@ -551,6 +493,16 @@ void atune__manifest_free(atune__manifest *m)
     atune__expr_free(m->shared);
     free_args(m->args, m->nargs);
     free_args(m->constants, m->nconstants);
+    for (int i = 0; i < m->nsteps; i++) {
+        free_dim3(&m->steps[i].block);
+        free_dim3(&m->steps[i].grid);
+        atune__expr_free(m->steps[i].shared);
+    }
+    for (int i = 0; i < m->nref_steps; i++) {
+        free_dim3(&m->ref_steps[i].block);
+        free_dim3(&m->ref_steps[i].grid);
+        atune__expr_free(m->ref_steps[i].shared);
+    }
     free(m);
 }
 

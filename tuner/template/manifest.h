@@ -21,6 +21,7 @@
 #define ATUNE__MAX_HEADERS 256 /* user headers hashed into the template */
 #define ATUNE__ENTRY_MAX 256   /* a kernel or reference name expression */
 #define ATUNE__MAX_VERIFY 4    /* different verify kernels of one template */
+#define ATUNE__MAX_STEPS 8     /* kernels of one launch sequence */
 
 typedef enum atune__type {
     ATUNE__CHAR,
@@ -161,6 +162,21 @@ typedef struct atune__dim3 {
     int line;
 } atune__dim3;
 
+/* One launch of the tuned unit: [launch] (with [template]'s kernel and
+ * every [args] entry in order), or one [launch.NAME] section of a launch
+ * sequence (manifest_sequence.c). */
+typedef struct atune__step {
+    char name[ATUNE__NAME_MAX]; /* "partial" of [launch.partial]; "" */
+    char kernel[ATUNE__ENTRY_MAX]; /* its C++ name expression */
+    int kernel_line;
+    atune__dim3 block, grid;
+    atune__expr *shared; /* never NULL */
+    int shared_line;
+    int nargs;
+    int arg[ATUNE__MAX_ARGS]; /* indices into args, in the kernel's order */
+    int line;                 /* the section's */
+} atune__step;
+
 typedef struct atune__manifest {
     char name[ATUNE__NAME_MAX]; /* file stem: "copy" */
     char *ini_path;             /* for messages: "templates/copy.ini" */
@@ -246,6 +262,20 @@ typedef struct atune__manifest {
     atune__arg args[ATUNE__MAX_ARGS];
     int nconstants;
     atune__arg constants[ATUNE__MAX_CONSTANTS]; /* role is INPUT */
+    /* The launches of one evaluation, in order: one for [launch], one per
+     * [launch.NAME] section of a launch sequence (sequence = 1). kernel,
+     * kernel_line, block, grid, shared and shared_line above are copies
+     * of steps[0]'s, for what only needs the first. */
+    int nsteps;
+    atune__step steps[ATUNE__MAX_STEPS];
+    int sequence;
+    /* A reference that is a sequence of its own: one [reference.NAME]
+     * section per launch (0: none; then reference, reference_block and
+     * reference_grid say it). reference and reference_line are copies of
+     * the first's kernel, ref_block and ref_grid of its launch. Their
+     * expressions read no parameter. */
+    int nref_steps;
+    atune__step ref_steps[ATUNE__MAX_STEPS];
 } atune__manifest;
 
 /* Loads INI text and CUDA source already in memory. name is the template
@@ -266,6 +296,14 @@ void atune__manifest_free(atune__manifest *m);
  * parameter called name: then its value changes the launch even where it
  * changes no code. */
 int atune__manifest_expr_reads(const atune__manifest *m, const char *name);
+
+/* The entry points to compile, in order: every step's kernel (steps[i]'s
+ * is names[i]), then, when the reference is not ref_is_default, each
+ * [reference.NAME] section's kernel or the reference kernel. Returns how
+ * many (at most 2 * ATUNE__MAX_STEPS). */
+int atune__manifest_entries(const atune__manifest *m, const char **names);
+/* The steps' kernels alone: the first m->nsteps entries. */
+int atune__manifest_kernels(const atune__manifest *m, const char **names);
 
 /* Returns the size called name ("large"), or NULL. */
 const atune__size *atune__manifest_size(const atune__manifest *m,

@@ -1,32 +1,9 @@
-/* manifest_entry.c -- what every section of a manifest that names a
- * kernel or a launch shares: C++ name expressions of __global__ functions
- * (kernel, reference, init, verify), looked up in the source that holds
- * them, and launch shapes of one to three expressions. */
-#include <stdlib.h>
+/* manifest_entry.c -- C++ name expressions of __global__ functions
+ * (kernel, reference, init, verify) as every section that names a kernel
+ * checks them, looked up in the source that holds them. */
 #include <string.h>
 
 #include "template/manifest_internal.h"
-
-/* "x", "x, y" or "x, y, z". */
-int atune__mf_parse_dim3(struct loader *ld, const atune__ini_entry *en,
-                      atune__dim3 *d)
-{
-    char *piece[3];
-    int n = atune__split_top(en->value, piece, 3), rc = 0;
-
-    if (n < 0)
-        return atune__mf_bad(ld, en->line,
-                             "'%s' must be 1 to 3 comma-separated expressions",
-                             en->key);
-    d->line = en->line;
-    for (int i = 0; i < n; i++) {
-        if (rc == 0)
-            rc = atune__mf_parse_expr(ld, en->line, piece[i], &d->e[i]);
-        free(piece[i]);
-    }
-    d->n = rc ? 0 : n;
-    return rc;
-}
 
 /* The characters a name expression may hold: a C++ qualified name and
  * template arguments made of numbers, parameters, casts and operators.

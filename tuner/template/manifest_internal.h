@@ -49,8 +49,6 @@ const char *atune__mf_base_name(const char *expr, char out[ATUNE__NAME_MAX]);
  * headers (called once they are read). */
 int atune__mf_entry_point(struct loader *ld, int line, const char *key,
                           const char *value, char dst[ATUNE__ENTRY_MAX]);
-int atune__mf_parse_dim3(struct loader *ld, const atune__ini_entry *en,
-                         atune__dim3 *d);
 
 /* manifest_reference.c: reference_source (read before the reference's
  * name is checked), then reference_macros and init (once the sizes and
@@ -64,7 +62,56 @@ int atune__mf_read_local(struct loader *ld, int line, const char *what,
                          size_t *len);
 int atune__mf_parse_ref_extras(struct loader *ld);
 
+/* manifest_keys.c: what the sections' parsers share. */
+int atune__mf_parse_dim3(struct loader *ld, const atune__ini_entry *en,
+                         atune__dim3 *d);
+int atune__mf_copy_dim3(struct loader *ld, const atune__dim3 *d,
+                        atune__dim3 *to);
+int atune__mf_need(struct loader *ld, const atune__ini_section *s,
+                   const char *key, const atune__ini_entry **out);
+int atune__mf_check_keys(struct loader *ld, const atune__ini_section *s,
+                         const char *const *keys, size_t nkeys);
+/* kernel = NAME of section s into dst, checked as far as it can be
+ * without compiling. */
+int atune__mf_parse_entry_point(struct loader *ld,
+                                const atune__ini_section *s, const char *key,
+                                char dst[ATUNE__ENTRY_MAX], int *line);
+/* The function of name expression expr exists in the .cu or in a header
+ * of its own that it includes (known once the headers are read). */
+int atune__mf_entry_found(struct loader *ld, const char *key,
+                          const char *expr, int line);
+
+/* manifest_sequence.c: [launch.NAME] sections. */
+/* Whether s is a [launch.NAME] or [reference.NAME] section. */
+int atune__mf_is_step_section(const atune__ini_section *s);
+/* The first [launch.NAME] section, or NULL; the first [reference.NAME]. */
+const atune__ini_section *atune__mf_first_step(const atune__ini *ini);
+const atune__ini_section *atune__mf_first_ref_step(const atune__ini *ini);
+/* The [reference.NAME] sections into m->ref_steps (tmpl: [template], which
+ * then names no reference). */
+int atune__mf_parse_ref_steps(struct loader *ld,
+                              const atune__ini_section *tmpl);
+/* Sets m->sequence; refuses [launch] beside [launch.NAME]. */
+int atune__mf_sequence_begin(struct loader *ld);
+/* [template]'s kernel, or for a sequence the first section's (then
+ * [template] may not name one). */
+int atune__mf_sequence_kernel(struct loader *ld,
+                              const atune__ini_section *tmpl);
+/* The [launch.NAME] sections into m->steps, the first copied into
+ * m->block, grid and shared. */
+int atune__mf_parse_steps(struct loader *ld);
+/* m->steps[0] from [launch] (section at line). */
+int atune__mf_single_step(struct loader *ld, int line);
+/* Each step's args = NAME, ... once [args] is known. */
+int atune__mf_step_args(struct loader *ld);
+/* The names that each step's launch expressions use. */
+int atune__mf_check_steps(struct loader *ld);
+
 /* manifest_names.c */
+/* Checks that e uses only known names (parameters too, unless shared_by
+ * says why not). */
+int atune__mf_check_expr(struct loader *ld, const atune__expr *e, int line,
+                         const char *what, const char *shared_by);
 int atune__mf_is_ident_char(char ch);
 int atune__mf_is_ident(const char *s);
 /* Copies the identifier s into dst, or fails naming it as what. */
@@ -110,6 +157,13 @@ int atune__mf_macros_begin(struct loader *ld);
 int atune__mf_macros_scan(struct loader *ld, const char *path,
                           const char *text);
 int atune__mf_macros_end(struct loader *ld);
+/* "name${P}": every ${...} names a parameter, and each value pastes a
+ * function name the .cu holds. */
+int atune__mf_check_paste(struct loader *ld, const char *expr, int line);
+/* A name expression that reads a size variable is refused (a module is
+ * compiled once for every size). */
+int atune__mf_check_no_size_vars(struct loader *ld, const char *expr,
+                                 int line);
 
 /* nvrtc_options: white-space-separated options, each on the allow-list
  * (manifest_options.c); sets m->nvrtc_opts and m->nvrtc_opts_line. */

@@ -345,7 +345,7 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
 
 /* "name${P}": every ${...} names a parameter, and with each value of
  * each (the others at their defaults) the function exists in the .cu. */
-static int check_paste(struct loader *ld, const char *expr, int line)
+int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
 {
     atune__manifest *m = ld->m;
 
@@ -397,7 +397,8 @@ static int check_paste(struct loader *ld, const char *expr, int line)
  * once for all sizes (the compile pool, the module cache's key, check),
  * so a name cannot depend on the size. Refused here rather than left to
  * NVRTC ("identifier "n" is undefined"). */
-static int check_no_size_vars(struct loader *ld, const char *expr, int line)
+int atune__mf_check_no_size_vars(struct loader *ld, const char *expr,
+                                 int line)
 {
     for (const char *s = expr; *s;) {
         const char *e = s;
@@ -411,7 +412,7 @@ static int check_no_size_vars(struct loader *ld, const char *expr, int line)
         n = (size_t)(e - s);
         if (!(*s >= '0' && *s <= '9') && s > expr + 1 && s[-1] == '{' &&
             s[-2] == '$')
-            ; /* ${NAME}: check_paste's */
+            ; /* ${NAME}: atune__mf_check_paste's */
         else if (!(*s >= '0' && *s <= '9') &&
                  !(s > expr && (s[-1] == '.' || s[-1] == ':' ||
                                 s[-1] == '>'))) {
@@ -441,10 +442,11 @@ int atune__mf_macros_end(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = check_no_size_vars(ld, m->kernel, m->kernel_line)) ||
-        (rc = check_no_size_vars(ld, m->reference, m->reference_line)) ||
-        (rc = check_paste(ld, m->kernel, m->kernel_line)) ||
-        (rc = check_paste(ld, m->reference, m->reference_line)))
+    if ((rc = atune__mf_check_no_size_vars(ld, m->kernel, m->kernel_line)) ||
+        (rc = atune__mf_check_no_size_vars(ld, m->reference,
+                                           m->reference_line)) ||
+        (rc = atune__mf_check_paste(ld, m->kernel, m->kernel_line)) ||
+        (rc = atune__mf_check_paste(ld, m->reference, m->reference_line)))
         return rc;
 
     for (int i = 0; i < m->nparams; i++) {
@@ -476,6 +478,11 @@ int atune__manifest_expr_reads(const atune__manifest *m, const char *name)
     if (dim3_uses(&m->block, name) || dim3_uses(&m->grid, name) ||
         atune__expr_names(m->shared, name_is, n))
         return 1;
+    for (int i = 0; i < m->nsteps; i++)
+        if (dim3_uses(&m->steps[i].block, name) ||
+            dim3_uses(&m->steps[i].grid, name) ||
+            atune__expr_names(m->steps[i].shared, name_is, n))
+            return 1;
     for (int i = 0; i < m->nconstraints; i++)
         if (atune__expr_names(m->constraints[i].expr, name_is, n))
             return 1;

@@ -223,8 +223,8 @@ static int check_name(void *ctx, const char *name)
 /* Checks that e uses only known names. shared_by, when non-NULL, says
  * why e may not use parameters: what it computes is shared by all
  * configurations. */
-static int check_expr(struct loader *ld, const atune__expr *e, int line,
-                      const char *what, const char *shared_by)
+int atune__mf_check_expr(struct loader *ld, const atune__expr *e, int line,
+                         const char *what, const char *shared_by)
 {
     struct name_check nc = {.m = ld->m, .params_ok = shared_by == NULL};
 
@@ -243,7 +243,7 @@ static int check_dim3(struct loader *ld, const atune__dim3 *d, const char *what,
     int rc = 0;
 
     for (int i = 0; rc == 0 && i < d->n; i++)
-        rc = check_expr(ld, d->e[i], d->line, what, shared_by);
+        rc = atune__mf_check_expr(ld, d->e[i], d->line, what, shared_by);
     return rc;
 }
 
@@ -252,10 +252,10 @@ static int check_args(struct loader *ld, const atune__arg *args, int n)
     int rc = 0;
 
     for (int i = 0; rc == 0 && i < n; i++) {
-        rc = check_expr(ld, args[i].count, args[i].line, "buffer count",
+        rc = atune__mf_check_expr(ld, args[i].count, args[i].line, "buffer count",
                         "buffers are shared by all configurations");
         if (rc == 0)
-            rc = check_expr(ld, args[i].value, args[i].line, "value", NULL);
+            rc = atune__mf_check_expr(ld, args[i].value, args[i].line, "value", NULL);
     }
     return rc;
 }
@@ -266,25 +266,27 @@ int atune__mf_check_names(struct loader *ld)
     int rc;
 
     /* The reference's and the init kernel's launches may read parameters:
-     * they run once per size, at the default configuration's values. */
-    if ((rc = check_dim3(ld, &m->ref_block, "reference_block", NULL)) ||
-        (rc = check_dim3(ld, &m->ref_grid, "reference_grid", NULL)) ||
+     * they run once per size, at the default configuration's values.
+     * [reference.NAME] sections are checked as such (manifest_sequence.c). */
+    if ((!m->nref_steps &&
+         ((rc = check_dim3(ld, &m->ref_block, "reference_block", NULL)) ||
+          (rc = check_dim3(ld, &m->ref_grid, "reference_grid", NULL)))) ||
         (rc = check_dim3(ld, &m->init_block, "init_block", NULL)) ||
         (rc = check_dim3(ld, &m->init_grid, "init_grid", NULL)) ||
-        (rc = check_expr(ld, m->ref_shared, m->ref_shared_line,
-                         "reference_shared", NULL)) ||
-        (rc = check_expr(ld, m->work, m->work_line, "work",
+        (rc = atune__mf_check_expr(ld, m->ref_shared, m->ref_shared_line,
+                                   "reference_shared", NULL)) ||
+        (rc = atune__mf_check_expr(ld, m->work, m->work_line, "work",
                          "the runner computes it once per size, and every "
                          "configuration's metric divides the same work")))
         return rc;
     for (int i = 0; i < m->nconstraints; i++) {
         const atune__named_expr *c = &m->constraints[i];
-        if ((rc = check_expr(ld, c->expr, c->line, "constraint", NULL)))
+        if ((rc = atune__mf_check_expr(ld, c->expr, c->line, "constraint", NULL)))
             return rc;
     }
     if ((rc = check_dim3(ld, &m->block, "block", NULL)) ||
         (rc = check_dim3(ld, &m->grid, "grid", NULL)) ||
-        (rc = check_expr(ld, m->shared, m->shared_line, "shared", NULL)) ||
+        (rc = atune__mf_check_expr(ld, m->shared, m->shared_line, "shared", NULL)) ||
         (rc = check_args(ld, m->args, m->nargs)))
         return rc;
     return check_args(ld, m->constants, m->nconstants);

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char dim_names[3] = {'x', 'y', 'z'};
-
 void atune__devattr_default(atune__devattr *d)
 {
     *d = (atune__devattr){
@@ -174,19 +172,6 @@ int atune__config_parse(const atune__manifest *m, const char *text,
     return ATUNE__OK;
 }
 
-int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,
-                     const atune__vars *vs, int64_t out[3], atune__err *err)
-{
-    for (int i = 0; i < 3; i++) {
-        int rc;
-        out[i] = 1;
-        if (i < d->n && (rc = atune__manifest_eval(m, d->e[i], d->line, vs,
-                                                   &out[i], err)) != 0)
-            return rc;
-    }
-    return ATUNE__OK;
-}
-
 /* Writes the reason an invalid configuration is invalid; returns 0. */
 static int invalid(char *reason, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -201,60 +186,6 @@ static int invalid(char *reason, size_t len, const char *fmt, ...)
         va_end(ap);
     }
     return 0;
-}
-
-/* a * b for positive a and b, saturated at INT64_MAX. */
-static int64_t mul_sat(int64_t a, int64_t b)
-{
-    return a > INT64_MAX / b ? INT64_MAX : a * b;
-}
-
-/* What a launch limit applies to: says which manifest line to blame. */
-enum part { PART_BLOCK, PART_GRID, PART_SHARED };
-
-/* Returns 1 when the launch fits the device, else 0, the reason and in
- * *part what does not fit. */
-static int check_limits(const atune__launch *l, const atune__devattr *dev,
-                        char *reason, size_t len, enum part *part)
-{
-    int64_t threads = 1;
-
-    *part = PART_BLOCK;
-    for (int i = 0; i < 3; i++) {
-        if (l->block[i] < 1)
-            return invalid(reason, len, "block %c of %" PRId64 " is below 1",
-                           dim_names[i], l->block[i]);
-        threads = mul_sat(threads, l->block[i]);
-    }
-    if (threads > dev->max_threads_per_block)
-        return invalid(reason, len,
-                       "block of %" PRId64 " threads exceeds %" PRId64, threads,
-                       dev->max_threads_per_block);
-    for (int i = 0; i < 3; i++) {
-        *part = PART_BLOCK;
-        if (l->block[i] > dev->max_block[i])
-            return invalid(reason, len,
-                           "block %c of %" PRId64 " exceeds %" PRId64,
-                           dim_names[i], l->block[i], dev->max_block[i]);
-        *part = PART_GRID;
-        if (l->grid[i] < 1)
-            return invalid(reason, len, "grid %c of %" PRId64 " is below 1",
-                           dim_names[i], l->grid[i]);
-        if (l->grid[i] > dev->max_grid[i])
-            return invalid(reason, len,
-                           "grid %c of %" PRId64 " exceeds %" PRId64,
-                           dim_names[i], l->grid[i], dev->max_grid[i]);
-    }
-    *part = PART_SHARED;
-    if (l->shared < 0)
-        return invalid(reason, len,
-                       "shared memory of %" PRId64 " bytes is negative",
-                       l->shared);
-    if (l->shared > dev->max_shared_per_block)
-        return invalid(reason, len,
-                       "shared memory of %" PRId64 " bytes exceeds %" PRId64,
-                       l->shared, dev->max_shared_per_block);
-    return 1;
 }
 
 /* Whether v fits the C type a scalar argument is passed as: the runner
@@ -286,15 +217,17 @@ static int check_scalars(const atune__manifest *m, const atune__vars *vs,
 
 /* atune__space_check, and for an invalid configuration the manifest line
  * its reason comes from; with scalars, a valid configuration's scalar
- * arguments are evaluated too. */
+ * arguments are evaluated too; all, when non-NULL, gets every step's
+ * launch. */
 static int check_config(const atune__manifest *m, const atune__config *c,
                         const atune__vars *base, const atune__devattr *dev,
                         atune__launch *launch, char *reason, size_t len,
-                        int *line, int scalars, atune__err *err)
+                        int *line, int scalars, atune__launch *all,
+                        atune__err *err)
 {
     atune__vars vs = *base;
     atune__launch l;
-    enum part part;
+    atune__launch_part part;
     int rc;
 
     if (atune__config_vars(m, c, &vs) != 0)
@@ -315,12 +248,21 @@ static int check_config(const atune__manifest *m, const atune__config *c,
         (rc = atune__manifest_eval(m, m->shared, m->shared_line, &vs, &l.shared,
                                    err)))
         return rc;
-    if (!check_limits(&l, dev, reason, len, &part)) {
-        *line = part == PART_BLOCK  ? m->block.line
-                : part == PART_GRID ? m->grid.line
+    if (!atune__launch_fits(&l, dev, reason, len, &part)) {
+        *line = part == ATUNE__PART_BLOCK  ? m->block.line
+                : part == ATUNE__PART_GRID ? m->grid.line
                                     : m->shared_line;
+        if (m->sequence) {
+            char why[256];
+            snprintf(why, sizeof(why), "%s", reason ? reason : "");
+            invalid(reason, len, "launch '%s': %s", m->steps[0].name, why);
+        }
         return 0;
     }
+    if ((rc = atune__steps_fit(m, 1, &vs, dev, all, reason, len, line, err)) != 1)
+        return rc;
+    if (all)
+        all[0] = l;
     if (scalars && (rc = check_scalars(m, &vs, err)) != 0)
         return rc;
     if (launch)
@@ -335,7 +277,19 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
 {
     int line;
 
-    return check_config(m, c, base, dev, launch, reason, len, &line, 0, err);
+    return check_config(m, c, base, dev, launch, reason, len, &line, 0, NULL,
+                        err);
+}
+
+int atune__space_launches(const atune__manifest *m, const atune__config *c,
+                          const atune__vars *base, const atune__devattr *dev,
+                          atune__launch *all, char *reason, size_t len,
+                          atune__err *err)
+{
+    int line;
+
+    return check_config(m, c, base, dev, NULL, reason, len, &line, 0, all,
+                        err);
 }
 
 /* Appends where an evaluation failed to err's message: the size and, when
@@ -364,13 +318,26 @@ void atune__reference_str(const atune__manifest *m, char *buf, size_t len)
 
     if (!m->ref_is_default) {
         const char *file = m->ref_path ? strrchr(m->ref_path, '/') : NULL;
-        snprintf(buf, len, "%s%s%s", m->reference, m->ref_path ? " of " : "",
+        size_t used = 0;
+        snprintf(buf, len, "%s%s%s", m->nref_steps > 1 ? "" : m->reference,
+                 m->ref_path ? " of " : "",
                  m->ref_path ? (file ? file + 1 : m->ref_path) : "");
+        for (int i = 0; m->nref_steps > 1 && i < m->nref_steps; i++) {
+            used = strlen(buf);
+            snprintf(buf + used, len - used, "%s%s", i ? " then " : "",
+                     m->ref_steps[i].kernel);
+        }
         return;
     }
     atune__space_config(m, 0, &c);
     atune__config_str(m, &c, cfg, sizeof(cfg));
-    snprintf(buf, len, "the default configuration of %s (%s)", m->kernel, cfg);
+    if (m->sequence)
+        snprintf(buf, len,
+                 "the default configuration of the launch sequence (%s)",
+                 cfg);
+    else
+        snprintf(buf, len, "the default configuration of %s (%s)", m->kernel,
+                 cfg);
 }
 
 /* A kernel that is its own reference runs its default configuration, with
@@ -409,7 +376,7 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
 {
     atune__launch l = {.shared = 0};
     atune__vars vs = *base;
-    enum part part;
+    atune__launch_part part;
     char reason[128];
     int rc;
 
@@ -429,28 +396,34 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
                                        &vs, &l.shared, err)))
             return rc;
     }
-    if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
-        (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
-        return rc;
-    if (!check_limits(&l, dev, reason, sizeof(reason), &part))
-        return atune__fail(err, ATUNE__EDATA, "%s:%d: reference launch: %s",
-                           m->ini_path,
-                           part == PART_GRID ? m->ref_grid.line
-                           : part == PART_SHARED && m->ref_shared
-                               ? m->ref_shared_line
-                               : m->ref_block.line,
-                           reason);
+    if (m->nref_steps) {
+        if ((rc = atune__ref_steps_fit(m, &vs, dev, NULL, err)))
+            return rc;
+    } else {
+        if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
+            (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
+            return rc;
+        if (!atune__launch_fits(&l, dev, reason, sizeof(reason), &part))
+            return atune__fail(err, ATUNE__EDATA,
+                               "%s:%d: reference launch: %s", m->ini_path,
+                               part == ATUNE__PART_GRID ? m->ref_grid.line
+                               : part == ATUNE__PART_SHARED && m->ref_shared
+                                   ? m->ref_shared_line
+                                   : m->ref_block.line,
+                               reason);
+    }
     if (!m->init[0])
         return 0;
     l.shared = 0;
     if ((rc = atune__dim3_eval(m, &m->init_block, &vs, l.block, err)) ||
         (rc = atune__dim3_eval(m, &m->init_grid, &vs, l.grid, err)))
         return rc;
-    if (check_limits(&l, dev, reason, sizeof(reason), &part))
+    if (atune__launch_fits(&l, dev, reason, sizeof(reason), &part))
         return 0;
     return atune__fail(
         err, ATUNE__EDATA, "%s:%d: init launch: %s", m->ini_path,
-        part == PART_GRID ? m->init_grid.line : m->init_block.line, reason);
+        part == ATUNE__PART_GRID ? m->init_grid.line : m->init_block.line,
+        reason);
 }
 
 /* work is the numerator of every metric at this size. */
@@ -713,7 +686,7 @@ static int none_valid(const atune__manifest *m, const atune__size *size,
     if (atune__size_vars(size, &vs) || atune__devattr_vars(dev, &vs))
         return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
                            m->ini_path);
-    rc = check_config(m, &c, &vs, dev, NULL, reason, sizeof(reason), &line, 1,
+    rc = check_config(m, &c, &vs, dev, NULL, reason, sizeof(reason), &line, 1, NULL,
                       err);
     if (rc > 1)
         return rc;

@@ -79,6 +79,20 @@ int atune__space_check(const atune__manifest *m, const atune__config *c,
                        atune__launch *launch, char *reason, size_t len,
                        atune__err *err);
 
+/* atune__space_check with every step's launch into all[0..m->nsteps):
+ * what a launch sequence needs. */
+int atune__space_launches(const atune__manifest *m, const atune__config *c,
+                          const atune__vars *base, const atune__devattr *dev,
+                          atune__launch *all, char *reason, size_t len,
+                          atune__err *err);
+
+/* Whether the launches after the first of a launch sequence fit dev (1),
+ * or not (0), or an error: what the space's enumeration, which prunes on
+ * the first launch only, checks of each configuration it keeps. */
+int atune__space_check_steps(const atune__manifest *m, const atune__config *c,
+                             const atune__vars *base,
+                             const atune__devattr *dev, atune__err *err);
+
 /* The valid configurations of a space: ascending space indices. */
 typedef struct atune__valid_set {
     int64_t n;
@@ -201,6 +215,36 @@ int atune__size_memory(const atune__manifest *m, const atune__size *size,
  * when the kernel is its own reference (m->ref_is_default), "the default
  * configuration of copy_tuned (BLOCK_SIZE=128,VW=1)". */
 void atune__reference_str(const atune__manifest *m, char *buf, size_t len);
+
+/* What a launch limit applies to: says which manifest line to blame. */
+typedef enum atune__launch_part {
+    ATUNE__PART_BLOCK,
+    ATUNE__PART_GRID,
+    ATUNE__PART_SHARED
+} atune__launch_part;
+
+/* 1 when launch l fits dev (each block and grid dimension from 1 to its
+ * limit, the block's threads, shared memory from 0 to the limit), else 0
+ * with the reason and in *part what does not fit (space_steps.c). */
+int atune__launch_fits(const atune__launch *l, const atune__devattr *dev,
+                       char *reason, size_t len, atune__launch_part *part);
+
+/* The launches of steps first..m->nsteps-1 of a launch sequence (none for
+ * a single launch) at vs, each against dev's limits: 1 when all fit (into
+ * all[i] when all is non-NULL), 0 with the reason ("launch 'NAME': ...")
+ * and its manifest line, or an error (space_steps.c). */
+int atune__steps_fit(const atune__manifest *m, int first,
+                     const atune__vars *vs, const atune__devattr *dev,
+                     atune__launch *all, char *reason, size_t len, int *line,
+                     atune__err *err);
+
+/* The launches of the reference's [reference.NAME] sections at vs (into
+ * all when non-NULL), each against dev's limits: 0, or ATUNE__EDATA
+ * naming the launch and its line (a template error: the reference is the
+ * same for every configuration). */
+int atune__ref_steps_fit(const atune__manifest *m, const atune__vars *vs,
+                         const atune__devattr *dev, atune__launch *all,
+                         atune__err *err);
 
 /* Evaluates a dim3 of the manifest. */
 int atune__dim3_eval(const atune__manifest *m, const atune__dim3 *d,

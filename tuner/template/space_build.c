@@ -362,7 +362,7 @@ static int fail_at(struct walk *w, int level, int step)
 /* Adds the valid configurations first..first+n-1. Counting has the limit
  * of a set too: a space that tune could not hold is an error of the
  * manifest in list and check as well, and the count stays bounded. */
-static int emit(struct walk *w, int64_t first, int64_t n)
+static int emit_range(struct walk *w, int64_t first, int64_t n)
 {
     if (n > w->max_valid - w->n)
         return w->rc = atune__fail(
@@ -389,6 +389,30 @@ static int emit(struct walk *w, int64_t first, int64_t n)
     }
     for (int64_t i = 0; i < n; i++)
         w->set->index[w->n++] = first + i;
+    return 0;
+}
+
+/* emit_range for a launch sequence: the walk pruned on its first launch
+ * only, so each configuration's other launches are checked here. */
+static int emit(struct walk *w, int64_t first, int64_t n)
+{
+    if (!w->m->sequence || w->m->nsteps < 2)
+        return emit_range(w, first, n);
+    for (int64_t i = first; i < first + n; i++) {
+        atune__config c;
+        int rc;
+        for (int k = 0; k < w->m->nparams; k++)
+            c.v[k] = w->m->params[k]
+                         .values[i / w->stride[k] % w->m->params[k].nvalues];
+        rc = atune__space_check_steps(w->m, &c, w->base, w->dev, w->err);
+        if (rc > 1) {
+            if (w->failed)
+                *w->failed = c;
+            return w->rc = rc;
+        }
+        if (rc == 1 && emit_range(w, i, 1))
+            return w->rc;
+    }
     return 0;
 }
 
