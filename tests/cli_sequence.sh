@@ -6,7 +6,9 @@
 # evaluation launches partial_sums then merge_sums with their own grid,
 # block, shared memory and arguments, the scratch buffer passed from the
 # first to the second, never the invalid MERGE=2048; the reference kernel
-# once. Bad sequences are refused with file:line (exit 65).
+# once. The reference's module beside a sequence: an init kernel once
+# before the reference sequence, a verify kernel deciding wrong_output.
+# Bad sequences are refused with file:line (exit 65).
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 src=${ATUNE_SOURCE_DIR:?run through ctest}
@@ -112,6 +114,58 @@ pp=$(awk '/^partial_sums/ { split($5, a, /[=,]/); print a[3]; exit }' "$tmp/ref.
 n=$(awk -F'\t' '/^two_pass_ref/ && $4 == "ok" && $10 != "final"' "$tmp/pr/$slug.journal" | wc -l)
 [ "$n" -eq 3 ] && ok || ko "two_pass_ref: $n configurations ok, want 3"
 
+# --- the reference's module beside a sequence: init and verify kernels -------
+# two_pass_ref with an init kernel (every [args] entry, in order, once per
+# size before the reference sequence, scalars at the default
+# configuration: PARTS=64) and a verify kernel of 'total'; the
+# module holds ref_partial and ref_merge first, then those two. A planted
+# wrong result after merge_sums with 64 threads is counted by the verify
+# kernel: those 9 configurations are wrong_output, naming it.
+mkdir -p "$tmp/seqmod"
+cp "$data/two_pass.cuh" "$tmp/seqmod/"
+cat "$data/two_pass_ref.cu" - >"$tmp/seqmod/two_pass_ref.cu" <<'CU'
+extern "C" __global__ void seq_init(const int *in, long *part, long *total,
+                                    long n, int parts, int chunks)
+{
+    (void)in, (void)part, (void)total, (void)n, (void)parts, (void)chunks;
+}
+
+extern "C" __global__ void total_verify(const long *out, const long *ref,
+                                        long count,
+                                        unsigned long long *errors)
+{
+    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count && out[i] != ref[i])
+        atomicAdd(errors, 1ULL);
+}
+CU
+sed -e 's/^\[template\]$/[template]\ninit = seq_init\ninit_block = 1\ninit_grid = 1/' \
+    -e 's/^total = long\[1\] output$/total = long[1] output, verify = total_verify/' \
+    "$data/two_pass_ref.ini" >"$tmp/seqmod/two_pass_ref.ini"
+"$bin" check --templates "$tmp/seqmod" >"$tmp/seqmod.check" 2>&1
+[ $? -eq 0 ] && grep -q "^two_pass_ref .* 27 configurations compiled .* 0 failed" "$tmp/seqmod.check" && ok ||
+    { ko "check of a sequence with init and verify"; cat "$tmp/seqmod.check"; }
+(
+    export LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    unset ATUNE_STUB_GPUS ATUNE_STUB_LOG ATUNE_STUB_DELAY_US
+    cd "$tmp" && ATUNE_STUB_WRONG_BLOCK=64 ATUNE_STUB_LAUNCH_LOG=$tmp/mod.log \
+        ATUNE_STUB_HELPER_LOG=$tmp/modh.log "$bin" tune --templates "$tmp/seqmod" \
+        --kernel two_pass_ref --size small --strategy brute_force -p pm >mod.out 2>mod.err
+) && ok || { ko "tune of a sequence with init and verify: exit"; cat "$tmp/mod.err"; }
+head -3 "$tmp/mod.log" | sed 's/ .*//' | tr '\n' ' ' >"$tmp/mod.head"
+[ "$(cat "$tmp/mod.head")" = "seq_init ref_partial ref_merge " ] && ok ||
+    ko "init then the reference sequence: first launches $(cat "$tmp/mod.head")"
+[ "$(grep -c '^seq_init grid=1,1,1 block=1,1,1 shared=0 args=0x[0-9a-f]*,0x[0-9a-f]*,0x[0-9a-f]*,1048576,64,1024$' "$tmp/mod.log")" -eq 1 ] &&
+    ok || ko "init not launched once with every [args] entry"
+v=$(grep -c '^total_verify bytes=8 off=0 n=1$' "$tmp/modh.log")
+[ "$v" -ge 27 ] && ok || ko "total verified $v times by its kernel, want at least 27"
+[ "$(grep -c '^cmp' "$tmp/modh.log")" -eq 0 ] && ok || ko "the built-in compare ran beside verify"
+j=$tmp/pm/$slug.journal
+nw=$(awk -F'\t' '/^two_pass_ref/ && $4 == "wrong_output" && $10 ~ /verify kernel .total_verify. counted 1 errors/' "$j" | wc -l)
+nok=$(awk -F'\t' '/^two_pass_ref/ && $4 == "ok" && $10 != "final"' "$j" | wc -l)
+[ "$nw" -eq 9 ] && [ "$nok" -eq 18 ] && ok ||
+    { ko "planted wrong results: $nw wrong_output by total_verify (want 9), $nok ok (want 18)"; cut -f2-4,10 "$j" | head; }
+
 # --- errors with file:line ----------------------------------------------------
 bad() { # $1: name, $2: sed script, $3: expected message (grep -F)
     mkdir -p "$tmp/$1"
@@ -141,6 +195,13 @@ sed 's/^\[template\]$/[template]\nreference = ref_merge/' "$data/two_pass_ref.in
 "$bin" check --templates "$tmp/refboth" >/dev/null 2>"$tmp/refboth.err"
 [ $? -eq 65 ] && grep -qF "two_pass_ref.ini:5: 'reference' in [template] beside [reference.partial] (line 31)" "$tmp/refboth.err" && ok ||
     { ko "reference beside [reference.NAME] not refused"; cat "$tmp/refboth.err"; }
+# reference_source beside [reference.NAME]: their kernels come from the .cu
+mkdir -p "$tmp/refsrc"
+cp "$data/two_pass_ref.cu" "$data/two_pass.cuh" "$tmp/refsrc/"
+sed 's/^\[template\]$/[template]\nreference_source = two_pass_ref.cu/' "$data/two_pass_ref.ini" >"$tmp/refsrc/two_pass_ref.ini"
+"$bin" check --templates "$tmp/refsrc" >/dev/null 2>"$tmp/refsrc.err"
+[ $? -eq 65 ] && grep -qF "two_pass_ref.ini:5: reference_source beside [reference.partial] (line 31)" "$tmp/refsrc.err" && ok ||
+    { ko "reference_source beside [reference.NAME] not refused"; cat "$tmp/refsrc.err"; }
 # The header of a sequence is refused before -o is touched.
 "$bin" header --templates "$data" --kernel two_pass_sum -o "$tmp/h.h" 2>"$tmp/h.err"
 [ $? -eq 65 ] && [ ! -e "$tmp/h.h" ] && grep -qF "is a launch sequence of 2 kernels" "$tmp/h.err" && ok ||

@@ -440,7 +440,9 @@ fi
 if has verify; then
   # Buffer roles, compared slices and fills (tests/data/verify, issue 33):
   # brute force of a cross-block reduction compared on its total only, the
-  # same with a scratch buffer, and a kernel that checks every fill.
+  # same with a scratch buffer, a kernel that checks every fill, a sort of
+  # full-width keys, an init kernel and a verify kernel (slopes), and half,
+  # bf16, vector and struct arguments (types).
   # Launch sequences (issue 33): two tuned as one unit (gpu_verify.sh),
   # and libatune_jit launching one, its total checked on the host.
   say "verification options: tests/gpu_verify.sh"

@@ -6,7 +6,14 @@
 # their default configuration: every configuration ok, none wrong_output,
 # at both sizes. fills: every configuration ok, so every input held what
 # its fill says (the kernel checks each element; bits(32) keys set all 32
-# bits). Launch sequences (issue 33): tests/data/sequence/two_pass_sum (a
+# bits). sort: segments of full-width keys (bits(32)) sorted by a bitonic
+# network, every configuration ok against a rank sort at both sizes.
+# slopes: inputs made by an init kernel, a reference from another file
+# with the size as a macro, a verify kernel of its own: every
+# configuration ok (the reference checks its own launch). types: half,
+# bf16, float4, int2 and a struct by value: every configuration ok, so
+# every input and the struct held what the manifest says.
+# Launch sequences (issue 33): tests/data/sequence/two_pass_sum (a
 # partial sum per block into a scratch buffer, then a merge kernel), the
 # same checked against a reference sequence (two_pass_ref), and
 # tests/data/published/layernorm_v2 (llm.c's layernorm version 2 as
@@ -65,6 +72,9 @@ done <<'LIST'
 block_sums|verify|
 scratch_sums|verify|
 fills|verify|
+sort|verify|
+slopes|verify|
+types|verify|
 two_pass_sum|sequence|27
 two_pass_ref|sequence|27
 layernorm_forward|published/layernorm_v2|30

@@ -611,6 +611,40 @@ static void test_declare_args(void **state)
     atune_jit_close(j);
 }
 
+/* Element types the type tags do not name (tests/data/verify/types):
+ * buffers of half, bf16 and vectors are ATUNE_JIT_PTR, a struct passed by
+ * value ATUNE_JIT_UNKNOWN. */
+static void test_declare_other_types(void **state)
+{
+    char dir[4096];
+    atune_jit *j;
+    atune_jit_type t[] = {ATUNE_JIT_PTR, ATUNE_JIT_PTR,     ATUNE_JIT_PTR,
+                          ATUNE_JIT_PTR, ATUNE_JIT_UNKNOWN, ATUNE_JIT_PTR,
+                          ATUNE_JIT_PTR, ATUNE_JIT_PTR_INT, ATUNE_JIT_LONG};
+
+    (void)state;
+    path_in(dir, sizeof(dir), source_dir(), "tests/data/verify");
+    j = open_ok(dir, "types");
+    assert_int_equal(atune_jit_declare_args(j, t, 9), ATUNE_OK);
+    t[2] = ATUNE_JIT_PTR_FLOAT;
+    assert_int_equal(atune_jit_declare_args(j, t, 9), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j),
+                           "argument 3 'v' is a pointer to float4 in the "
+                           "kernel: declare it ATUNE_JIT_PTR"));
+    t[2] = ATUNE_JIT_PTR;
+    t[0] = ATUNE_JIT_PTR_INT;
+    assert_int_equal(atune_jit_declare_args(j, t, 9), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j),
+                           "argument 1 'h' is a pointer to half in the"));
+    t[0] = ATUNE_JIT_PTR;
+    t[4] = ATUNE_JIT_LONG;
+    assert_int_equal(atune_jit_declare_args(j, t, 9), ATUNE_EINVAL);
+    assert_non_null(strstr(atune_jit_errmsg(j),
+                           "argument 5 'p' is a struct of 16 bytes passed "
+                           "by value: declare it ATUNE_JIT_UNKNOWN"));
+    atune_jit_close(j);
+}
+
 /* The size of a launch is the one in the kernel's arguments. */
 static void test_shape_from_args(void **state)
 {
@@ -882,6 +916,7 @@ int main(void)
         cmocka_unit_test(test_staleness),
         cmocka_unit_test(test_value_not_in_list),
         cmocka_unit_test(test_declare_args),
+        cmocka_unit_test(test_declare_other_types),
         cmocka_unit_test(test_shape_from_args),
         cmocka_unit_test(test_config_for_falls_back),
         cmocka_unit_test(test_config_for_padding),

@@ -300,9 +300,9 @@ static void test_reference_default_errors(void **state)
          "dir/t.ini:1: missing key 'reference_grid' in [template]"},
         {{{4, 5, NULL}, {0, 0, NULL}},
          "dir/t.ini:1: missing key 'reference_block' in [template]"},
-        {{{3, 3, NULL}, {4, 4, "reference_block = BLOCK"}},
-         "dir/t.ini:4: reference_block 'BLOCK' uses parameter 'BLOCK': the "
-         "reference runs once for all configurations"},
+        {{{3, 3, NULL}, {4, 4, "reference_block = BLOCKS"}},
+         "dir/t.ini:4: unknown variable 'BLOCKS' in reference_block "
+         "'BLOCKS'"},
     };
     atune__manifest *m = NULL;
     atune__devattr dev;
@@ -458,8 +458,74 @@ static const struct defect defects[] = {
      "the parameter's macro is set per configuration"},
     {{{8, 8, "nvrtc_options = -DVW=2"}}, "dir/t.ini:8: ",
      "'-DVW=2': the parameter's macro is set per configuration"},
-    {{{5, 5, "reference_grid = cdiv(n, BLOCK)"}}, "dir/t.ini:5: ",
-     "reference_grid 'cdiv(n, BLOCK)' uses parameter 'BLOCK'"},
+    {{{5, 5, "reference_grid = cdiv(n, BLOCKS)"}}, "dir/t.ini:5: ",
+     "unknown variable 'BLOCKS' in reference_grid"},
+    /* Element types: half, bf16, vectors, raw bytes. */
+    {{{30, 30, "alpha = half 1"}}, "dir/t.ini:30: ",
+     "scalar 'alpha' of type half: pass it as raw bytes"},
+    {{{30, 30, "alpha = float4 1"}}, "dir/t.ini:30: ",
+     "scalar 'alpha' of type float4: pass it as raw bytes"},
+    {{{29, 29, "out = float5[n] output"}}, "dir/t.ini:29: ",
+     "unknown type 'float5' of 'out'"},
+    {{{29, 29, "out = int22[n] output"}}, "dir/t.ini:29: ",
+     "unknown type 'int22' of 'out'"},
+    {{{29, 29, "out = bytes2[n] output"}}, "dir/t.ini:29: ",
+     "unknown type 'bytes2' of 'out'"},
+    {{{28, 28, "in = half[n] input, fill = range(0, 3)"}}, "dir/t.ini:28: ",
+     "range() fills integers; reals use uniform(LO, HI)"},
+    {{{28, 28, "in = bf16[n] input, fill = bits(16)"}}, "dir/t.ini:28: ",
+     "bits(B) fills integers"},
+    {{{29, 29, "out = half[n] output, mismatches = 1"}}, "dir/t.ini:29: ",
+     "'mismatches' of half buffer 'out': real buffers"},
+    {{{30, 30, "alpha = bytes[0] hex:"}}, "dir/t.ini:30: ",
+     "'alpha' = bytes[N] hex:HEX or bytes[N] file:PATH, N a number of bytes "
+     "from 1 to 4096"},
+    {{{30, 30, "alpha = bytes[4097] hex:00"}}, "dir/t.ini:30: ",
+     "from 1 to 4096"},
+    {{{30, 30, "alpha = bytes 00"}}, "dir/t.ini:30: ", "bytes[N] hex:HEX"},
+    {{{30, 30, "alpha = bytes[2] hex:001"}}, "dir/t.ini:30: ",
+     "bytes '001' of 'alpha': want 4 hex digits"},
+    {{{30, 30, "alpha = bytes[2] hex:00112"}}, "dir/t.ini:30: ",
+     "more than 4 hex digits"},
+    {{{30, 30, "alpha = bytes[2] hex:00x1"}}, "dir/t.ini:30: ",
+     "want 4 hex digits"},
+    {{{30, 30, "alpha = bytes[2] 0011"}}, "dir/t.ini:30: ",
+     "the value is hex:HEX or file:PATH"},
+    {{{30, 30, "alpha = bytes[2] file:p.bin"}}, "dir/t.ini:30: ",
+     "bytes file: a built-in template has no directory"},
+    {{{35, 35, "table = bytes[4] hex:00000000"}}, "dir/t.ini:35: ",
+     "constant 'table' must be TYPE[COUNT] input"},
+    /* The reference's module: its source, macros, init and verify. */
+    {{{9, 9, "reference_source = r.cu"}}, "dir/t.ini:9: ",
+     "a built-in template has no directory to read 'r.cu' from"},
+    {{{3, 3, NULL}, {9, 9, "reference_source = r.cu"}}, "dir/t.ini:9: ",
+     "reference_source 'r.cu' without reference"},
+    {{{9, 9, "reference_shared = 4 * BLOCKS"}}, "dir/t.ini:9: ",
+     "unknown variable 'BLOCKS' in reference_shared '4 * BLOCKS'"},
+    {{{3, 5, NULL}, {9, 9, "reference_shared = 4"}}, "dir/t.ini:9: ",
+     "reference_shared without reference"},
+    {{{9, 9, "reference_macros = BLOCK"}}, "dir/t.ini:9: ",
+     "reference_macros: 'BLOCK' is not a size variable of [sizes]"},
+    {{{9, 9, "reference_macros = n, n"}}, "dir/t.ini:9: ",
+     "reference_macros names 'n' twice"},
+    {{{9, 9, "reference_macros = n, m, n, m, n"}}, "dir/t.ini:9: ",
+     "reference_macros must be 1 to 4"},
+    {{{9, 9, "init = k_ref"}}, "dir/t.ini:9: ",
+     "init 'k_ref' needs init_block and init_grid"},
+    {{{9, 9, "init = k_nope"}}, "dir/t.ini:9: ",
+     "init 'k_nope' not found in t.cu"},
+    {{{9, 9, "init_grid = 1"}}, "dir/t.ini:9: ",
+     "init_grid without init = NAME"},
+    {{{8, 8, "init = k_ref"}, {9, 9, "init_block = 1"}}, "dir/t.ini:8: ",
+     "needs init_block and init_grid"},
+    {{{28, 28, "in = float[n] input, verify = k_ref"}}, "dir/t.ini:28: ",
+     "'verify' of input buffer 'in': only output, inout and accum"},
+    {{{29, 29, "out = float[n * m] output, verify = k_nope"}},
+     "dir/t.ini:29: ", "verify 'k_nope' not found in t.cu"},
+    {{{29, 29, "out = float[n * m] output, verify = k ref"}},
+     "dir/t.ini:29: ", "verify 'k ref' is not a C++ function name"},
+    {{{29, 29, "out = int[n * m] output, verify = k_ref, mismatches = 1"}},
+     "dir/t.ini:29: ", "buffer 'out' has both verify and mismatches"},
     {{{6, 6, "metric = GB"}}, "dir/t.ini:6: ",
      "metric 'GB' is neither GB/s nor GFLOP/s"},
     {{{7, 7, "work = 8 * nn"}}, "dir/t.ini:7: ",
@@ -603,8 +669,8 @@ static const struct defect defects[] = {
      "unknown key 'shmem' in [launch]"},
     {{{25, 25, "shared = smem"}}, "dir/t.ini:25: ",
      "unknown variable 'smem' in shared 'smem'"},
-    {{{28, 28, "in = half[n] input"}}, "dir/t.ini:28: ",
-     "unknown type 'half' of 'in'"},
+    {{{28, 28, "in = quad[n] input"}}, "dir/t.ini:28: ",
+     "unknown type 'quad' of 'in'"},
     {{{28, 28, "in = [n] input"}}, "dir/t.ini:28: ",
      "unknown type '' of 'in'"},
     {{{29, 29, "out = float[n * m] result"}}, "dir/t.ini:29: ",
@@ -618,7 +684,8 @@ static const struct defect defects[] = {
     {{{29, 29, "out = float[n * m] output, compare"}}, "dir/t.ini:29: ",
      "option 'compare' of buffer 'out' has no value: compare = VALUE"},
     {{{29, 29, "out = float[n * m] output, comp = 1"}}, "dir/t.ini:29: ",
-     "unknown option 'comp' of buffer 'out' (compare, mismatches, fill)"},
+     "unknown option 'comp' of buffer 'out' (compare, mismatches, fill, "
+     "verify)"},
     {{{29, 29, "out = float[n * m] output, 0..1"}}, "dir/t.ini:29: ",
      "unknown option '0..1' of buffer 'out'"},
     {{{29, 29, "out = float[n * m] output,"}}, "dir/t.ini:29: ",
@@ -1405,6 +1472,11 @@ static void test_types(void **state)
     assert_int_equal(atune__type_size(ATUNE__ULONG), 8);
     assert_int_equal(atune__type_size(ATUNE__DOUBLE), 8);
     assert_string_equal(atune__type_name(ATUNE__ULONG), "ulong");
+    assert_int_equal(atune__type_size(ATUNE__HALF), 2);
+    assert_int_equal(atune__type_size(ATUNE__BF16), 2);
+    assert_true(atune__type_is_real(ATUNE__HALF));
+    assert_true(atune__type_is_real(ATUNE__BF16));
+    assert_false(atune__type_is_real(ATUNE__LONG));
     assert_string_equal(atune__role_name(ATUNE__INOUT), "inout");
     assert_string_equal(atune__role_name(ATUNE__ACCUM), "accum");
 }
@@ -1823,6 +1895,226 @@ static void test_template_tree(void **state)
     free(ini);
 }
 
+/* reference_source: a file of the template's directory, whose kernels
+ * (reference, init, verify) are looked up there and not in the .cu, whose
+ * bytes the template hash covers, and which may not lie outside the
+ * directory, by "../" or by a link. */
+static void test_reference_source(void **state)
+{
+    char dir[] = "/tmp/atune_test_XXXXXX", sub[64], path[1024];
+    const struct edit e[] = {
+        {3, 3, "reference = r_ref"},
+        {4, 4, "reference_block = BLOCK"}, /* the default's: 128 */
+        {9, 9, "reference_source = r.cu"},
+        {29, 29, "out = float[n * m] output, verify = r_verify"}};
+    const char r_cu[] = "extern \"C\" __global__ void r_ref() {}\n"
+                        "extern \"C\" __global__ void r_verify() {}\n";
+    char *ini = edited_base(e, 4), *ini2;
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    uint64_t hash;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "t.ini", ini);
+    write_file(dir, "t.cu", base_cu);
+    write_file(dir, "r.cu", r_cu);
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(m->ref_text, r_cu);
+    assert_string_equal(m->reference, "r_ref");
+    assert_string_equal(m->args[1].verify, "r_verify");
+    assert_false(m->ref_is_default);
+    hash = m->hash;
+    atune__manifest_free(m);
+    /* Another reference is another template: profiles become stale. */
+    write_file(dir, "r.cu", "extern \"C\" __global__ void r_ref() {}\n"
+                            "extern \"C\" __global__ void r_verify() {}//\n");
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__OK);
+    assert_true(m->hash != hash);
+    atune__manifest_free(m);
+    /* "reference = FILE:NAME" says the same; a C++ "ns::" is no file. */
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r.cu:r_ref"},
+                                            {4, 4, "reference_block = BLOCK"}},
+                       2);
+    write_file(dir, "t.ini", ini2);
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(m->reference, "r_ref");
+    assert_string_equal(m->ref_text, "extern \"C\" __global__ void r_ref() {}\n"
+                                     "extern \"C\" __global__ void r_verify() {}//\n");
+    atune__manifest_free(m);
+    free(ini2);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r.cu:r_ref"},
+                                            {9, 9, "reference_source = r.cu"}},
+                       2);
+    write_file(dir, "t.ini", ini2);
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/t.ini:3: reference 'r.cu:r_ref' names a "
+                                    "file, and so does reference_source"));
+    free(ini2);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = ns::r_ref"}}, 1);
+    write_file(dir, "t.ini", ini2);
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "reference 'r_ref' not found in t.cu"));
+    free(ini2);
+    write_file(dir, "t.ini", ini);
+    /* Names are looked up in r.cu, not in t.cu. */
+    write_file(dir, "r.cu", "extern \"C\" __global__ void r_ref() {}\n");
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/t.ini:29: verify 'r_verify' not found "
+                                    "in r.cu"));
+    /* Outside the directory: by ../, by a link; and a missing file. */
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    write_file(sub, "r.cu", r_cu);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r_ref"},
+                                            {9, 9, "reference_source = ../r.cu"}},
+                       2);
+    write_file(sub, "t.ini", ini2);
+    write_file(sub, "t.cu", base_cu);
+    assert_int_equal(atune__manifest_load(sub, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/sub/t.ini:9: reference_source '../r.cu' "
+                                    "lies outside the template's directory"));
+    free(ini2);
+    ini2 = edited_base((const struct edit[]){{3, 3, "reference = r_ref"},
+                                            {9, 9, "reference_source = l.cu"}},
+                       2);
+    write_file(sub, "t.ini", ini2);
+    snprintf(path, sizeof(path), "%s/l.cu", sub);
+    assert_int_equal(symlink("../r.cu", path), 0);
+    assert_int_equal(atune__manifest_load(sub, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "lies outside the template's directory"));
+    unlink(path);
+    assert_int_equal(atune__manifest_load(sub, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/sub/t.ini:9: reference_source 'l.cu': "
+                                    "no such file"));
+    free(ini2);
+    remove_file(sub, "t.ini");
+    remove_file(sub, "t.cu");
+    remove_file(sub, "r.cu");
+    assert_int_equal(rmdir(sub), 0);
+    remove_file(dir, "t.ini");
+    remove_file(dir, "t.cu");
+    remove_file(dir, "r.cu");
+    assert_int_equal(rmdir(dir), 0);
+    free(ini);
+}
+
+/* half, bf16 (and CUDA's names of them), vector element types sized in
+ * elements of the vector, and structs passed by value as raw bytes. */
+static void test_element_types(void **state)
+{
+    static const struct {
+        const char *line;
+        atune__type type;
+        int lanes;
+        size_t elem;
+    } ok[] = {
+        {"out = half[n * m] output", ATUNE__HALF, 1, 2},
+        {"out = __half[n * m] output", ATUNE__HALF, 1, 2},
+        {"out = bf16[n * m] output", ATUNE__BF16, 1, 2},
+        {"out = __nv_bfloat16[n * m] output", ATUNE__BF16, 1, 2},
+        {"out = half2[n * m] output", ATUNE__HALF, 2, 4},
+        {"out = __half2[n * m] output", ATUNE__HALF, 2, 4},
+        {"out = __nv_bfloat162[n * m] output", ATUNE__BF16, 2, 4},
+        {"out = float4[n * m] output", ATUNE__FLOAT, 4, 16},
+        {"out = float3[n * m] output", ATUNE__FLOAT, 3, 12},
+        {"out = double2[n * m] output", ATUNE__DOUBLE, 2, 16},
+        {"out = int2[n * m] output, mismatches = 1", ATUNE__INT, 2, 8},
+        {"out = uint4[n * m] output", ATUNE__UINT, 4, 16},
+        {"out = char4[n * m] output", ATUNE__CHAR, 4, 4},
+        {"out = long2[n * m] output", ATUNE__LONG, 2, 16},
+    };
+    atune__manifest *m;
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
+        const struct edit e[] = {{29, 29, ok[i].line}};
+        m = parse_edited(e, 1);
+        assert_int_equal(m->args[1].type, ok[i].type);
+        assert_int_equal(atune__arg_lanes(&m->args[1]), ok[i].lanes);
+        assert_int_equal(atune__arg_elem_size(&m->args[1]), ok[i].elem);
+        atune__manifest_free(m);
+    }
+    /* fills of each component */
+    m = parse_edited((const struct edit[]){{28, 28, "in = float4[n] input, "
+                                                    "fill = uniform(0, 2)"}},
+                     1);
+    assert_int_equal(m->args[0].fill.kind, ATUNE__FILL_UNIFORM);
+    assert_int_equal(atune__arg_lanes(&m->args[0]), 4);
+    atune__manifest_free(m);
+    m = parse_edited((const struct edit[]){{28, 28, "in = half[n] input, "
+                                                    "fill = 0.5"}},
+                     1);
+    assert_true(m->args[0].fill.has_real);
+    atune__manifest_free(m);
+    /* raw bytes, in memory order */
+    m = parse_edited((const struct edit[]){{30, 30, "alpha = bytes[4] "
+                                                    "hex:0000803F"}},
+                     1);
+    assert_int_equal(m->args[2].type, ATUNE__BYTES);
+    assert_int_equal(m->args[2].role, ATUNE__SCALAR);
+    assert_int_equal(m->args[2].raw_len, 4);
+    assert_memory_equal(m->args[2].raw, "\x00\x00\x80\x3f", 4);
+    atune__manifest_free(m);
+    m = parse_edited((const struct edit[]){{30, 30, "alpha = struct[2] "
+                                                    "hex: ff01"}},
+                     1);
+    assert_memory_equal(m->args[2].raw, "\xff\x01", 2);
+    atune__manifest_free(m);
+}
+
+/* A struct's bytes from a file of the template's directory: its size
+ * checked, its bytes in the template hash, never a file outside. */
+static void test_bytes_file(void **state)
+{
+    char dir[] = "/tmp/atune_test_XXXXXX", sub[64];
+    const struct edit e[] = {{30, 30, "alpha = bytes[4] file:p.bin"}};
+    char *ini = edited_base(e, 1);
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    uint64_t hash;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "t.ini", ini);
+    write_file(dir, "t.cu", base_cu);
+    write_file(dir, "p.bin", "abcd");
+    if (atune__manifest_load(dir, "t", &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_memory_equal(m->args[2].raw, "abcd", 4);
+    hash = m->hash;
+    atune__manifest_free(m);
+    write_file(dir, "p.bin", "abce");
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__OK);
+    assert_true(m->hash != hash);
+    atune__manifest_free(m);
+    write_file(dir, "p.bin", "abcde");
+    assert_int_equal(atune__manifest_load(dir, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "/t.ini:30: bytes file 'p.bin' of "
+                                    "'alpha' has 5 bytes, not 4"));
+    free(ini);
+    ini = edited_base((const struct edit[]){{30, 30, "alpha = bytes[4] "
+                                                     "file:../p.bin"}},
+                      1);
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    write_file(sub, "t.ini", ini);
+    write_file(sub, "t.cu", base_cu);
+    write_file(dir, "p.bin", "abcd");
+    assert_int_equal(atune__manifest_load(sub, "t", &m, &err), ATUNE__EDATA);
+    assert_non_null(strstr(err.msg, "lies outside the template's directory"));
+    remove_file(sub, "t.ini");
+    remove_file(sub, "t.cu");
+    assert_int_equal(rmdir(sub), 0);
+    remove_file(dir, "t.ini");
+    remove_file(dir, "t.cu");
+    remove_file(dir, "p.bin");
+    assert_int_equal(rmdir(dir), 0);
+    free(ini);
+}
+
 static void test_manifest_load_errors(void **state)
 {
     char dir[] = "/tmp/atune_test_XXXXXX";
@@ -1917,6 +2209,9 @@ int main(void)
         cmocka_unit_test(test_nvrtc_allowed),
         cmocka_unit_test(test_hidden_headers),
         cmocka_unit_test(test_manifest_load_errors),
+        cmocka_unit_test(test_reference_source),
+        cmocka_unit_test(test_element_types),
+        cmocka_unit_test(test_bytes_file),
         cmocka_unit_test(test_repository_templates),
     };
 

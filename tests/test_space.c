@@ -538,6 +538,16 @@ static void test_validate_errors(void **state)
         {4, "reference_block = 2048",
          "v.ini:4: reference launch: block of 2048 threads exceeds 1024 at "
          "size 'big' (n=1048576)"},
+        /* the reference's launch reads parameters at their defaults */
+        {4, "reference_block = B * 16",
+         "v.ini:4: reference launch: block of 2048 threads exceeds 1024 at "
+         "size 'big' (n=1048576)"},
+        {5, "reference_grid = cdiv(n, 256)\nreference_shared = B * 2000",
+         "v.ini:6: reference launch: shared memory of 256000 bytes exceeds "
+         "232448 at size 'big' (n=1048576)"},
+        {5, "reference_grid = cdiv(n, 256)\nreference_shared = B / (V - 1)",
+         "v.ini:6: division by zero in 'B / (V - 1)' at size 'big' "
+         "(n=1048576)"},
         {5, "reference_grid = n - 1",
          "v.ini:5: reference launch: grid x of 0 is below 1 at size 'one' "
          "(n=1)"},

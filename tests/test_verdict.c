@@ -46,6 +46,14 @@ static void test_reals(void **state)
     a.type = ATUNE__DOUBLE;
     assert_false(atune__verdict(&a, 10, 1e9, &r, detail, sizeof(detail)));
     assert_string_equal(detail, "out: 2 non-finite elements, first at 7");
+    /* half and bf16 (converted to float by the compare kernel) are reals:
+     * the tolerance decides, not a count of differing elements */
+    for (int t = ATUNE__HALF; t <= ATUNE__BF16; t++) {
+        a.type = (atune__type)t;
+        r = real_result(0.01, 2);
+        assert_true(atune__verdict(&a, 10, 0.005, &r, detail, sizeof(detail)));
+        assert_false(atune__verdict(&a, 10, 0.004, &r, detail, sizeof(detail)));
+    }
 }
 
 static void test_integers(void **state)

@@ -28,9 +28,14 @@
  *                            size of the allocation the output pointer lies
  *                            in, its byte offset, the count compared);
  *                            "fill_TYPE bytes=B n=N mode=M ilo=I ihi=I
- *                            rlo=R rhi=R" (the fill kernel's arguments)
- *   ATUNE_STUB_LAUNCH_LOG=FILE appends a line per launch of any other
- *                            kernel: "NAME grid=X,Y,Z block=X,Y,Z shared=S
+ *                            rlo=R rhi=R" (the fill kernel's arguments);
+ *                            of a template's own helpers: "NAME_ref grid=G
+ *                            block=B", "NAME_init grid=G block=B",
+ *                            "NAME_verify bytes=B off=O n=N" as cmp_TYPE
+ *   ATUNE_STUB_LAUNCH_LOG=FILE appends a line per launch of any kernel but
+ *                            fill_* and cmp_* (a template's *_ref, *_init
+ *                            and *_verify are in both logs): "NAME
+ *                            grid=X,Y,Z block=X,Y,Z shared=S
  *                            args=A,...": the arguments up to the first
  *                            NULL entry (autotune and libatune_jit end
  *                            each launch's list with one), each read as 8
@@ -42,7 +47,11 @@
  *   ATUNE_STUB_FAULT_BLOCK   the launch faults (CUDA_ERROR_ILLEGAL_ADDRESS)
  *   ATUNE_STUB_HANG_BLOCK    the next synchronisation never returns
  *   ATUNE_STUB_WRONG_BLOCK   a compare after such a launch (the latest of
- *                            a tuned kernel) reports a mismatch */
+ *                            a tuned kernel) reports a mismatch, and a
+ *                            *_verify kernel (out, ref, n, errors) counts
+ *                            one error
+ * Kernels named *_ref, *_init and *_verify are a template's reference,
+ * init and verify kernels: not tuned. */
 #include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -316,7 +325,8 @@ static CUresult s_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *nam
     fn->mod = m;
     snprintf(fn->name, sizeof(fn->name), "%s", name);
     fn->tuned = strncmp(name, "fill_", 5) != 0 &&
-                strncmp(name, "cmp_", 4) != 0 && !ends_with(name, "_ref");
+                strncmp(name, "cmp_", 4) != 0 && !ends_with(name, "_ref") &&
+                !ends_with(name, "_init") && !ends_with(name, "_verify");
     *f = fn; /* leaked with the module: a test process is short-lived */
     return CUDA_SUCCESS;
 }
@@ -394,7 +404,7 @@ static const struct block *allocation_at(uintptr_t p)
 }
 
 /* cmp_*(out, ref, n, res); fill_*(p, n, seed, mode, ilo, ihi, rlo, rhi) */
-static void log_helper(CUfunction f, void **args)
+static void log_helper(CUfunction f, void **args, unsigned gx, unsigned bx)
 {
     const char *log = getenv("ATUNE_STUB_HELPER_LOG");
     uintptr_t out = (uintptr_t)*(CUdeviceptr *)args[0];
@@ -403,7 +413,9 @@ static void log_helper(CUfunction f, void **args)
 
     if (!log || !*log || !(fp = fopen(log, "a")))
         return;
-    if (strncmp(f->name, "cmp_", 4) == 0)
+    if (ends_with(f->name, "_ref") || ends_with(f->name, "_init"))
+        fprintf(fp, "%s grid=%u block=%u\n", f->name, gx, bx);
+    else if (strncmp(f->name, "cmp_", 4) == 0 || ends_with(f->name, "_verify"))
         fprintf(fp, "%s bytes=%zu off=%zu n=%ld\n", f->name, b ? b->size : 0,
                 b ? (size_t)(out - b->at) : 0, *(long *)args[2]);
     else
@@ -459,9 +471,19 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
         /* The output is that of the latest launch of a tuned kernel. */
         st.wrong = planted("ATUNE_STUB_WRONG_BLOCK", bx, gx);
     }
-    if (strncmp(f->name, "cmp_", 4) == 0 || strncmp(f->name, "fill_", 5) == 0)
-        log_helper(f, args);
-    else
+    if (!f->tuned)
+        log_helper(f, args, gx, bx);
+    if (ends_with(f->name, "_verify") && st.wrong) {
+        /* NAME_verify(out, ref, n, errors): one error */
+        CUdeviceptr res = *(CUdeviceptr *)args[3];
+        struct block *b = real_at(res);
+        if (b && b->size >= sizeof(uint64_t)) {
+            uint64_t v = 1;
+            memcpy((void *)res, &v, sizeof(v));
+        }
+        st.wrong = 0;
+    }
+    if (strncmp(f->name, "cmp_", 4) != 0 && strncmp(f->name, "fill_", 5) != 0)
         log_launch(f, gx, gy, gz, bx, by, bz, shared, args);
     if (strncmp(f->name, "cmp_", 4) == 0 && st.wrong) {
         /* cmp_*(out, ref, n, res): one mismatch at index 0 */

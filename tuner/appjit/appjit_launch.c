@@ -239,6 +239,14 @@ static int type_fits(const atune__arg *a, atune_jit_type t)
 {
     atune_jit_type want = scalar_type(a->type);
 
+    /* Types the application's type tags do not name: a struct passed by
+     * value is declared ATUNE_JIT_UNKNOWN (its bytes are the
+     * application's), buffers of half, bf16 or vectors ATUNE_JIT_PTR. */
+    if (a->type == ATUNE__BYTES)
+        return t == ATUNE_JIT_UNKNOWN;
+    if (a->type == ATUNE__HALF || a->type == ATUNE__BF16 || a->lanes > 1)
+        return a->role != ATUNE__SCALAR && t == ATUNE_JIT_PTR;
+
     if (a->role == ATUNE__SCALAR)
         return t == want;
     return t == ATUNE_JIT_PTR ||
@@ -268,6 +276,22 @@ int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
         atune_jit_type want = scalar_type(a->type);
         if (type_fits(a, types[i]))
             continue;
+        if (a->type == ATUNE__BYTES)
+            return atune__jit_fail(
+                j, ATUNE_EINVAL,
+                "%s:%d: argument %d '%s' is a struct of %zu bytes passed by "
+                "value: declare it ATUNE_JIT_UNKNOWN, the application passes "
+                "%s",
+                m->ini_path, a->line, i + 1, a->name, a->raw_len,
+                type_name(types[i]));
+        if (a->type == ATUNE__HALF || a->type == ATUNE__BF16 || a->lanes > 1)
+            return atune__jit_fail(
+                j, ATUNE_EINVAL,
+                "%s:%d: argument %d '%s' is a pointer to %s%.0d in the "
+                "kernel: declare it ATUNE_JIT_PTR, the application passes %s",
+                m->ini_path, a->line, i + 1, a->name,
+                atune__type_name(a->type), a->lanes > 1 ? a->lanes : 0,
+                type_name(types[i]));
         return atune__jit_fail(
             j, ATUNE_EINVAL,
             "%s:%d: argument %d '%s' is %s%s in the kernel, the application "

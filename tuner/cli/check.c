@@ -17,6 +17,7 @@
 #include "engine/compile.h"
 #include "jit/jit.h"
 #include "jit/pch.h"
+#include "jit/refmodule.h"
 #include "template/space.h"
 #include "template/templates.h"
 
@@ -358,6 +359,28 @@ static void report_pch(const atune__manifest *m, const atune__procs *procs,
     }
 }
 
+/* The reference's own module (reference_source, reference_macros, init,
+ * verify), compiled as tune compiles it: per size when the size's
+ * variables are macros in it, else once. */
+static int check_refmod(const atune__manifest *m, const char *arch,
+                        atune__err *err)
+{
+    atune__refmod_syms syms;
+    atune__cubin cubin;
+    int rc = 0;
+
+    if (!atune__refmod_needed(m))
+        return 0;
+    for (int i = 0; rc == 0 && i < (m->nref_macros ? m->nsizes : 1); i++) {
+        rc = atune__refmod_compile(m, &m->sizes[i], arch, &cubin, &syms, err);
+        if (rc == 0)
+            atune__cubin_free(&cubin);
+        else if (m->nref_macros)
+            atune__err_prefix(err, "at size '%s': ", m->sizes[i].name);
+    }
+    return rc;
+}
+
 /* Configurations per compile pool: 65536 jobs are a few MB. */
 #define CHECK_CHUNK ((int64_t)1 << 16)
 
@@ -370,8 +393,10 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
     /* Every step's kernel, and the reference when it is a kernel of its
-     * own: all resolved in one module. */
-    int nnames = atune__manifest_entries(m, names);
+     * own: all resolved in one module; a reference with a module of its
+     * own compiles apart (check_refmod). */
+    int nnames = atune__refmod_needed(m) ? atune__manifest_kernels(m, names)
+                                         : atune__manifest_entries(m, names);
     char ref[800];
     atune__valid_set valid = {0};
     const int64_t *index = NULL;
@@ -402,6 +427,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     }
     if (!rc && o->memory)
         rc = check_memory(m, &sr, o->memory, &err);
+    if (!rc)
+        rc = check_refmod(m, o->arch, &err);
     if (rc == ATUNE__EDATA) {
         report_invalid(m, j, err.msg);
         atune__valid_set_free(&valid);

@@ -382,7 +382,8 @@ static int name_error(const atune__manifest *m, const char *const *names,
     char *copy = atune__strdup(log ? log + 1 : "");
     atune__cubin probe;
     atune__err perr;
-    int bad = 0, is_ref, line, rc;
+    int bad = 0, is_ref, rc, line;
+    const char *key;
 
     for (int i = 0; nnames > 1 && i < nnames; i++) {
         const char *one[] = {text[i]};
@@ -393,8 +394,9 @@ static int name_error(const atune__manifest *m, const char *const *names,
         }
         atune__cubin_free(&probe);
     }
-    /* names[] point into m (atune__manifest_entries'), a step's kernel
-     * before the reference. */
+    /* names[] point into m (atune__manifest_entries', a step's kernel
+     * before the reference; refmodule.c's: the reference's launches, then
+     * init's and verify's names). */
     is_ref = names[bad] == m->reference;
     line = is_ref ? m->reference_line : m->kernel_line;
     for (int i = 0; !is_ref && i < m->nsteps; i++)
@@ -408,12 +410,22 @@ static int name_error(const atune__manifest *m, const char *const *names,
             line = m->ref_steps[i].kernel_line;
             is_ref = 1;
         }
+    key = is_ref ? "reference" : "kernel";
+    if (names[bad] == m->init) {
+        key = "init";
+        line = m->init_line;
+    }
+    for (int i = 0; i < m->nargs; i++)
+        if (names[bad] == m->args[i].verify) {
+            key = "verify";
+            line = m->args[i].line;
+        }
     rc = atune__fail(err, ATUNE__EDATA,
                      "%s:%d: %s '%s' (as '%s'): %s: compile error "
                      "(NVRTC_ERROR_COMPILATION): no such __global__ "
                      "function, or its instantiation does not compile:\n%s",
-                     m->ini_path, line, is_ref ? "reference" : "kernel",
-                     names[bad], text[bad], what, copy ? copy : "");
+                     m->ini_path, line, key, names[bad], text[bad],
+                     what, copy ? copy : "");
     free(copy);
     return rc;
 }

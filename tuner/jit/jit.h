@@ -11,7 +11,9 @@
 #include "template/manifest.h"
 #include "template/space.h"
 
-/* Every step of a launch sequence, and those of the reference. */
+/* Every step of a launch sequence, and those of the reference; or the
+ * reference's module (refmodule.h): the reference's launches, an init
+ * and ATUNE__MAX_VERIFY verify kernels (no more, refmodule.c asserts). */
 #define ATUNE__JIT_MAX_NAMES (2 * ATUNE__MAX_STEPS)
 
 typedef struct atune__cubin {

@@ -9,8 +9,9 @@
 #include "template/templates.h"
 
 /* The helpers in devutil.cu, per element type, in atune__type order. */
-static const char *const type_suffix[] = {"char",  "int",   "uint",  "long",
-                                          "ulong", "float", "double"};
+static const char *const type_suffix[] = {"char",  "int",    "uint",
+                                          "long",  "ulong",  "float",
+                                          "double", "half", "bf16"};
 
 /* Checks a driver call; on failure formats "what: CUDA_ERROR_X: text" and
  * returns ATUNE__ESOFTWARE (ATUNE__EUNAVAIL for out of memory). */

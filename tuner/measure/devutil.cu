@@ -142,3 +142,97 @@ CMP_EXACT(cmp_ulong, unsigned long long)
 
 CMP_REAL(cmp_float, float)
 CMP_REAL(cmp_double, double)
+
+/* half and bf16 elements as their bits (unsigned short), converted by
+ * hand so that the helpers need no toolkit header: half with the PTX
+ * conversions (round to nearest even), bf16 by its place in a float. */
+__device__ float half_to_float(unsigned short h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+
+__device__ unsigned short float_to_half(float f)
+{
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+
+__device__ float bf16_to_float(unsigned short b)
+{
+    return __uint_as_float((unsigned)b << 16);
+}
+
+__device__ unsigned short float_to_bf16(float f)
+{
+    unsigned u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN stays NaN */
+        return (unsigned short)((u >> 16) | 0x40);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (unsigned short)(u >> 16);
+}
+
+/* The fills of FILL for 16-bit reals: the value as a double, stored
+ * rounded. iota is exact up to 2048 (half) and 256 (bf16). */
+#define FILL16(NAME, TO)                                                       \
+    extern "C" __global__ void NAME(unsigned short *p, long n,                 \
+                                    unsigned long long seed, int mode,         \
+                                    long long ilo, long long ihi, double rlo,  \
+                                    double rhi)                                \
+    {                                                                          \
+        for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;      \
+             i += (long)gridDim.x * blockDim.x) {                              \
+            unsigned long long r = mix(seed ^ mix((unsigned long long)i));     \
+            double u = (double)(r >> 11) * (1.0 / 9007199254740992.0);         \
+            double v;                                                          \
+            switch (mode) {                                                    \
+            case 2:                                                            \
+                v = rlo + (rhi - rlo) * u;                                     \
+                break;                                                         \
+            case 4:                                                            \
+                v = rlo;                                                       \
+                break;                                                         \
+            case 5:                                                            \
+                v = (double)i;                                                 \
+                break;                                                         \
+            default:                                                           \
+                v = real_nz(r);                                                \
+            }                                                                  \
+            p[i] = TO((float)v);                                               \
+        }                                                                      \
+    }
+
+FILL16(fill_half, float_to_half)
+FILL16(fill_bf16, float_to_bf16)
+
+#define CMP_REAL16(NAME, TOF)                                                  \
+    extern "C" __global__ void NAME(const unsigned short *out,                 \
+                                    const unsigned short *ref, long n,         \
+                                    cmp_result *res)                           \
+    {                                                                          \
+        double diff = 0, mref = 0;                                             \
+        unsigned long long bad = 0, first = ~0ULL;                             \
+        for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n;      \
+             i += (long)gridDim.x * blockDim.x) {                              \
+            double o = TOF(out[i]), r = TOF(ref[i]);                           \
+            if (!isfinite(o) || !isfinite(r)) {                                \
+                bad++;                                                         \
+                if ((unsigned long long)i < first)                             \
+                    first = i;                                                 \
+                continue;                                                      \
+            }                                                                  \
+            diff = fmax(diff, fabs(o - r));                                    \
+            mref = fmax(mref, fabs(r));                                        \
+        }                                                                      \
+        atomicMax(&res->max_diff, (unsigned long long)__double_as_longlong(diff)); \
+        atomicMax(&res->max_ref, (unsigned long long)__double_as_longlong(mref)); \
+        if (bad) {                                                             \
+            atomicAdd(&res->nonfinite, bad);                                   \
+            atomicMin(&res->first, first);                                     \
+        }                                                                      \
+    }
+
+CMP_REAL16(cmp_half, half_to_float)
+CMP_REAL16(cmp_bf16, bf16_to_float)

@@ -87,12 +87,17 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
 {
     atune__device *d = p->d;
     struct cmp_result r;
-    size_t off = b->cmp_first * atune__type_size(b->arg->type);
-    long n = (long)b->cmp_count;
+    /* Vectors are compared by component: each is an element of the
+     * compare kernel, mismatches and tolerance count components. */
+    size_t lanes = atune__arg_lanes(b->arg);
+    size_t off = b->cmp_first * atune__arg_elem_size(b->arg);
+    long n = (long)(b->cmp_count * lanes);
     CUdeviceptr out = b->ptr + off, ref = b->expect + off, resp = d->cmpres;
     void *args[] = {&out, &ref, &n, &resp};
     unsigned grid = (unsigned)(d->info.attr.sm_count * 8);
 
+    if (p->verify_fn[b - p->buf])
+        return atune__refrun_verify(p, b, ok, res, err);
     memset(&r, 0, sizeof(r));
     r.first = ~0ULL;
     CU(cuMemcpyHtoD(d->cmpres, &r, sizeof(r)), "cuMemcpyHtoD");
@@ -102,8 +107,8 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
     CU(cuStreamSynchronize(d->stream), "comparing outputs");
     CU(cuMemcpyDtoH(&r, d->cmpres, sizeof(r)), "cuMemcpyDtoH");
     if (r.first != ~0ULL)
-        r.first += b->cmp_first;
-    *ok = atune__verdict(b->arg, b->cmp_count, p->m->tolerance, &r,
+        r.first = r.first / lanes + b->cmp_first;
+    *ok = atune__verdict(b->arg, b->cmp_count * lanes, p->m->tolerance, &r,
                          res->detail, sizeof(res->detail));
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measure/runner_internal.h"
+#include "jit/refmodule.h"
 
 static const char *const status_names[] = {
 #define ATUNE__STATUS_NAME(code, name) name,
@@ -36,7 +37,7 @@ static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
 {
     atune__device *d = p->d;
     const atune__fill *f = &a->fill;
-    long count = (long)n;
+    long count = (long)(n * atune__arg_lanes(a)); /* components */
     unsigned long long s = seed;
     int mode = (int)f->kind;
     long long ilo = 0, ihi = 0;
@@ -50,10 +51,10 @@ static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
         return rc;
     if (f->kind == ATUNE__FILL_FILE) {
         void *data;
-        if ((rc = atune__data_load(p->m, a, n, &data, err)))
+        if ((rc = atune__data_load(p->m, a, (size_t)count, &data, err)))
             return rc;
         rc = atune__cucheck(d->cu->cuMemcpyHtoD(ptr, data,
-                                                n * atune__type_size(a->type)),
+                                                n * atune__arg_elem_size(a)),
                             "cuMemcpyHtoD", err);
         free(data);
         return rc;
@@ -81,7 +82,7 @@ static int eval_count(const atune__problem *p, const atune__arg *a,
                       size_t *count, size_t *bytes, atune__err *err)
 {
     int64_t n;
-    size_t sz = atune__type_size(a->type);
+    size_t sz = atune__arg_elem_size(a);
     int rc = atune__manifest_eval(p->m, a->count, a->line, &p->vars, &n, err);
 
     if (rc)
@@ -208,7 +209,7 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
             CU(cuMemcpyDtoDAsync(c->data, same->ptr, c->bytes, d->stream),
                "cuMemcpyDtoDAsync");
         else if ((rc = fill(p, c->arg, c->data,
-                            c->bytes / atune__type_size(c->arg->type), seed,
+                            c->bytes / atune__arg_elem_size(c->arg), seed,
                             err)))
             return rc;
     }
@@ -283,6 +284,10 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
             args[i] = &p->buf[i].ptr;
             continue;
         }
+        if (a->raw) { /* a struct by value: the driver copies its bytes */
+            args[i] = a->raw;
+            continue;
+        }
         if (!a->has_fvalue &&
             (rc = atune__manifest_eval(p->m, a->value, a->line, vs, &v, err)))
             return rc;
@@ -298,6 +303,10 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
         case ATUNE__DOUBLE:
             sc[i].d = a->has_fvalue ? a->fvalue : (double)v;
             break;
+        default: /* half, bf16, vectors: refused as scalars by the loader */
+            return atune__fail(err, ATUNE__ESOFTWARE, "%s: scalar '%s' of "
+                               "type %s", p->m->ini_path, a->name,
+                               atune__type_name(a->type));
         }
         args[i] = &sc[i];
     }
@@ -305,6 +314,42 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
 }
 
 /* --- reference ---------------------------------------------------------- */
+
+/* The init kernel: once per size, after the fills, with the kernel's
+ * arguments at vs (the default configuration's), launched as init_block
+ * and init_grid say. */
+static int run_init(atune__problem *p, CUfunction fn, const atune__vars *vs,
+                    atune__err *err)
+{
+    atune__device *d = p->d;
+    const atune__manifest *m = p->m;
+    union scalar sc[ATUNE__MAX_ARGS];
+    void *args[ATUNE__MAX_ARGS + 1];
+    int64_t block[3], grid[3];
+    int rc;
+
+    if ((rc = atune__dim3_eval(m, &m->init_block, vs, block, err)) ||
+        (rc = atune__dim3_eval(m, &m->init_grid, vs, grid, err)) ||
+        (rc = atune__problem_make_args(p, vs, sc, args, err)))
+        return rc;
+    /* Ended as every launch's list is (the stub driver's log reads up to
+     * the NULL). */
+    args[m->nargs] = NULL;
+    /* Outputs and scratch are poisoned, as before a candidate's launch:
+     * an init kernel that reads them shows it in the reference's result. */
+    if ((rc = atune__problem_prepare(p, 1, err)))
+        return rc;
+    CU(cuLaunchKernel(fn, (unsigned)grid[0], (unsigned)grid[1],
+                      (unsigned)grid[2], (unsigned)block[0],
+                      (unsigned)block[1], (unsigned)block[2], 0, d->stream,
+                      args, NULL),
+       "launching the init kernel");
+    CU(cuStreamSynchronize(d->stream), "running the init kernel");
+    if ((rc = atune__refrun_take_derived(p, err)))
+        return rc;
+    CU(cuStreamSynchronize(d->stream), "keeping the init kernel's inputs");
+    return 0;
+}
 
 void atune__unit_args(const atune__manifest *m, void **args, struct unit *u)
 {
@@ -365,6 +410,9 @@ static int reference_unit(atune__problem *p, const atune__config *dflt,
     if (m->ref_is_default)
         rc = atune__manifest_eval(m, m->shared, m->shared_line, vs,
                                   &u->l[0].shared, err);
+    else if (m->ref_shared)
+        rc = atune__manifest_eval(m, m->ref_shared, m->ref_shared_line, vs,
+                                  &u->l[0].shared, err);
     return rc;
 }
 
@@ -379,11 +427,13 @@ static int run_reference(atune__problem *p, atune__err *err)
     CUfunction fn[ATUNE__MAX_STEPS];
     atune__vars vs = p->vars;
     atune__config dflt;
+    atune__refmod_syms syms;
     union scalar sc[ATUNE__MAX_ARGS];
     void *args[ATUNE__MAX_ARGS];
     struct unit u = {0};
     double t0 = 0;
-    int rc;
+    CUfunction init = NULL;
+    int rc, own = atune__refmod_needed(m), kept = 0;
 
     /* The reference is compiled with the default configuration's macros,
      * so a .cu that uses them at file scope still compiles; a kernel that
@@ -403,7 +453,12 @@ static int run_reference(atune__problem *p, atune__err *err)
         rc = atune__problem_make_args(p, &vs, sc, args, err);
     if (!rc)
         rc = reference_unit(p, &dflt, &vs, args, &u, err);
-    if (!rc)
+    /* The reference's own module holds the same kernels first, in the
+     * same order (refmodule.c), then the init and verify kernels. */
+    if (!rc && own)
+        rc = atune__refmod_compile(m, p->size, d->info.arch, &cubin, &syms,
+                                   err);
+    else if (!rc)
         rc = atune__device_compile(d, d->cache, m, &dflt, names, nnames,
                                    &cubin, err);
     if (!rc)
@@ -421,6 +476,11 @@ static int run_reference(atune__problem *p, atune__err *err)
                     (int)u.l[i].shared),
                 "cuFuncSetAttribute", err);
     }
+    if (!rc && own)
+        rc = atune__refrun_bind(p, mod, &cubin, &syms, &init, &kept, err);
+    /* Before the reference: it and every candidate read what init made. */
+    if (!rc && init && (rc = run_init(p, init, &vs, err)))
+        atune__err_prefix(err, "init '%s': ", m->init);
     if (!rc)
         rc = atune__problem_set_constants(p, mod, err);
     if (!rc)
@@ -448,7 +508,7 @@ static int run_reference(atune__problem *p, atune__err *err)
             rc = atune__cucheck(d->cu->cuMemcpyDtoD(b->expect, b->ptr, b->bytes),
                          "cuMemcpyDtoD", err);
     }
-    if (mod)
+    if (mod && !kept)
         d->cu->cuModuleUnload(mod);
     atune__cubin_free(&cubin);
     if (rc)
@@ -518,6 +578,8 @@ void atune__problem_close(atune__problem *p)
     for (int i = 0; i < ATUNE__MAX_CONSTANTS; i++)
         if (p->con[i].data)
             cu->cuMemFree(p->con[i].data);
+    if (p->refmod)
+        cu->cuModuleUnload(p->refmod);
     free(p);
 }
 

@@ -13,7 +13,7 @@
 #define POISON 0xA5 /* a byte no generator produces in every position */
 
 /* The helpers in devutil.cu, per element type, in atune__type order. */
-#define NTYPES 7
+#define NTYPES ATUNE__NBUFTYPES
 
 struct cmp_result {
     unsigned long long mismatches;
@@ -70,6 +70,11 @@ struct atune__problem {
     struct constant con[ATUNE__MAX_CONSTANTS];
     int64_t bytes; /* all buffers together */
     double ref_ns; /* the reference's launch to completion, host clock */
+    /* The reference's module, kept loaded while it holds verify kernels
+     * (refmodule.h); verify_fn[i] checks argument i, NULL: the built-in
+     * compare. */
+    CUmodule refmod;
+    CUfunction verify_fn[ATUNE__MAX_ARGS];
 };
 
 struct atune__kernel {
@@ -127,6 +132,22 @@ int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
  * detail (verdict.c). */
 int atune__verdict(const atune__arg *a, size_t compared, double tol,
                    const struct cmp_result *r, char *detail, size_t len);
+/* The reference's module loaded as mod, compiled with syms
+ * (refmodule.h): finds its init kernel (*init, NULL: none) and verify
+ * kernels, and keeps mod in p when it holds verify kernels (*kept; then p
+ * unloads it) (refrun.c). */
+struct atune__refmod_syms;
+int atune__refrun_bind(atune__problem *p, CUmodule mod,
+                       const atune__cubin *cubin,
+                       const struct atune__refmod_syms *syms,
+                       CUfunction *init, int *kept, atune__err *err);
+/* After the init kernel: the saved contents of inout buffers and the
+ * __constant__ copies of inputs are taken again (refrun.c). */
+int atune__refrun_take_derived(atune__problem *p, atune__err *err);
+/* Checks buffer b with its verify kernel: *ok when it counted no error
+ * (refrun.c). */
+int atune__refrun_verify(atune__problem *p, const struct buffer *b, int *ok,
+                         atune__result *res, atune__err *err);
 /* Tells the hang watchdog about launches about to be waited for (measure.c). */
 void atune__timing_watch(const atune__timing *t, int launches);
 

@@ -14,7 +14,7 @@
 int atune__verdict(const atune__arg *a, size_t compared, double tol,
                    const struct cmp_result *r, char *detail, size_t len)
 {
-    if (a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE) {
+    if (atune__type_is_real(a->type)) {
         double diff, mref, rel;
         memcpy(&diff, &r->max_diff, sizeof(diff));
         memcpy(&mref, &r->max_ref, sizeof(mref));

@@ -20,8 +20,9 @@ static int bad(const atune__manifest *m, const atune__arg *a, atune__err *err,
 }
 
 /* The .npy descr of each type, in atune__type order. */
-static const char *const npy_descr[] = {"|i1", "<i4", "<u4", "<i8",
-                                        "<u8", "<f4", "<f8"};
+/* bf16 has no NumPy type: raw files only. */
+static const char *const npy_descr[] = {"|i1", "<i4", "<u4", "<i8", "<u8",
+                                        "<f4", "<f8", "<f2", NULL};
 
 /* The value of key in a .npy header dict ({'descr': '<f4', ...}): the text
  * after "'key':" up to the next top-level ',' or '}'. */
@@ -91,7 +92,10 @@ static int npy_header(const atune__manifest *m, const atune__arg *a,
         dict_value(h, "fortran_order", order, sizeof(order)) ||
         dict_value(h, "shape", shape, sizeof(shape)))
         rc = bad(m, a, err, ".npy header has no descr, fortran_order or shape");
-    snprintf(want, sizeof(want), "'%s'", npy_descr[a->type]);
+    if (!rc && !npy_descr[a->type])
+        rc = bad(m, a, err, "bf16 has no NumPy type: give a raw file");
+    snprintf(want, sizeof(want), "'%s'",
+             npy_descr[a->type] ? npy_descr[a->type] : "");
     if (!rc && strcmp(descr, want) != 0) {
         char why[96];
         snprintf(why, sizeof(why), "element type %s, the buffer is %s (%s)",

@@ -30,7 +30,8 @@ static const struct {
 static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
     "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros",
-    "not_macros", "compiler"};
+    "not_macros", "compiler", "reference_source", "reference_macros", "init",
+    "init_block", "init_grid", "reference_shared"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* ---- sections --------------------------------------------------------- */
@@ -155,7 +156,15 @@ static int parse_reference(struct loader *ld, const atune__ini_section *s)
 
     if (atune__mf_first_ref_step(ld->ini))
         return atune__mf_parse_ref_steps(ld, s);
-    if (atune__ini_get(s, "reference")) {
+    if ((rc = atune__mf_parse_ref_source(ld)))
+        return rc;
+    if ((en = atune__ini_get(s, "reference")) && ld->ref_code) {
+        m->reference_line = en->line;
+        if ((rc = atune__mf_entry_point(
+                 ld, en->line, "reference",
+                 ld->ref_entry ? ld->ref_entry : en->value, m->reference)))
+            return rc;
+    } else if (en) {
         if ((rc = atune__mf_parse_entry_point(ld, s, "reference", m->reference,
                                     &m->reference_line)))
             return rc;
@@ -338,11 +347,13 @@ static int load_sections(struct loader *ld)
         (rc = atune__mf_parse_sizes(ld)) || (rc = atune__mf_parse_params(ld)) ||
         (rc = nvrtc_options(ld)) || (rc = atune__mf_hash_headers(ld)) ||
         (rc = atune__mf_entry_found(ld, "kernel", ld->m->kernel, ld->m->kernel_line)) ||
-        (rc = atune__mf_entry_found(ld, "reference", ld->m->reference,
-                          ld->m->reference_line)) ||
+        (!ld->ref_code &&
+         (rc = atune__mf_entry_found(ld, "reference", ld->m->reference,
+                                     ld->m->reference_line))) ||
         (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
         (rc = atune__mf_parse_args(ld)) ||
         (rc = atune__mf_step_args(ld)) || (rc = atune__mf_parse_constants(ld)) ||
+        (rc = atune__mf_parse_ref_extras(ld)) ||
         (rc = atune__mf_check_names(ld)))
         return rc;
     return atune__mf_check_steps(ld);
@@ -386,12 +397,14 @@ int atune__manifest_parse(const char *name, const char *ini_path,
     atune__ini_free(ini);
     free(ld.code);
     free(ld.hdr_code);
+    free(ld.ref_code);
     *out = ld.m;
     return ATUNE__OK;
 fail:
     atune__ini_free(ini);
     free(ld.code);
     free(ld.hdr_code);
+    free(ld.ref_code);
     atune__manifest_free(ld.m);
     return rc;
 }
@@ -449,6 +462,7 @@ static void free_args(atune__arg *args, int n)
         atune__expr_free(args[i].fill.lo);
         atune__expr_free(args[i].fill.hi);
         free(args[i].fill.path);
+        free(args[i].raw);
     }
 }
 
@@ -466,6 +480,11 @@ void atune__manifest_free(atune__manifest *m)
         free(m->nvrtc_opts[i]);
     free_dim3(&m->ref_block);
     free_dim3(&m->ref_grid);
+    atune__expr_free(m->ref_shared);
+    free_dim3(&m->init_block);
+    free_dim3(&m->init_grid);
+    free(m->ref_path);
+    free(m->ref_text);
     atune__expr_free(m->work);
     for (int i = 0; i < m->nconstraints; i++)
         atune__expr_free(m->constraints[i].expr);

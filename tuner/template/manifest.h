@@ -20,6 +20,7 @@
 #define ATUNE__MAX_NVRTC_OPTS 16
 #define ATUNE__MAX_HEADERS 256 /* user headers hashed into the template */
 #define ATUNE__ENTRY_MAX 256   /* a kernel or reference name expression */
+#define ATUNE__MAX_VERIFY 4    /* different verify kernels of one template */
 #define ATUNE__MAX_STEPS 8     /* kernels of one launch sequence */
 
 typedef enum atune__type {
@@ -29,8 +30,14 @@ typedef enum atune__type {
     ATUNE__LONG,
     ATUNE__ULONG,
     ATUNE__FLOAT,
-    ATUNE__DOUBLE
+    ATUNE__DOUBLE,
+    ATUNE__HALF,  /* __half: IEEE binary16, 2 bytes */
+    ATUNE__BF16,  /* __nv_bfloat16: 8-bit exponent, 7-bit mantissa */
+    ATUNE__BYTES  /* scalars only: raw bytes passed by value (a struct) */
 } atune__type;
+
+#define ATUNE__NBUFTYPES 9 /* the element types of buffers: up to BF16 */
+#define ATUNE__MAX_RAW 4096 /* bytes of a raw scalar (kernel parameters) */
 
 typedef enum atune__role {
     ATUNE__SCALAR, /* not a buffer: passed by value */
@@ -69,6 +76,8 @@ typedef enum atune__metric { ATUNE__GBS, ATUNE__GFLOPS } atune__metric;
 /* sizeof the C type on the device (char 1, int/uint/float 4, long/ulong/
  * double 8: CUDA's long is 64-bit on Linux). */
 size_t atune__type_size(atune__type t);
+/* float, double, half, bf16: compared by the tolerance rule. */
+int atune__type_is_real(atune__type t);
 const char *atune__type_name(atune__type t);
 /* Whether v fits the C type a scalar argument is passed as. */
 int atune__scalar_fits(atune__type t, int64_t v);
@@ -112,7 +121,12 @@ typedef struct atune__arg {
     atune__type type;
     atune__role role;   /* ATUNE__SCALAR for scalars */
     atune__expr *count; /* buffers: element count */
+    int lanes;          /* components of a vector element type (float4:
+                           4); 1 for others. count is in elements, fills
+                           and compares go by component */
     atune__expr *value; /* scalars: the value (int64 expression) */
+    unsigned char *raw; /* bytes scalars: raw_len bytes passed by value */
+    size_t raw_len;
     double fvalue;      /* scalars of float/double type: the value when
                            written as a literal with '.' or 'e'
                            ("float 2.5"); has_fvalue tells */
@@ -126,8 +140,20 @@ typedef struct atune__arg {
     uint64_t mismatch_count;
     double mismatch_pct; /* > 0: a percentage of the compared elements */
     atune__fill fill;    /* input and inout buffers, constants */
+    /* Compared buffers, ", verify = NAME": a kernel of the reference's
+     * source that compares this buffer instead of the built-in rule
+     * (docs/manifest.md, "A verification kernel"); "" for none. */
+    char verify[ATUNE__ENTRY_MAX];
     int line;
 } atune__arg;
+
+/* Bytes of one element of buffer a: its type's size times its lanes. */
+size_t atune__arg_elem_size(const atune__arg *a);
+/* Components of one element of a: 1 but for vector types. */
+static inline size_t atune__arg_lanes(const atune__arg *a)
+{
+    return a->lanes > 1 ? (size_t)a->lanes : 1;
+}
 
 /* A launch shape: 1 to 3 expressions ("x" or "x, y" or "x, y, z"). */
 typedef struct atune__dim3 {
@@ -188,6 +214,27 @@ typedef struct atune__manifest {
     char reference[ATUNE__ENTRY_MAX];
     int kernel_line, reference_line;
     atune__dim3 ref_block, ref_grid;
+    /* reference_shared = EXPR: the reference's dynamic shared memory
+     * (parameters at their defaults); NULL: 0, or [launch]'s shared for a
+     * kernel that is its own reference. */
+    atune__expr *ref_shared;
+    int ref_shared_line;
+    /* reference_source = FILE: the reference (and init and verify
+     * kernels) live in this file of the template's directory, not in the
+     * .cu; NULL when absent. ref_path is for messages and NVRTC. */
+    char *ref_path;
+    char *ref_text;
+    /* reference_macros = VAR, ...: size variables passed to the
+     * reference's compile as -DVAR=VALUE (it is compiled per size). */
+    int nref_macros;
+    char ref_macros[ATUNE__MAX_SIZE_VARS][ATUNE__NAME_MAX];
+    int ref_macros_line;
+    /* init = NAME: a kernel of the reference's source run once per size
+     * after the fills and before the reference, with the kernel's
+     * arguments, launched with init_block and init_grid; "" for none. */
+    char init[ATUNE__ENTRY_MAX];
+    int init_line;
+    atune__dim3 init_block, init_grid;
     /* 1 when the reference is the kernel itself (`reference` omitted, or
      * equal to `kernel`): compiled with the default configuration's
      * macros and launched with its shared memory, it checks every

@@ -10,10 +10,22 @@
 
 #include "template/manifest_internal.h"
 
-#define TYPE_LIST "char, int, uint, long, ulong, float, double"
-static const char *const type_names[] = {"char",  "int",   "uint",  "long",
-                                         "ulong", "float", "double"};
-static const size_t type_sizes[] = {1, 4, 4, 8, 8, 4, 8};
+#define TYPE_LIST                                                              \
+    "char, int, uint, long, ulong, float, double, half, bf16, their vectors " \
+    "(float4, int2, half2, ...), bytes"
+static const char *const type_names[] = {
+    "char", "int", "uint", "long", "ulong", "float", "double", "half", "bf16",
+    "bytes"};
+static const size_t type_sizes[] = {1, 4, 4, 8, 8, 4, 8, 2, 2, 1};
+/* CUDA's own names of the same types. */
+static const struct {
+    const char *name;
+    atune__type type;
+} type_aliases[] = {
+    {"__half", ATUNE__HALF},  {"__nv_bfloat16", ATUNE__BF16},
+    {"struct", ATUNE__BYTES}, {"__half2", ATUNE__HALF},
+    {"__nv_bfloat162", ATUNE__BF16},
+};
 static const char *const role_names[] = {"scalar", "input",  "output",
                                          "inout",  "accum",  "scratch"};
 #define ROLE_LIST "input, output, inout, accum, scratch"
@@ -32,6 +44,41 @@ const char *atune__type_name(atune__type t)
 const char *atune__role_name(atune__role r)
 {
     return role_names[r];
+}
+
+int atune__type_is_real(atune__type t)
+{
+    return t == ATUNE__FLOAT || t == ATUNE__DOUBLE || t == ATUNE__HALF ||
+           t == ATUNE__BF16;
+}
+
+size_t atune__arg_elem_size(const atune__arg *a)
+{
+    return type_sizes[a->type] * (size_t)(a->lanes > 1 ? a->lanes : 1);
+}
+
+/* The type named s[0..len): a name of type_names or type_aliases, or a
+ * numeric one followed by 2, 3 or 4 (a CUDA vector type: float4, int2,
+ * half2); *lanes its components. -1 when it is none. */
+static int find_type(const char *s, size_t len, int *lanes)
+{
+    int t = atune__mf_find_name(type_names, ARRAY_LEN(type_names), s, len);
+
+    *lanes = 1;
+    for (size_t i = 0; t < 0 && i < ARRAY_LEN(type_aliases); i++)
+        if (strlen(type_aliases[i].name) == len &&
+            memcmp(type_aliases[i].name, s, len) == 0) {
+            t = (int)type_aliases[i].type;
+            if (s[len - 1] == '2')
+                *lanes = 2;
+        }
+    if (t < 0 && len > 1 && s[len - 1] >= '2' && s[len - 1] <= '4') {
+        t = find_type(s, len - 1, lanes);
+        if (t == ATUNE__BYTES || *lanes != 1)
+            t = -1;
+        *lanes = s[len - 1] - '0';
+    }
+    return t;
 }
 
 int atune__role_compared(atune__role r)
@@ -126,7 +173,7 @@ static int parse_mismatches(struct loader *ld, const atune__ini_entry *en,
                              "'mismatches' of %s buffer '%s': only output, "
                              "inout and accum buffers are compared",
                              atune__role_name(a->role), en->key);
-    if (a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE)
+    if (atune__type_is_real(a->type))
         return atune__mf_bad(ld, en->line,
                              "'mismatches' of %s buffer '%s': real buffers "
                              "are compared with the template's tolerance",
@@ -150,7 +197,7 @@ static int parse_mismatches(struct loader *ld, const atune__ini_entry *en,
 
 static int is_real(atune__type t)
 {
-    return t == ATUNE__FLOAT || t == ATUNE__DOUBLE;
+    return atune__type_is_real(t);
 }
 
 /* "NAME(ARGS)" when v is a call of name: ARGS split at top-level commas
@@ -283,11 +330,25 @@ static int parse_fill(struct loader *ld, const atune__ini_entry *en,
     return rc;
 }
 
+/* verify = NAME: a kernel of the reference's source that counts the
+ * buffer's wrong elements (docs/manifest.md). */
+static int parse_verify(struct loader *ld, const atune__ini_entry *en,
+                        const char *v, atune__arg *a)
+{
+    if (!atune__role_compared(a->role))
+        return atune__mf_bad(ld, en->line,
+                             "'verify' of %s buffer '%s': only output, inout "
+                             "and accum buffers are compared",
+                             atune__role_name(a->role), en->key);
+    return atune__mf_entry_point(ld, en->line, "verify", v, a->verify);
+}
+
 /* ", OPTION = VALUE" after a buffer's role. */
 static int parse_option(struct loader *ld, const atune__ini_entry *en,
                         const char *opt, atune__arg *a, unsigned *seen)
 {
-    static const char *const names[] = {"compare", "mismatches", "fill"};
+    static const char *const names[] = {"compare", "mismatches", "fill",
+                                        "verify"};
     size_t len = 0;
     const char *v;
     int k;
@@ -303,7 +364,7 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
             key--;
         return atune__mf_bad(ld, en->line,
                              "unknown option '%.*s' of buffer '%s' (compare, "
-                             "mismatches, fill)",
+                             "mismatches, fill, verify)",
                              (int)key, opt, en->key);
     }
     for (v = opt + len; *v == ' ' || *v == '\t'; v++)
@@ -321,6 +382,8 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
     *seen |= 1u << k;
     if (k == 0)
         return parse_compare(ld, en, v, a);
+    if (k == 3)
+        return parse_verify(ld, en, v, a);
     return k == 1 ? parse_mismatches(ld, en, v, a) : parse_fill(ld, en, v, a);
 }
 
@@ -366,6 +429,80 @@ static int parse_buffer(struct loader *ld, const atune__ini_entry *en,
         rc = parse_option(ld, en, piece[i], a, &seen);
     for (int i = 0; i < n; i++)
         free(piece[i]);
+    return rc;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* bytes[N] hex:HEX or bytes[N] file:PATH, with s at '[': N raw bytes
+ * passed by value, for a struct argument. */
+static int parse_raw(struct loader *ld, const atune__ini_entry *en,
+                     const char *s, atune__arg *a)
+{
+    size_t n = 0, len = 0;
+    const char *v;
+    char *path = NULL, *text = NULL;
+    int rc;
+
+    a->role = ATUNE__SCALAR;
+    if (*s == '[')
+        for (s++; *s >= '0' && *s <= '9' && n <= ATUNE__MAX_RAW; s++)
+            n = n * 10 + (size_t)(*s - '0');
+    if (s[-1] == '[' || *s != ']' || n < 1 || n > ATUNE__MAX_RAW)
+        return atune__mf_bad(ld, en->line,
+                             "'%s' = bytes[N] hex:HEX or bytes[N] file:PATH, "
+                             "N a number of bytes from 1 to %d",
+                             en->key, ATUNE__MAX_RAW);
+    for (v = s + 1; *v == ' ' || *v == '\t'; v++)
+        continue;
+    if (!(a->raw = calloc(1, n)))
+        return atune__mf_oom(ld);
+    a->raw_len = n;
+    if (strncmp(v, "hex:", 4) == 0) {
+        for (v += 4; *v == ' ' || *v == '\t'; v++)
+            continue;
+        for (size_t i = 0; i < 2 * n; i++)
+            if (hex_digit(v[i]) < 0)
+                return atune__mf_bad(ld, en->line,
+                                     "bytes '%s' of '%s': want %zu hex "
+                                     "digits (2 a byte, in memory order)",
+                                     v, en->key, 2 * n);
+        if (v[2 * n] != '\0')
+            return atune__mf_bad(ld, en->line,
+                                 "bytes '%s' of '%s': more than %zu hex "
+                                 "digits",
+                                 v, en->key, 2 * n);
+        for (size_t i = 0; i < n; i++)
+            a->raw[i] = (unsigned char)(hex_digit(v[2 * i]) << 4 |
+                                        hex_digit(v[2 * i + 1]));
+        return 0;
+    }
+    if (strncmp(v, "file:", 5) != 0)
+        return atune__mf_bad(ld, en->line,
+                             "bytes of '%s': the value is hex:HEX or "
+                             "file:PATH",
+                             en->key);
+    for (v += 5; *v == ' ' || *v == '\t'; v++)
+        continue;
+    rc = atune__mf_read_local(ld, en->line, "bytes file", v, &path, &text,
+                              &len);
+    if (!rc && len != n)
+        rc = atune__mf_bad(ld, en->line,
+                           "bytes file '%s' of '%s' has %zu bytes, not %zu",
+                           v, en->key, len, n);
+    if (!rc) {
+        memcpy(a->raw, text, n);
+        /* The value is part of the template, as a hex value in the .ini. */
+        ld->m->hash = atune__fnv1a(a->raw, n, ld->m->hash);
+    }
+    free(path);
+    free(text);
     return rc;
 }
 
@@ -420,22 +557,28 @@ static int parse_arg(struct loader *ld, const atune__ini_entry *en,
     a->line = en->line;
     while (atune__mf_is_ident_char(s[len]))
         len++;
-    t = atune__mf_find_name(type_names, ARRAY_LEN(type_names), s, len);
+    t = find_type(s, len, &a->lanes);
     if (t < 0)
         return atune__mf_bad(ld, en->line, "unknown type '%.*s' of '%s' (%s)",
                              (int)len, s, en->key, TYPE_LIST);
     a->type = (atune__type)t;
     for (s += len; *s == ' ' || *s == '\t'; s++)
         continue;
+    if (a->type == ATUNE__BYTES)
+        return parse_raw(ld, en, s, a);
     if (*s == '[')
         return parse_buffer(ld, en, s, a);
     a->role = ATUNE__SCALAR;
     if (*s == '\0')
         return atune__mf_bad(ld, en->line, "scalar '%s' has no value", en->key);
+    if (a->lanes > 1 || a->type == ATUNE__HALF || a->type == ATUNE__BF16)
+        return atune__mf_bad(ld, en->line,
+                             "scalar '%s' of type %.*s: pass it as raw bytes "
+                             "(bytes[N] hex:...)",
+                             en->key, (int)len, en->value);
     if ((rc = scalar_role(ld, en, s)) != 0)
         return rc;
-    if ((a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE) &&
-        float_literal(s, &a->fvalue)) {
+    if (is_real(a->type) && float_literal(s, &a->fvalue)) {
         a->has_fvalue = 1;
         return 0;
     }

@@ -348,7 +348,9 @@ int atune__mf_hash_headers(struct loader *ld)
     int rc = 0;
 
     if ((rc = atune__mf_macros_begin(ld)) ||
-        (rc = atune__mf_macros_scan(ld, m->cu_path, m->source)))
+        (rc = atune__mf_macros_scan(ld, m->cu_path, m->source)) ||
+        (m->ref_text &&
+         (rc = atune__mf_macros_scan(ld, m->ref_path, m->ref_text))))
         return rc;
     /* Built-in templates (m->dir NULL) include no headers of their own. */
     if (m->dir && (rc = pre_includes(&sc)) == 0)

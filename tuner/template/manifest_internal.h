@@ -22,6 +22,10 @@ struct loader {
     char *hdr_code; /* the same of each header of its own the .cu includes
                        (manifest_headers.c), one after the other; NULL for
                        none */
+    char *ref_code;       /* the same of reference_source's file, or NULL */
+    const char *ref_name; /* its name as the manifest writes it */
+    char ref_file[256];    /* "ref.cu" of "reference = ref.cu:NAME" */
+    const char *ref_entry; /* its NAME, or NULL */
     atune__err *err;
 };
 
@@ -33,6 +37,30 @@ int atune__mf_oom(struct loader *ld);
 /* Parses an expression, prefixing errors with "ini_path:line: ". */
 int atune__mf_parse_expr(struct loader *ld, int line, const char *text,
                          atune__expr **out);
+
+/* manifest_entry.c */
+/* A name expression's characters, and the function it names ("k" of
+ * "ns::k<B>"), or NULL when it is not a C++ function name. */
+int atune__mf_is_name_expr_char(char ch);
+const char *atune__mf_base_name(const char *expr, char out[ATUNE__NAME_MAX]);
+/* A C++ name expression of a __global__ function of the reference's
+ * module (reference, init, verify), copied into dst and checked to occur
+ * in reference_source's file, or without one in the .cu or its own
+ * headers (called once they are read). */
+int atune__mf_entry_point(struct loader *ld, int line, const char *key,
+                          const char *value, char dst[ATUNE__ENTRY_MAX]);
+
+/* manifest_reference.c: reference_source (read before the reference's
+ * name is checked), then reference_macros and init (once the sizes and
+ * arguments are known). */
+int atune__mf_parse_ref_source(struct loader *ld);
+/* Reads file rel of the template's directory (never outside it, by "../"
+ * or a link) into *text (*len bytes); *path is its path. The caller frees
+ * both, also on failure. what names the key in messages. */
+int atune__mf_read_local(struct loader *ld, int line, const char *what,
+                         const char *rel, char **path, char **text,
+                         size_t *len);
+int atune__mf_parse_ref_extras(struct loader *ld);
 
 /* manifest_keys.c: what the sections' parsers share. */
 int atune__mf_parse_dim3(struct loader *ld, const atune__ini_entry *en,

@@ -1,6 +1,7 @@
 /* manifest_keys.c -- what the parsers of several sections share: launch
  * shapes, required and known keys, C++ name expressions of entry points
- * ([template]'s kernel and reference, each [launch.NAME]'s kernel). */
+ * ([template]'s kernel and reference, each [launch.NAME]'s kernel; their
+ * characters and function names are manifest_entry.c's). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,57 +51,6 @@ int atune__mf_check_keys(struct loader *ld, const atune__ini_section *s,
     return 0;
 }
 
-/* The characters a name expression may hold: a C++ qualified name and
- * template arguments made of numbers, parameters, casts and operators.
- * Never quotes, ';', braces or '#': the text goes into NVRTC as C++. */
-static int is_name_expr_char(char ch)
-{
-    return atune__mf_is_ident_char(ch) ||
-           (ch && strchr(":<>(), +-*/%&|^~!.${}", ch));
-}
-
-/* The function a name expression names: "block_sum" of
- * "::user::block_sum<BLOCK, 4>"; NULL when the part before '<' is not a
- * qualified name or the brackets do not balance. */
-static const char *base_name(const char *expr, char out[ATUNE__NAME_MAX])
-{
-    const char *s = expr, *last = NULL;
-    int depth = 0;
-
-    for (const char *p = expr; *p; p++) {
-        if (*p == '<' || *p == '(')
-            depth++;
-        else if ((*p == '>' || *p == ')') && --depth < 0)
-            return NULL;
-    }
-    if (depth != 0)
-        return NULL;
-    for (;;) {
-        size_t len = 0;
-        if (s[0] == ':' && s[1] == ':')
-            s += 2;
-        if (!atune__mf_is_ident_char(*s) || (*s >= '0' && *s <= '9'))
-            return NULL;
-        while (atune__mf_is_ident_char(s[len]))
-            len++;
-        if (len >= ATUNE__NAME_MAX)
-            return NULL;
-        memcpy(out, s, len);
-        out[len] = '\0';
-        last = s;
-        s += len;
-        while (*s == ' ')
-            s++;
-        if (*s == '\0' || *s == '<')
-            break;
-        if (s[0] != ':' || s[1] != ':')
-            return NULL;
-    }
-    if (*s == '<' && s[strlen(s) - 1] != '>')
-        return NULL;
-    return last;
-}
-
 /* kernel = NAME or reference = NAME: a C++ name expression of a
  * __global__ function in the .cu file ("copy_tuned", "ns::k",
  * "ns::k<BLOCK, (ns::Algo)ALGO>"); NVRTC resolves it per configuration
@@ -117,7 +67,7 @@ int atune__mf_parse_entry_point(struct loader *ld,
         return rc;
     *line = en->line;
     for (const char *p = en->value; *p; p++)
-        if (!is_name_expr_char(*p))
+        if (!atune__mf_is_name_expr_char(*p))
             return atune__mf_bad(ld, en->line,
                                  "%s '%s': '%c' cannot be part of a C++ name "
                                  "expression",
@@ -129,7 +79,7 @@ int atune__mf_parse_entry_point(struct loader *ld,
      * (manifest_macros.c). */
     if (strstr(dst, "${"))
         return 0;
-    if (!base_name(dst, base))
+    if (!atune__mf_base_name(dst, base))
         return atune__mf_bad(ld, en->line,
                              "%s '%s' is not a C++ function name (NAME, "
                              "ns::NAME or ns::NAME<ARGS>)",
@@ -142,7 +92,7 @@ int atune__mf_entry_found(struct loader *ld, const char *key,
 {
     char base[ATUNE__NAME_MAX], where[ATUNE__NAME_MAX + 64];
 
-    if (strstr(expr, "${") || !base_name(expr, base) ||
+    if (strstr(expr, "${") || !atune__mf_base_name(expr, base) ||
         atune__mf_code_has(ld, base))
         return 0;
     return atune__mf_bad(ld, line, "%s '%s' not found in %s%s", key, base,

@@ -262,18 +262,19 @@ static int check_args(struct loader *ld, const atune__arg *args, int n)
 
 int atune__mf_check_names(struct loader *ld)
 {
-    static const char ref[] = "the reference runs once for all configurations";
     const atune__manifest *m = ld->m;
     int rc;
 
-    /* Copied from [launch], the reference's launch reads the default
-     * configuration's parameters. */
-    const char *ref_params = m->ref_launch_default ? NULL : ref;
-
-    /* [reference.NAME] sections are checked as such (manifest_sequence.c). */
+    /* The reference's and the init kernel's launches may read parameters:
+     * they run once per size, at the default configuration's values.
+     * [reference.NAME] sections are checked as such (manifest_sequence.c). */
     if ((!m->nref_steps &&
-         ((rc = check_dim3(ld, &m->ref_block, "reference_block", ref_params)) ||
-          (rc = check_dim3(ld, &m->ref_grid, "reference_grid", ref_params)))) ||
+         ((rc = check_dim3(ld, &m->ref_block, "reference_block", NULL)) ||
+          (rc = check_dim3(ld, &m->ref_grid, "reference_grid", NULL)))) ||
+        (rc = check_dim3(ld, &m->init_block, "init_block", NULL)) ||
+        (rc = check_dim3(ld, &m->init_grid, "init_grid", NULL)) ||
+        (rc = atune__mf_check_expr(ld, m->ref_shared, m->ref_shared_line,
+                                   "reference_shared", NULL)) ||
         (rc = atune__mf_check_expr(ld, m->work, m->work_line, "work",
                          "the runner computes it once per size, and every "
                          "configuration's metric divides the same work")))

@@ -125,14 +125,14 @@ int atune__mf_parse_ref_steps(struct loader *ld,
                               const atune__ini_section *tmpl)
 {
     static const char *const keys[] = {"reference", "reference_block",
-                                       "reference_grid"};
+                                       "reference_grid", "reference_shared"};
     atune__manifest *m = ld->m;
     const atune__step *first = &m->ref_steps[0];
+    const atune__ini_entry *en;
     int rc;
 
     for (size_t i = 0; i < ARRAY_LEN(keys); i++) {
-        const atune__ini_entry *en = atune__ini_get(tmpl, keys[i]);
-        if (en)
+        if ((en = atune__ini_get(tmpl, keys[i])))
             return atune__mf_bad(ld, en->line,
                                  "'%s' in [template] beside [%s] (line %d): "
                                  "a reference is either one kernel or "
@@ -140,6 +140,15 @@ int atune__mf_parse_ref_steps(struct loader *ld,
                                  en->key, atune__mf_first_ref_step(ld->ini)->name,
                                  atune__mf_first_ref_step(ld->ini)->line);
     }
+    /* Their kernels are looked up and compiled in the .cu and its own
+     * headers, as the steps' are. */
+    if ((en = atune__ini_get(tmpl, "reference_source")))
+        return atune__mf_bad(ld, en->line,
+                             "reference_source beside [%s] (line %d): the "
+                             "kernels of [reference.NAME] sections come from "
+                             "the .cu or its own headers",
+                             atune__mf_first_ref_step(ld->ini)->name,
+                             atune__mf_first_ref_step(ld->ini)->line);
     if ((rc = parse_sections(ld, REF_PREFIX, m->ref_steps, &m->nref_steps)))
         return rc;
     strcpy(m->reference, first->kernel);

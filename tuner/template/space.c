@@ -200,7 +200,7 @@ static int check_scalars(const atune__manifest *m, const atune__vars *vs,
         int64_t v;
         int rc;
 
-        if (a->role != ATUNE__SCALAR || a->has_fvalue)
+        if (a->role != ATUNE__SCALAR || a->has_fvalue || a->raw)
             continue;
         rc = atune__manifest_eval(m, a->value, a->line, vs, &v, err);
         if (rc)
@@ -317,8 +317,11 @@ void atune__reference_str(const atune__manifest *m, char *buf, size_t len)
     char cfg[512];
 
     if (!m->ref_is_default) {
+        const char *file = m->ref_path ? strrchr(m->ref_path, '/') : NULL;
         size_t used = 0;
-        snprintf(buf, len, "%s", m->nref_steps > 1 ? "" : m->reference);
+        snprintf(buf, len, "%s%s%s", m->nref_steps > 1 ? "" : m->reference,
+                 m->ref_path ? " of " : "",
+                 m->ref_path ? (file ? file + 1 : m->ref_path) : "");
         for (int i = 0; m->nref_steps > 1 && i < m->nref_steps; i++) {
             used = strlen(buf);
             snprintf(buf + used, len - used, "%s%s", i ? " then " : "",
@@ -380,16 +383,47 @@ static int check_reference(const atune__manifest *m, const atune__vars *base,
     if (m->ref_is_default &&
         (rc = reference_default(m, &vs, dev, &l.shared, err)) != 0)
         return rc;
-    if (m->nref_steps)
-        return atune__ref_steps_fit(m, &vs, dev, NULL, err);
-    if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
-        (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
+    if (!m->ref_is_default) {
+        /* reference_block, reference_grid and the init kernel's launch
+         * read the default configuration's parameters. */
+        atune__config c;
+        atune__space_config(m, 0, &c);
+        if (atune__config_vars(m, &c, &vs) != 0)
+            return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                               m->ini_path);
+        if (m->ref_shared &&
+            (rc = atune__manifest_eval(m, m->ref_shared, m->ref_shared_line,
+                                       &vs, &l.shared, err)))
+            return rc;
+    }
+    if (m->nref_steps) {
+        if ((rc = atune__ref_steps_fit(m, &vs, dev, NULL, err)))
+            return rc;
+    } else {
+        if ((rc = atune__dim3_eval(m, &m->ref_block, &vs, l.block, err)) ||
+            (rc = atune__dim3_eval(m, &m->ref_grid, &vs, l.grid, err)))
+            return rc;
+        if (!atune__launch_fits(&l, dev, reason, sizeof(reason), &part))
+            return atune__fail(err, ATUNE__EDATA,
+                               "%s:%d: reference launch: %s", m->ini_path,
+                               part == ATUNE__PART_GRID ? m->ref_grid.line
+                               : part == ATUNE__PART_SHARED && m->ref_shared
+                                   ? m->ref_shared_line
+                                   : m->ref_block.line,
+                               reason);
+    }
+    if (!m->init[0])
+        return 0;
+    l.shared = 0;
+    if ((rc = atune__dim3_eval(m, &m->init_block, &vs, l.block, err)) ||
+        (rc = atune__dim3_eval(m, &m->init_grid, &vs, l.grid, err)))
         return rc;
     if (atune__launch_fits(&l, dev, reason, sizeof(reason), &part))
         return 0;
     return atune__fail(
-        err, ATUNE__EDATA, "%s:%d: reference launch: %s", m->ini_path,
-        part == ATUNE__PART_GRID ? m->ref_grid.line : m->ref_block.line, reason);
+        err, ATUNE__EDATA, "%s:%d: init launch: %s", m->ini_path,
+        part == ATUNE__PART_GRID ? m->init_grid.line : m->init_block.line,
+        reason);
 }
 
 /* work is the numerator of every metric at this size. */
@@ -436,7 +470,7 @@ int atune__fill_values(const atune__manifest *m, const atune__arg *a,
                        atune__err *err)
 {
     const atune__fill *f = &a->fill;
-    int real = a->type == ATUNE__FLOAT || a->type == ATUNE__DOUBLE;
+    int real = atune__type_is_real(a->type);
     int rc;
 
     *lo = *hi = 0;
@@ -465,7 +499,7 @@ int atune__fill_values(const atune__manifest *m, const atune__arg *a,
 static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
                       const atune__vars *vs, int64_t *total, atune__err *err)
 {
-    int64_t n, size = (int64_t)atune__type_size(a->type);
+    int64_t n, size = (int64_t)atune__arg_elem_size(a);
     int rc = atune__manifest_eval(m, a->count, a->line, vs, &n, err);
 
     if (rc)
@@ -489,7 +523,8 @@ static int add_buffer(const atune__manifest *m, const atune__arg *a, int copies,
     if (a->role == ATUNE__INPUT || a->role == ATUNE__INOUT) {
         int64_t lo, hi;
         if (a->fill.kind == ATUNE__FILL_FILE)
-            return atune__data_load(m, a, (size_t)n, NULL, err);
+            return atune__data_load(m, a, (size_t)n * atune__arg_lanes(a),
+                                    NULL, err);
         return atune__fill_values(m, a, vs, &lo, &hi, err);
     }
     if (atune__role_compared(a->role)) {

@@ -206,7 +206,7 @@ static int plan(struct walk *w)
     }
     for (int i = 0; !rc && i < m->nargs; i++) {
         const atune__arg *a = &m->args[i];
-        if (a->role != ATUNE__SCALAR || a->has_fvalue)
+        if (a->role != ATUNE__SCALAR || a->has_fvalue || a->raw)
             continue;
         rc = add_step(w, K_SCALAR, a->value, a->line, i);
     }
