@@ -110,7 +110,7 @@ void atune__fu_search_path(fu_run *r, const char *skip1, const char *skip2,
                 continue;
             files++;
             if (atune_profile_open(path, &q) == ATUNE_OK)
-                atune__fu_neighbours(r, q, v, 2, "the profile of");
+                atune__fu_neighbours(r, q, v, NEIGHBOURS, "the profile of");
             atune_profile_close(q);
         }
         if (d)

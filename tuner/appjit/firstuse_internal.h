@@ -18,10 +18,13 @@
  * and 8 candidates, copy on an H200 served from the H100's profile
  * reached 96.0-96.9% of the brute-force optimum at three of five untuned
  * sizes (2026-11-26, tests/gpu_firstuse.sh), its first calls 0.13-0.22 s
- * (0.2 s of compiles on 8 threads): so more of them. */
-#define NEIGHBOURS 5
-#define MEASURE_CANDS 14 /* measure's race, at most */
-#define MAX_CANDS 18     /* with patient's search winner */
+ * (0.2 s of compiles on 8 threads): so more of them. With 5 (2 from
+ * the profiles of the search path) and 14, copy on an H200 still reached
+ * 95.5-95.7% at its two largest sizes and constmem 95.8% at one (13:55),
+ * first calls at most 0.94 s cold and 34 ms warm: 8 from every profile. */
+#define NEIGHBOURS 8
+#define MEASURE_CANDS 20 /* measure's race, at most */
+#define MAX_CANDS 24     /* with patient's search winner */
 #define PATH_FILES 16   /* profiles of the search path read for candidates */
 
 /* The race's candidates compiled at once, one thread per core at most,
