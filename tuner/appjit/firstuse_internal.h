@@ -25,6 +25,9 @@
 #define NEIGHBOURS 8
 #define MEASURE_CANDS 20 /* measure's race, at most */
 #define MAX_CANDS 24     /* with patient's search winner */
+/* Then the winner's one-step neighbours race it, at most POLISH of them
+ * (firstuse.c, polish). */
+#define POLISH 16
 #define PATH_FILES 16   /* profiles of the search path read for candidates */
 
 /* The race's candidates compiled at once, one thread per core at most,
@@ -51,7 +54,7 @@ typedef struct fu_run {
     atune__device *d;
     atune__problem *prob;
     atune__timing t;
-    cand c[MAX_CANDS];
+    cand c[MAX_CANDS + POLISH];
     int n, cap;
     int compiled, cached; /* compilations that ran NVRTC / hit the cache */
     int evaluated;
