@@ -740,6 +740,15 @@ static const struct defect defects[] = {
      "uniform(LO, HI) fills reals, LO < HI numbers"},
     {{{28, 28, "in = float[n] input, fill = uniform(0, 1e999)"}},
      "dir/t.ini:28: ", "uniform(LO, HI) fills reals, LO < HI numbers"},
+    /* An empty piece of the argument list: split_top's pieces were freed
+     * and then freed again by the fill's clean-up (fuzz_manifest, CI,
+     * 2026-11-26). */
+    {{{28, 28, "in = float[n] input, fill = uniform(-)"}}, "dir/t.ini:28: ",
+     "uniform(LO, HI) fills reals, LO < HI numbers"},
+    {{{28, 28, "in = float[n] input, fill = uniform(1, , 2)"}},
+     "dir/t.ini:28: ", "uniform(LO, HI) fills reals, LO < HI numbers"},
+    {{{28, 28, "in = uint[n] input, fill = bits(4, )"}}, "dir/t.ini:28: ",
+     "bits(B) fills integers, B from 1 to 32"},
     {{{28, 28, "in = uint[n] input, fill = bits(33)"}}, "dir/t.ini:28: ",
      "fill 'bits(33)' of uint buffer 'in': bits(B) fills integers, B from 1 "
      "to 32"},

@@ -560,7 +560,10 @@ int atune__split_top(const char *text, char **out, int max)
         piece = s + 1;
     }
 fail:
-    while (n > 0)
+    /* The caller's slots are left empty, not dangling: it may free them. */
+    while (n > 0) {
         free(out[--n]);
+        out[n] = NULL;
+    }
     return -1;
 }

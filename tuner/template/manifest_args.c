@@ -222,8 +222,10 @@ static int call_args(const char *v, const char *name, char **args, int want)
     n = atune__split_top(inner, args, want);
     free(inner);
     if (n != want) {
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             free(args[i]);
+            args[i] = NULL;
+        }
         return -1;
     }
     return 1;
