@@ -72,24 +72,6 @@ int atune__fu_make_dirs(const char *path, char *why, size_t len)
     return 0;
 }
 
-static void device_entry(const atune__device *d, atune__pw_device *pd)
-{
-    const atune__devinfo *in = atune__device_info(d);
-
-    memset(pd, 0, sizeof(*pd));
-    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
-    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
-    pd->cc = (int)in->attr.cc;
-    pd->sm_count = (int)in->attr.sm_count;
-    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
-    pd->l2_bytes = in->attr.l2_bytes;
-    pd->driver = in->driver;
-    pd->nvrtc = atune__jit_version();
-    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
-    atune__utc_date(pd->date, sizeof(pd->date), 0);
-    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
-}
-
 static void fill_entry(const fu_run *r, const cand *c, const char *key,
                        const char *strategy, const char *what,
                        atune__pw_entry *e)
@@ -159,7 +141,7 @@ int atune__fu_write(const fu_run *r, int i, const char *path, const char *base,
     *changed = 0;
     if (!e)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    device_entry(r->d, &pd);
+    atune__device_pw_entry(r->d, &pd);
     fill_entry(r, &r->c[i], key, strategy, what, e);
     rc = atune__profile_update_based(path, base, &pd, e, seen, changed, err);
     free(e);

@@ -233,7 +233,7 @@ int atune__evaluate(atune__device *d, const atune__templates *t,
 
     if (!pr)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    atune__tune_device_entry(d, &pd);
+    atune__device_pw_entry(d, &pd);
     snprintf(path, sizeof(path), "%s/%s.ini", o->profile_dir, pd.slug);
     rc = open_profile(other, &oth, err);
     if (!rc && (rc = open_profile(path, &own, err)) == ATUNE__ENOINPUT)

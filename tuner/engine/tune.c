@@ -725,7 +725,7 @@ int atune__tune(atune__device *d, const atune__templates *t,
      * of tuning. */
     if (!rc) {
         atune__pw_device pd;
-        atune__tune_device_entry(d, &pd);
+        atune__device_pw_entry(d, &pd);
         rc = atune__profile_check(profile, &pd, err);
     }
     journal_path(d, o, run);

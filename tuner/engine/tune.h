@@ -166,10 +166,6 @@ int atune__tune_write_outcome(atune__device *d, const atune__outcome *out,
                               const struct atune__pw_seen *seen, int *changed,
                               atune__err *err);
 
-/* The [device] section of d's profile, dated today. */
-struct atune__pw_device;
-void atune__tune_device_entry(atune__device *d, struct atune__pw_device *pd);
-
 /* tune_progress.c: redraws the progress line of out's size (when
  * o->progress): done of total configurations since t0, the best so far
  * and the ETA; and the line that ends a size (clearing the progress line;

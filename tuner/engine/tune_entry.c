@@ -58,24 +58,6 @@ static void fill_entry(const atune__outcome *out, atune__pw_entry *e)
     }
 }
 
-void atune__tune_device_entry(atune__device *d, atune__pw_device *pd)
-{
-    const atune__devinfo *in = atune__device_info(d);
-
-    memset(pd, 0, sizeof(*pd));
-    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
-    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
-    pd->cc = (int)in->attr.cc;
-    pd->sm_count = (int)in->attr.sm_count;
-    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
-    pd->l2_bytes = in->attr.l2_bytes;
-    pd->driver = in->driver;
-    pd->nvrtc = atune__jit_version();
-    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
-    atune__utc_date(pd->date, sizeof(pd->date), 0);
-    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
-}
-
 /* A section of this template version that is no configuration of the
  * space here (edited by hand, or by another tool) is not re-timed, and
  * this run's winner replaces it: said, never done silently. */
@@ -181,7 +163,7 @@ int atune__tune_write_outcome(atune__device *d, const atune__outcome *out,
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     if (seen)
         test_write_delay();
-    atune__tune_device_entry(d, &pd);
+    atune__device_pw_entry(d, &pd);
     fill_entry(out, e);
     rc = seen ? atune__profile_update_if(path, &pd, e, seen, changed, err)
               : atune__profile_update(path, &pd, e, 1, err);

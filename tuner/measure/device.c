@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jit/jit.h"
+#include "measure/profile_write.h"
 #include "measure/runner_internal.h"
 #include "template/templates.h"
 
@@ -292,4 +294,24 @@ int atune__device_compile(atune__device *d, atune__cache *cache,
 const atune__devinfo *atune__device_info(const atune__device *d)
 {
     return &d->info;
+}
+
+/* The profile writer's description of device d (measure/profile_write.h):
+ * what the tool and first use write above their entries. */
+void atune__device_pw_entry(const atune__device *d, atune__pw_device *pd)
+{
+    const atune__devinfo *in = atune__device_info(d);
+
+    memset(pd, 0, sizeof(*pd));
+    atune__strlcpy(pd->name, in->name, sizeof(pd->name));
+    atune__slugify(in->name, pd->slug, sizeof(pd->slug));
+    pd->cc = (int)in->attr.cc;
+    pd->sm_count = (int)in->attr.sm_count;
+    pd->mem_bandwidth_gbs = in->mem_bandwidth_gbs;
+    pd->l2_bytes = in->attr.l2_bytes;
+    pd->driver = in->driver;
+    pd->nvrtc = atune__jit_version();
+    atune__strlcpy(pd->uuid, in->uuid, sizeof(pd->uuid));
+    atune__utc_date(pd->date, sizeof(pd->date), 0);
+    atune__strlcpy(pd->tuner, ATUNE_VERSION_STRING, sizeof(pd->tuner));
 }

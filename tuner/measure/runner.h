@@ -66,6 +66,12 @@ typedef struct atune__devinfo {
 
 const atune__devinfo *atune__device_info(const atune__device *d);
 
+/* The profile writer's description of d (name, slug, limits, driver,
+ * NVRTC and tool versions, UUID, today's date). */
+struct atune__pw_device;
+void atune__device_pw_entry(const atune__device *d,
+                            struct atune__pw_device *pd);
+
 /* How the device's owner compiles what it needs outside a compile pool
  * (the reference, --evaluate's configurations): the tool passes its
  * compile children (engine/compile_procs.h), so that the compile time
