@@ -371,6 +371,43 @@ static void test_memory_fallback(void **state)
     assert_int_not_equal(stat(user_profile(), &st), 0);
 }
 
+/* A warm call compiles nothing: with near-equal candidates (the stub's
+ * ATUNE_STUB_NEAR) another process's race puts another one first, and the
+ * neighbours that race are still those the module cache holds. */
+static void test_warm_compiles_nothing(void **state)
+{
+    char dir[4200], env[4400];
+
+    (void)state;
+    SKIP_WITHOUT_STUB();
+    path_in(dir, sizeof(dir), "xdg");
+    rm_rf(dir);
+    snprintf(env, sizeof(env),
+             "ATUNE_EFFORT=measure ATUNE_STUB_NEAR=1 ATUNE_CACHE_DIR='%s/near'",
+             tmp);
+    assert_int_equal(child(env, "serve n=5000011"), 0);
+    assert_non_null(strstr(out_text, "measured at first use (measure: "));
+    for (int seed = 2; seed <= 6; seed++) {
+        const char *m;
+        int n = -1, cached = -2;
+        rm_rf(dir);
+        snprintf(env, sizeof(env),
+                 "ATUNE_EFFORT=measure ATUNE_STUB_NEAR=%d "
+                 "ATUNE_CACHE_DIR='%s/near'",
+                 seed, tmp);
+        assert_int_equal(child(env, "serve n=5000011"), 0);
+        m = strstr(out_text, "measured at first use (measure: ");
+        assert_non_null(m);
+        assert_int_equal(sscanf(m + strlen("measured at first use (measure: "),
+                                "%d configurations compiled (%d from", &n,
+                                &cached),
+                         2);
+        if (n != cached)
+            fail_msg("seed %d: %d of %d configurations compiled in a warm "
+                     "call: %s", seed, n - cached, n, out_text);
+    }
+}
+
 /* Several threads, a handle each, ask for the same new size at once: it
  * is measured once, every thread gets the same configuration. */
 static void test_threads_measure_once(void **state)
@@ -470,6 +507,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_profile_never_measures),
         cmocka_unit_test(test_memory_fallback),
         cmocka_unit_test(test_threads_measure_once),
+        cmocka_unit_test(test_warm_compiles_nothing),
     };
     const char *only = getenv("ATUNE_TEST_ONLY");
 

@@ -239,34 +239,89 @@ static void race(fu_run *r, atune__err *err, int *fatal)
     r->t.cutoff_ns = 0;
 }
 
-/* patient: the default search (search/), its evaluations through the
- * same runner, stopped by its own rule or the time limit. */
-/* The winner's one-step neighbours (each parameter's value before and
- * after its own in the manifest's list) race it: the tuned entries of
- * other sizes and GPU models put the race near this size's best, not
- * always on it (H200, 2026-11-26: copy at n = 77777777 96.2% of the
- * brute-force optimum with the race alone). Those the size's constraints
- * rule out are refused by the measurement, as any candidate. */
-static void polish(fu_run *r, atune__err *err, int *fatal)
+/* The one-step neighbours of w (each parameter's value before and after
+ * its own in the manifest's list), at most POLISH; how many. */
+static int neighbours_of(const atune__manifest *m, const atune__config *w,
+                         atune__config *out)
 {
-    const atune__manifest *m = r->j->m;
-    atune__config w = r->c[r->best].cfg;
-    int first = r->n;
+    int n = 0;
 
-    r->cap = r->n + POLISH;
     for (int p = 0; p < m->nparams; p++) {
         const atune__param *pa = &m->params[p];
         int at = 0;
-        while (at < pa->nvalues && pa->values[at] != w.v[p])
+        while (at < pa->nvalues && pa->values[at] != w->v[p])
             at++;
-        for (int d = -1; d <= 1; d += 2) {
-            atune__config c = w;
+        for (int d = -1; d <= 1 && n < POLISH; d += 2) {
             if (at + d < 0 || at + d >= pa->nvalues)
                 continue;
-            c.v[p] = pa->values[at + d];
-            atune__fu_add(r, &c, "a neighbour of the race's winner");
+            out[n] = *w;
+            out[n].v[p] = pa->values[at + d];
+            n++;
         }
     }
+    return n;
+}
+
+/* How many of candidate i's neighbours are not in the module cache. */
+static int uncached_neighbours(fu_run *r, int i)
+{
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(r->j->m, names);
+    atune__config nb[POLISH];
+    int n = neighbours_of(r->j->m, &r->c[i].cfg, nb), missing = 0;
+
+    for (int k = 0; k < n; k++)
+        if (atune__space_index(r->j->m, &nb[k]) >= 0 &&
+            !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
+                                  nnames))
+            missing++;
+    return missing;
+}
+
+/* The candidate whose neighbours race: the fastest, unless another
+ * within NEAR_EQUAL of it has every neighbour in the module cache. Which
+ * of two near-equal candidates times faster changes from process to
+ * process; without this a warm call whose race picked the other one
+ * compiled its neighbours (H200, 2026-11-26 14:03: 8 of 23 sizes over
+ * 100 ms warm, up to 322 ms). */
+#define NEAR_EQUAL 1.03
+
+static int polish_centre(fu_run *r)
+{
+    double bound = r->c[r->best].res.time_ns * NEAR_EQUAL;
+    int centre = r->best;
+
+    if (uncached_neighbours(r, r->best) == 0)
+        return r->best;
+    for (int i = 0; i < r->n; i++) {
+        const cand *c = &r->c[i];
+        if (i == r->best || !c->evaluated || c->res.status != ATUNE__ST_OK ||
+            c->res.time_ns > bound)
+            continue;
+        if ((centre == r->best ||
+             c->res.time_ns < r->c[centre].res.time_ns) &&
+            uncached_neighbours(r, i) == 0)
+            centre = i;
+    }
+    return centre;
+}
+
+/* The neighbours of the race's winner race it: the tuned entries of other
+ * sizes and GPU models put the race near this size's best, not always on
+ * it (H200, 2026-11-26: copy at n = 77777777 96.2% of the brute-force
+ * optimum with the race alone). Those the size's constraints rule out
+ * are refused by the measurement, as any candidate. */
+static void polish(fu_run *r, atune__err *err, int *fatal)
+{
+    atune__config nb[POLISH];
+    int centre = polish_centre(r), first = r->n, n;
+
+    n = neighbours_of(r->j->m, &r->c[centre].cfg, nb);
+    r->cap = r->n + POLISH;
+    for (int k = 0; k < n; k++)
+        atune__fu_add(r, &nb[k], "a neighbour of %s",
+                      centre == r->best ? "the race's winner"
+                                        : "a near-equal of the race's winner");
     if (r->n == first)
         return;
     compile_start(r, first);
@@ -274,6 +329,8 @@ static void polish(fu_run *r, atune__err *err, int *fatal)
     race(r, err, fatal);
 }
 
+/* patient: the default search (search/), its evaluations through the
+ * same runner, stopped by its own rule or the time limit. */
 static int search_eval(void *ctx, int64_t idx, double *time_ns,
                        double *spread_ns, atune__err *err)
 {

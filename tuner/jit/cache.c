@@ -578,15 +578,50 @@ static int recorded_error(const atune__manifest *m, const char *rec,
     return atune__fail(err, ATUNE__EDATA, "%s%s", path, rec[0] ? rec + 1 : "");
 }
 
+/* The cache key of compiling (m, c, arch, names). */
+static int compile_key(const atune__manifest *m, const atune__config *c,
+                       const char *arch, const char *const *names, int nnames,
+                       uint64_t *key, atune__err *err)
+{
+    atune__jit_opts o;
+    atune__jit_name_buf text[ATUNE__JIT_MAX_NAMES];
+    const char *subst[ATUNE__JIT_MAX_NAMES];
+    int rc;
+
+    if ((rc = atune__jit_names(m, c, names, nnames, text, subst, err)) != 0)
+        return rc;
+    if ((rc = atune__jit_options(m, c, arch, &o, err)) != 0)
+        return rc;
+    *key = atune__cache_key(m->source, m->source_len, m->headers_hash, o.v,
+                            o.nkey, subst, nnames, atune__jit_version());
+    /* compiler = nvrtc refuses what auto compiles with nvcc, and nvcc's
+     * CUBIN is not NVRTC's: each has its entries. */
+    if (m->compiler != ATUNE__COMPILER_AUTO)
+        *key = atune__fnv1a(&m->compiler, sizeof(m->compiler), *key);
+    atune__jit_options_free(&o);
+    return 0;
+}
+
+int atune__jit_cache_has(atune__cache *cache, const atune__manifest *m,
+                         const atune__config *c, const char *arch,
+                         const char *const *names, int nnames)
+{
+    atune__err err = {0};
+    struct stat st;
+    char path[4200];
+    uint64_t key;
+
+    return cache && compile_key(m, c, arch, names, nnames, &key, &err) == 0 &&
+           atune__cache_entry_path(cache, key, path, sizeof(path)) == 0 &&
+           lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
                               const atune__config *c, const char *arch,
                               const char *const *names, int nnames,
                               atune__cubin *out, int *hit, atune__err *err)
 {
-    atune__jit_opts o;
     atune__config dflt;
-    atune__jit_name_buf text[ATUNE__JIT_MAX_NAMES];
-    const char *subst[ATUNE__JIT_MAX_NAMES];
     char *rec;
     uint64_t key;
     int found, rc, damaged, put = -1;
@@ -599,17 +634,8 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
         atune__space_config(m, 0, &dflt);
         c = &dflt;
     }
-    if ((rc = atune__jit_names(m, c, names, nnames, text, subst, err)) != 0)
+    if ((rc = compile_key(m, c, arch, names, nnames, &key, err)) != 0)
         return rc;
-    if ((rc = atune__jit_options(m, c, arch, &o, err)) != 0)
-        return rc;
-    key = atune__cache_key(m->source, m->source_len, m->headers_hash, o.v,
-                           o.nkey, subst, nnames, atune__jit_version());
-    /* compiler = nvrtc refuses what auto compiles with nvcc, and nvcc's
-     * CUBIN is not NVRTC's: each has its entries. */
-    if (m->compiler != ATUNE__COMPILER_AUTO)
-        key = atune__fnv1a(&m->compiler, sizeof(m->compiler), key);
-    atune__jit_options_free(&o);
     found = lookup(cache, key, out, &damaged);
     if (found != ATUNE__CACHE_MISS && hit)
         *hit = 1;

@@ -150,4 +150,11 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
                               const char *const *names, int nnames,
                               atune__cubin *out, int *hit, atune__err *err);
 
+/* Whether compiling (m, c, arch, names) would hit an entry of cache
+ * (a CUBIN or a recorded error), without reading it: 0 for a NULL cache
+ * or a configuration whose options cannot be made. */
+int atune__jit_cache_has(atune__cache *cache, const atune__manifest *m,
+                         const atune__config *c, const char *arch,
+                         const char *const *names, int nnames);
+
 #endif
