@@ -60,6 +60,14 @@ run() {
     "$app" serve "$3" >"$tmp/$1" 2>&1 || fail "$2 $3 ($1): exit $?: $(tail -3 "$tmp/$1")"
 }
 
+# A fresh machine reads NVRTC and the toolkit's headers from disk at the
+# first compile of all (0.6-1.3 s more, H100 and H200 2026-11-26): one
+# process at an unrelated size, with a module cache of its own thrown
+# away, so that "cold" is a cold module cache, not a cold page cache.
+run warmup copy n=777 "$tmp/xdg-warmup" "$tmp/cache-warmup" measure
+echo "warm-up process (cold page cache, not counted): $(field MS "$tmp/warmup") ms"
+rm -rf "$tmp/xdg-warmup" "$tmp/cache-warmup"
+
 printf '%-9s %-22s %9s %9s %-6s %-10s %10s %10s %8s\n' kernel size cold_ms warm_ms exact profile pick_us opt_us "%opt" >"$tmp/table"
 for k in $kernels; do
   i=0
