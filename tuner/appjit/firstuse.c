@@ -555,7 +555,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     fu_run *r;
     int fatal = 0, have_dir, kept = -1, rc;
     CUresult cr;
-    double ms;
+    double ms, t_open, t_race, t_polish;
 
     size_key(j, v, key, sizeof(key));
     atune__jit_gpu_model(j, p, gpu, sizeof(gpu));
@@ -643,9 +643,12 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
             err.msg);
         goto out1;
     }
+    t_open = atune__now();
     race(r, &err, &fatal);
+    t_race = atune__now();
     if (!fatal && r->best >= 0)
         polish(r, &err, &fatal);
+    t_polish = atune__now();
     if (!fatal && effort == ATUNE_JIT_EFFORT_PATIENT &&
         patient(r, &sz, patient_limit(), &err, how, sizeof(how)))
         fatal = 1;
@@ -666,10 +669,12 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     describe_cfg(j->m, &r->c[r->best].cfg, best_s, sizeof(best_s));
     say(what, sizeof(what),
              "%s: %d configuration%s compiled (%d from the module cache) and "
-             "verified in %.0f ms%s%s, on %s",
+             "verified in %.0f ms (%.0f ms to compile and set up, %.0f to "
+             "race, %.0f for the neighbours)%s%s, on %s",
              effort == ATUNE_JIT_EFFORT_PATIENT ? "patient" : "measure",
              r->evaluated, r->evaluated == 1 ? "" : "s", r->cached, ms,
-             how[0] ? ", " : "", how, gpu);
+             (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
+             (t_polish - t_race) * 1e3, how[0] ? ", " : "", how, gpu);
     /* A new file in the user's directory shadows the profile served from:
      * it starts as that profile when it is this GPU model's. */
     if (p && strcmp(atune_profile_device(p)->name, gpu) == 0 &&
