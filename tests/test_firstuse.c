@@ -324,6 +324,8 @@ static void test_patient(void **state)
     assert_non_null(strstr(out_text, "; effort patient"));
     assert_non_null(strstr(slurp(user_profile()),
                            "strategy = first-use-patient"));
+    /* Its note, longer than a profile value may be, is cut, not lost. */
+    assert_non_null(strstr(slurp(user_profile()), "first_use = patient: "));
     /* The next process: an exact hit, nothing measured. */
     assert_int_equal(child("ATUNE_EFFORT=patient", "serve n=6000011"), 0);
     assert_non_null(strstr(out_text, "(exact)"));

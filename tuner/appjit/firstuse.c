@@ -542,7 +542,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
 {
     char key[200], lkey[sizeof(((struct atune__learned *)0)->key)];
     char gpu[ATUNE__RECORD_GPU_MAX], dir[3800], path[4096], slug[128];
-    char why[1200], best_s[512], how[200] = "", what[700];
+    char why[1200], best_s[512], how[200] = "", what[700], split[160];
     const char *strategy = effort == ATUNE_JIT_EFFORT_PATIENT
                                ? "first-use-patient"
                                : "first-use-measure";
@@ -669,12 +669,15 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     describe_cfg(j->m, &r->c[r->best].cfg, best_s, sizeof(best_s));
     say(what, sizeof(what),
              "%s: %d configuration%s compiled (%d from the module cache) and "
-             "verified in %.0f ms (%.0f ms to compile and set up, %.0f to "
-             "race, %.0f for the neighbours)%s%s, on %s",
+             "verified in %.0f ms%s%s, on %s",
              effort == ATUNE_JIT_EFFORT_PATIENT ? "patient" : "measure",
              r->evaluated, r->evaluated == 1 ? "" : "s", r->cached, ms,
-             (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
-             (t_polish - t_race) * 1e3, how[0] ? ", " : "", how, gpu);
+             how[0] ? ", " : "", how, gpu);
+    say(split, sizeof(split),
+        "%.0f ms to compile and set up, %.0f to race, %.0f for the "
+        "neighbours",
+        (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
+        (t_polish - t_race) * 1e3);
     /* A new file in the user's directory shadows the profile served from:
      * it starts as that profile when it is this GPU model's. */
     if (p && strcmp(atune_profile_device(p)->name, gpu) == 0 &&
@@ -706,10 +709,10 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
                          j->m->name, key, what, path);
             else
                 say(text, sizeof(text),
-                         "%s %s: measured at first use (%s): fastest %s, %.1f "
-                         "us (%s); written to '%s'",
-                         j->m->name, key, what, best_s, w->res.time_ns / 1e3,
-                         w->from, path);
+                         "%s %s: measured at first use (%s; %s): fastest %s, "
+                         "%.1f us (%s); written to '%s'",
+                         j->m->name, key, what, split, best_s,
+                         w->res.time_ns / 1e3, w->from, path);
         } else {
             atune_profile_close(wp);
             wp = NULL;

@@ -77,7 +77,7 @@ static void fill_entry(const fu_run *r, const cand *c, const char *key,
                        atune__pw_entry *e)
 {
     const atune__manifest *m = r->j->m;
-    char v[64];
+    char v[64], note[sizeof(e->extra_value[0])];
 
     memset(e, 0, sizeof(*e));
     atune__strlcpy(e->kernel, m->name, sizeof(e->kernel));
@@ -103,7 +103,12 @@ static void fill_entry(const fu_run *r, const cand *c, const char *key,
     snprintf(v, sizeof(v), "first-use-%ld-%.0f", (long)getpid(),
              atune__now() * 1e6);
     atune__pw_extra(e, "run", v);
-    atune__pw_extra(e, "first_use", what);
+    /* A profile value fits a line of the writer's: a longer note (patient
+     * says how its search stopped) is cut, not dropped. */
+    snprintf(note, sizeof(note), "%s", what);
+    if (strlen(what) >= sizeof(note))
+        memcpy(note + sizeof(note) - 4, "...", 4);
+    atune__pw_extra(e, "first_use", note);
 }
 
 /* The configuration of c's section in the profile at path (exact, this
