@@ -97,7 +97,8 @@ for k in $kernels; do
     [ "$k" = matmul ] && limit_cold=3000 limit_warm=3000
     awk -v c="$cold" -v w="$warm" -v lc=$limit_cold -v lw=$limit_warm \
       'BEGIN { exit !(c <= lc && w <= lw) }' ||
-      echo "target missed: $k $s: cold $cold ms (<= $limit_cold), warm $warm ms (<= $limit_warm)"
+      { echo "target missed: $k $s: cold $cold ms (<= $limit_cold), warm $warm ms (<= $limit_warm)"
+        echo "  warm: $(field MSG "$tmp/$k.$i.warm")"; }
     echo "$k $s $cold $warm $exact $prof" >>"$tmp/rows"
   done
   # Paired optimum: brute force at the same sizes, the first-use pick (the
