@@ -585,12 +585,12 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     /* A first call must stay short: fewer samples than a tuning run. */
     r->t.min_samples = 5;
     r->t.max_samples = 15;
-    /* 3 ms of GPU time per candidate at most once it has 5 samples (7 for
-     * a close call): at n = 123456789 saxpy's race took 92 ms for 9
-     * candidates with 10 ms (H100, 2026-11-26), each launch 0.5 ms and
-     * its spread a fraction of a percent. Short kernels stop on the
-     * spread or at 15 samples, as before. */
-    r->t.target_s = 0.003;
+    /* 1.5 ms of GPU time per candidate once it has 3 samples: at
+     * n = 123456789 saxpy's race took 92 ms for 9 candidates with 10 ms
+     * and 82 ms with 3 ms (H100, 2026-11-26), each launch 0.5 ms with a
+     * spread of a fraction of a percent. Short kernels stop on the spread
+     * or at 15 samples, as before. */
+    r->t.target_s = 0.0015;
     /* At 10^8 elements a launch takes half a millisecond and a candidate's
      * verification (a launch, a compare, restored buffers) three: checked
      * for every one of 36 candidates, a warm call took 132 ms (H100,
