@@ -252,7 +252,10 @@ static void test_sized_names(void **state)
         {2, "kernel = k_tuned<BLOCK, (n % 1024 == 0)>", 1},
         {2, "kernel = k_tuned<BLOCK, n % 32 ? 1 : 0>", 1},
         {3, "reference = k_ref<m>", 1},
+        {2, "kernel = k_tuned<BLOCK, VW == 2 ? 1:n>", 1},
+        {2, "kernel = k_tuned<BLOCK, 1 - n>", 1},
         {2, "kernel = k_tuned<BLOCK, ns::n>", 0},
+        {2, "kernel = k_tuned<BLOCK, a.n + b::n>", 0},
         {2, "kernel = k_tuned<BLOCK, VW>", 0},
     };
 

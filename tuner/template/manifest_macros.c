@@ -426,9 +426,19 @@ int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
     return 0;
 }
 
+/* Whether the identifier at s (in expr) follows "::", "." or "->":
+ * a member, not a variable (as jit_names.c reads it). */
+static int is_member(const char *expr, const char *s)
+{
+    while (s > expr && (s[-1] == ' ' || s[-1] == '\t'))
+        s--;
+    return (s - expr >= 1 && s[-1] == '.') ||
+           (s - expr >= 2 &&
+            (memcmp(s - 2, "::", 2) == 0 || memcmp(s - 2, "->", 2) == 0));
+}
+
 /* A size variable in a name expression makes the template's modules one
- * per (configuration, size): m->names_sized. A name after "::", "." or
- * "->" is a member, not a variable, as jit.c substitutes them. */
+ * per (configuration, size): m->names_sized. */
 void atune__mf_note_size_vars(struct loader *ld, const char *expr)
 {
     for (const char *s = expr; *s;) {
@@ -439,8 +449,7 @@ void atune__mf_note_size_vars(struct loader *ld, const char *expr)
         }
         while (atune__mf_is_ident_char(*e))
             e++;
-        if (!(*s >= '0' && *s <= '9') &&
-            !(s > expr && (s[-1] == '.' || s[-1] == ':' || s[-1] == '>')) &&
+        if (!(*s >= '0' && *s <= '9') && !is_member(expr, s) &&
             size_var_of(ld->m, s, (size_t)(e - s)) >= 0)
             ld->m->names_sized = 1;
         s = e;
