@@ -237,6 +237,12 @@ sed -i 's/copy_1000003(/copy_1000004(/' "$tmp/szp/szp.cu"
 rc=$?
 [ "$rc" -eq 65 ] && grep -q "szp.ini:3: 'copy_\${n}<BLOCK_SIZE, VW>' with n=1000003 (size odd) is 'copy_1000003', not found in szp.cu" "$tmp/szp2.err" &&
   ok || ko "size pasted into the name: a size's function missing: exit $rc, want 65 naming it" "$tmp/szp2.err"
+# tests/data/sizename (what gpu_verify.sh tunes on a GPU): 9 configurations,
+# 18 modules.
+ATUNE_CACHE_DIR=$szc "$bin" check --templates "$src/tests/data/sizename" >"$tmp/szd.out" 2>"$tmp/szd.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "modules: 18 for 9 configurations" "$tmp/szd.out" &&
+  ok || ko "tests/data/sizename: check exit $rc" "$tmp/szd.out" "$tmp/szd.err"
 # What is really wrong still names the manifest's line: a name that is no
 # parameter and no size variable.
 sed 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, (m % 1024 == 0)>/' "$tmp/szn/szn.ini" >"$tmp/szo/szo.ini"
