@@ -174,10 +174,11 @@ ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch2" >/dev/null 2>&1
 ATUNE_CACHE_DIR=$pc "$bin" check --templates "$bad/control" >"$tmp/pchd.out" 2>&1
 grep -q "precompiled" "$tmp/pchd.out" && ko "pch: a template with -D knobs gets PCH" "$tmp/pchd.out" || ok
 
-# --- the size in the kernel's choice: a parameter tied to it by a constraint --
-# A name expression may not use a size variable (each configuration is
-# compiled once for every size): refused at load with the way that works, a
-# parameter that [constraints] ties to the size, which is shown to work.
+# --- the size in the kernel's choice ------------------------------------------
+# Two ways: a parameter that [constraints] ties to the size (one module per
+# configuration), or the size in the name expression itself (one module per
+# configuration and size: check compiles each at every size it is valid at;
+# tune compiles, and launches, each size's own instantiation).
 mkdir -p "$tmp/sz"
 sed 's/^template <int BLOCK_SIZE, int VW>/template <int BLOCK_SIZE, int VW, bool ALIGNED>/' \
   "$tmp/pch/pch.cu" >"$tmp/sz/sz.cu"
@@ -193,11 +194,63 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q "^sz  *12 configurations compiled .* 0 failed" "$tmp/sz.out" &&
   grep -q "small  *n=1048576  *6 valid" "$tmp/sz.out" && grep -q "odd  *n=1000003  *6 valid" "$tmp/sz.out" &&
   ok || ko "size in the choice via a constraint: exit $rc" "$tmp/sz.out" "$tmp/sz.err"
-sed -i 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, (bool)(n % 1024)>/' "$tmp/sz/sz.ini"
-"$bin" check --templates "$tmp/sz" >"$tmp/sz2.out" 2>"$tmp/sz2.err"
+# The size in the name: no ALIGNED parameter, 6 configurations, each a module
+# at each of the 2 sizes (12), the modules in the cache are 12, not 6.
+mkdir -p "$tmp/szn"
+cp "$tmp/sz/sz.cu" "$tmp/szn/szn.cu"
+sed -e 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, (n % 1024 == 0)>/' \
+    -e '/^ALIGNED = /d' -e '/^aligned = /d' "$tmp/sz/sz.ini" >"$tmp/szn/szn.ini"
+szc=$tmp/szncache
+ATUNE_CACHE_DIR=$szc "$bin" check --templates "$tmp/szn" >"$tmp/szn.out" 2>"$tmp/szn.err"
 rc=$?
-[ "$rc" -eq 65 ] && grep -q "sz.ini:3: 'copy_tuned<BLOCK_SIZE, VW, (bool)(n % 1024)>' uses size variable 'n'.*ALIGNED = 0, 1 with ok = ALIGNED == (n % 32 == 0)" "$tmp/sz2.err" &&
-  ok || ko "size variable in a name expression: exit $rc, want 65 and the way" "$tmp/sz2.err"
+[ "$rc" -eq 0 ] && grep -q "^szn  *6 configurations compiled .* 0 failed" "$tmp/szn.out" &&
+  grep -q "modules: 12 for 6 configurations (a name expression reads the size" "$tmp/szn.out" &&
+  ok || ko "size in the name: check exit $rc, want 0 with 12 modules for 6" "$tmp/szn.out" "$tmp/szn.err"
+n=$(ls "$szc" | grep -c '\.cubin$')
+[ "$n" -eq 12 ] && ok || ko "size in the name: $n cache entries, want 12 (6 configurations x 2 sizes)"
+# Each instantiation really is the size's: where only the aligned kernel
+# compiles, the odd size's fails, named, and the small size's does not.
+mkdir -p "$tmp/szo"
+{ echo '#include <cuda/std/cstdint>'
+  echo 'template <int BLOCK_SIZE, int VW, bool ALIGNED>'
+  echo '__global__ void copy_tuned(const int *in, int *out, long n)'
+  echo '{ static_assert(ALIGNED, "only the aligned kernel is written"); }'; } >"$tmp/szo/szo.cu"
+sed 's/^reference = copy_ref/reference = copy_tuned<128, 1, true>/' "$tmp/szn/szn.ini" >"$tmp/szo/szo.ini"
+ATUNE_CACHE_DIR=$szc "$bin" check --templates "$tmp/szo" >"$tmp/szo.out" 2>"$tmp/szo.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "szo.ini:3: kernel .* (as 'copy_tuned<128, 1, (1000003 % 1024 == 0)>'): configuration BLOCK_SIZE=128,VW=1 at n=1000003: compile error" "$tmp/szo.err" &&
+  ! grep -q "at n=1048576" "$tmp/szo.err" && grep -q "^szo  *6 configurations compiled .* 6 failed" "$tmp/szo.out" &&
+  ok || ko "size in the name: only the odd size's instantiation fails: exit $rc" "$tmp/szo.out" "$tmp/szo.err"
+# ${n} pastes the size's value into the function's name; every size's
+# function is looked for at load.
+mkdir -p "$tmp/szp"
+{ sed 's/^template <int BLOCK_SIZE, int VW, bool ALIGNED>/template <int BLOCK_SIZE, int VW>/; s/copy_tuned(/copy_1048576(/' "$tmp/sz/sz.cu"
+  echo 'template <int BLOCK_SIZE, int VW>'
+  sed -n '/^__global__ void copy_tuned/,/^}/p' "$tmp/sz/sz.cu" | sed 's/copy_tuned(/copy_1000003(/'; } >"$tmp/szp/szp.cu"
+sed 's/^kernel = .*/kernel = copy_${n}<BLOCK_SIZE, VW>/' "$tmp/szn/szn.ini" >"$tmp/szp/szp.ini"
+ATUNE_CACHE_DIR=$szc "$bin" check --templates "$tmp/szp" >"$tmp/szp.out" 2>"$tmp/szp.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "modules: 12 for 6 configurations" "$tmp/szp.out" &&
+  ok || ko "size pasted into the name: check exit $rc" "$tmp/szp.out" "$tmp/szp.err"
+sed -i 's/copy_1000003(/copy_1000004(/' "$tmp/szp/szp.cu"
+"$bin" check --templates "$tmp/szp" >"$tmp/szp2.out" 2>"$tmp/szp2.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "szp.ini:3: 'copy_\${n}<BLOCK_SIZE, VW>' with n=1000003 (size odd) is 'copy_1000003', not found in szp.cu" "$tmp/szp2.err" &&
+  ok || ko "size pasted into the name: a size's function missing: exit $rc, want 65 naming it" "$tmp/szp2.err"
+# tests/data/sizename (what gpu_verify.sh tunes on a GPU): 9 configurations,
+# 18 modules.
+ATUNE_CACHE_DIR=$szc "$bin" check --templates "$src/tests/data/sizename" >"$tmp/szd.out" 2>"$tmp/szd.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "modules: 18 for 9 configurations" "$tmp/szd.out" &&
+  ok || ko "tests/data/sizename: check exit $rc" "$tmp/szd.out" "$tmp/szd.err"
+# What is really wrong still names the manifest's line: a name that is no
+# parameter and no size variable.
+sed 's/^kernel = .*/kernel = copy_tuned<BLOCK_SIZE, VW, (m % 1024 == 0)>/' "$tmp/szn/szn.ini" >"$tmp/szo/szo.ini"
+cp "$tmp/szn/szn.cu" "$tmp/szo/szo.cu"
+"$bin" check --templates "$tmp/szo" >"$tmp/szu.out" 2>"$tmp/szu.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q "szo.ini:3: kernel 'copy_tuned<BLOCK_SIZE, VW, (m % 1024 == 0)>'" "$tmp/szu.err" &&
+  ok || ko "an unknown name in a name expression: exit $rc, want 65 with szo.ini:3" "$tmp/szu.err"
 
 # --- check --budget gives every value of every parameter ---------------------
 # 100 configurations, B = 7 does not compile; 10 spread evenly over the
@@ -246,6 +299,26 @@ if [ -n "$stub" ] && [ -e "$stub/libcuda.so.1" ]; then
   j=$(ls "$tmp"/p/*.journal)
   n=$(grep -c "same module and launch as" "$j")
   [ "$n" -eq 8 ] && ok || ko "twins: $n journal records name their twin, want 8" "$j"
+  # The size in the name: tune compiles and launches each size's own
+  # instantiation (Lb1E: ALIGNED true, n % 1024 == 0 at small; Lb0E at odd),
+  # the launch log's third argument is the size's n.
+  LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ATUNE_STUB_LAUNCH_LOG=$tmp/szn.launches \
+    "$bin" --device 0 --templates "$tmp/szn" --strategy brute_force -p "$tmp/pz" \
+    --json >"$tmp/szt.json" 2>"$tmp/szt.err"
+  rc=$?
+  [ "$rc" -eq 0 ] && ok || ko "size in the name: tune exit $rc" "$tmp/szt.err"
+  small_ok=$(grep -c "^_Z10copy_tunedILi[0-9]*ELi[0-9]ELb1EEvPKiPil .*args=.*,1048576$" "$tmp/szn.launches")
+  odd_ok=$(grep -c "^_Z10copy_tunedILi[0-9]*ELi[0-9]ELb0EEvPKiPil .*args=.*,1000003$" "$tmp/szn.launches")
+  tuned=$(grep -c "^_Z10copy_tuned" "$tmp/szn.launches")
+  [ "$small_ok" -gt 0 ] && [ "$odd_ok" -gt 0 ] && [ $((small_ok + odd_ok)) -eq "$tuned" ] && ok ||
+    ko "size in the name: of $tuned launches, $small_ok at small with <..., true>, $odd_ok at odd with <..., false>" "$tmp/szn.launches"
+  grep -q '^\[szn n=1048576\]' "$tmp"/pz/*.ini && grep -q '^\[szn n=1000003\]' "$tmp"/pz/*.ini && ok ||
+    ko "size in the name: both sizes in the profile" "$tmp"/pz/*.ini
+  # 6 configurations, each a module at each size: 12 (from check's cache or
+  # compiled), per size 6: a module of one size never serves the other.
+  per=$(grep -o '"modules_\(compiled\|cached\)": [0-9]*' "$tmp/szt.json" |
+    awk '{n++; s += $2; if (n % 2 == 0) {printf "%d ", s; s = 0}}')
+  [ "$per" = "6 6 " ] && ok || ko "size in the name: modules per size '$per', want '6 6 '" "$tmp/szt.json"
 else
   echo "no stub driver: tune part skipped"
 fi

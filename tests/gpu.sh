@@ -444,7 +444,9 @@ if has verify; then
   # full-width keys, an init kernel and a verify kernel (slopes), and half,
   # bf16, vector and struct arguments (types).
   # Launch sequences (issue 33): two tuned as one unit (gpu_verify.sh),
-  # and libatune_jit launching one, its total checked on the host.
+  # and libatune_jit launching one, its total checked on the host. A
+  # kernel whose name reads the size (tests/data/sizename, issue 32):
+  # every configuration verified at both sizes.
   say "verification options: tests/gpu_verify.sh"
   ATUNE_BINARY="$build/autotune" ATUNE_SOURCE_DIR="$root" \
     bash "$root/tests/gpu_verify.sh" 2>&1 | tee "$OUT/verify.txt" | tee -a "$log" | tail -30

@@ -66,7 +66,7 @@ static void test_twice(void **state)
     names[0] = m->kernel;
     atune__timing_default(&timing);
     if (atune__problem_open(dev, m, size, 42, &p, &err) ||
-        atune__pool_start(m, in->arch, names, 1, index, n, 0, NULL, NULL,
+        atune__pool_start(m, NULL, in->arch, names, 1, index, n, 0, NULL, NULL,
                           &pool, &err))
         fail_msg("%s", err.msg);
     for (int pass = 0; pass < 2; pass++)

@@ -20,7 +20,11 @@
 # published: mean_kernel, rstd_kernel, normalization_kernel, against its
 # version 1 kernel) tune as one unit, every configuration verified ok at
 # every size; printed per size: configurations evaluated, how many ok,
-# the default's and the best time. Exits 77 without a GPU.
+# the default's and the best time. tests/data/sizename/szn (its kernel's
+# name reads the size: <..., true> adds 1 where n % 1024 == 0, <...,
+# false> adds 2, as the reference does per size): every configuration ok
+# at both sizes, so each size ran its own instantiation. Exits 77 without
+# a GPU.
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 src=${ATUNE_SOURCE_DIR:?run through ctest}
@@ -78,6 +82,7 @@ types|verify|
 two_pass_sum|sequence|27
 two_pass_ref|sequence|27
 layernorm_forward|published/layernorm_v2|30
+szn|sizename|9
 LIST
 
 [ $fails -eq 0 ] && echo "gpu_verify: all passed" || echo "gpu_verify: $fails failed"

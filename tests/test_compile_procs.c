@@ -64,7 +64,7 @@ static void test_same_cubins(void **state)
         }
     assert_int_equal(atune__procs_start(&t, NULL, 3, &ps, &err), 0);
     assert_int_equal(atune__procs_count(ps), 3);
-    assert_int_equal(atune__pool_start(m, "sm_90", names, 1, index, N, 0,
+    assert_int_equal(atune__pool_start(m, NULL, "sm_90", names, 1, index, N, 0,
                                        NULL, ps, &pool, &err),
                      0);
     for (int i = N - 1; i >= 0; i--) {
@@ -263,7 +263,7 @@ static void test_follow(void **state)
     for (int i = 0; i < N; i++)
         index[i] = i;
     assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
-    assert_int_equal(atune__pool_start(m, "sm_90", names, 1, index, N, 0,
+    assert_int_equal(atune__pool_start(m, NULL, "sm_90", names, 1, index, N, 0,
                                        NULL, ps, &pool, &err),
                      0);
     /* Before this, each of the 2 workers may have taken one job in index
@@ -321,7 +321,7 @@ static void test_follow_budget(void **state)
     for (int i = 0; i < N; i++)
         index[i] = i;
     assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
-    assert_int_equal(atune__pool_start(m, "sm_90", names, 1, index, N, 0,
+    assert_int_equal(atune__pool_start(m, NULL, "sm_90", names, 1, index, N, 0,
                                        NULL, ps, &pool, &err),
                      0);
     atune__pool_follow(pool, 0, 6);
@@ -384,13 +384,13 @@ static void test_warm(void **state)
     assert_int_equal(atune__cache_open(tmp, &cache, &err), 0);
     assert_int_equal(atune__procs_start(&t, cache, 2, &ps, &err), 0);
     names[0] = t.m[0]->kernel;
-    assert_int_equal(atune__pool_start(t.m[0], "sm_90", names, 1, index, N,
+    assert_int_equal(atune__pool_start(t.m[0], NULL, "sm_90", names, 1, index, N,
                                        0, cache, ps, &pool, &err),
                      0);
     atune__pool_follow(pool, 0, 2);
     hint[0] = index[0];
     atune__pool_prefetch(pool, hint, 1);
-    assert_int_equal(atune__pool_warm(pool, t.m[1], index, 6, &err), 0);
+    assert_int_equal(atune__pool_warm(pool, t.m[1], NULL, index, 6, &err), 0);
     assert_int_equal(atune__pool_get(pool, index[0], &got, &cerr, &err), 0);
     /* Until some are warmed and the count stays for a while. */
     for (int i = 0, still = 0; i < 1200 && still < 20; i++) {
@@ -403,7 +403,7 @@ static void test_warm(void **state)
     assert_true(warmed > 0 && warmed <= 6);
     atune__pool_free(pool);
     names[0] = t.m[1]->kernel;
-    assert_int_equal(atune__pool_start(t.m[1], "sm_90", names, 1, index, 6,
+    assert_int_equal(atune__pool_start(t.m[1], NULL, "sm_90", names, 1, index, 6,
                                        0, cache, ps, &next, &err),
                      0);
     for (int i = 0; i < 6; i++) {
@@ -417,10 +417,10 @@ static void test_warm(void **state)
     assert_true(cached >= warmed);
     atune__pool_free(next);
     /* No module cache: nothing to warm into. */
-    assert_int_equal(atune__pool_start(t.m[0], "sm_90", names, 1, index, 1,
+    assert_int_equal(atune__pool_start(t.m[0], NULL, "sm_90", names, 1, index, 1,
                                        0, NULL, ps, &pool, &err),
                      0);
-    assert_int_equal(atune__pool_warm(pool, t.m[1], index + 6, 6, &err), 0);
+    assert_int_equal(atune__pool_warm(pool, t.m[1], NULL, index + 6, 6, &err), 0);
     nap(500);
     assert_int_equal(atune__pool_warmed(pool), 0);
     atune__pool_free(pool);

@@ -121,6 +121,42 @@ static int serve_child(int argc, char **argv)
     return 0;
 }
 
+/* sized DIR SIZE...: template szn of DIR (its kernel's name reads the
+ * size n), the configuration atune_jit_config_for serves at each size
+ * (ATUNE_EFFORT decides), built and launched at that size with
+ * atune_jit_launch; prints "FN <function>" per launch and, at the end,
+ * "MISSES <modules compiled>". */
+static int sized_child(int argc, char **argv)
+{
+    const atune__cudrv *cu = atune__cudrv_load(NULL);
+    atune_jit *j = NULL;
+    CUdevice d = 0;
+    CUdeviceptr in = 0x1000, out = 0x2000;
+    char msg[4096];
+    long hits = 0, misses = 0;
+
+    if (make_current(cu, &d) || atune_jit_open(argv[2], "szn", &j) != ATUNE_OK)
+        return 2;
+    for (int i = 3; i < argc; i++) {
+        const atune_config *c = NULL;
+        atune_jit_kernel *k = NULL;
+        long n = strtol(strchr(argv[i], '=') + 1, NULL, 10);
+        void *args[] = {&in, &out, &n, NULL};
+        if (atune_jit_config_for(j, NULL, argv[i], NULL, &c, msg,
+                                 sizeof(msg)) != ATUNE_OK ||
+            atune_jit_build(j, c, &k) != ATUNE_OK ||
+            atune_jit_launch(k, argv[i], args, NULL) != ATUNE_OK) {
+            printf("ERR %s\n", atune_jit_errmsg(j));
+            return 3;
+        }
+        printf("FN %p\n", (void *)atune_jit_kernel_function(k));
+    }
+    atune_jit_cache_stats(j, &hits, &misses);
+    printf("MISSES %ld\n", misses);
+    atune_jit_close(j);
+    return 0;
+}
+
 #define NTHREADS 6
 
 static pthread_barrier_t start;
@@ -470,6 +506,133 @@ static void test_effort_selection(void **state)
     atune_jit_close(j);
 }
 
+/* A copy whose kernel's name reads the size: copy_tuned<..., true> where
+ * n is a multiple of 1024, <..., false> elsewhere. */
+static const char szn_cu[] =
+    "template <int BLOCK_SIZE, int VW, bool ALIGNED>\n"
+    "__global__ void copy_tuned(const int *in, int *out, long n)\n"
+    "{\n"
+    "    long i = ((long)blockIdx.x * BLOCK_SIZE + threadIdx.x) * VW;\n"
+    "    for (int v = 0; v < VW; v++)\n"
+    "        if (ALIGNED || i + v < n)\n"
+    "            out[i + v] = in[i + v];\n"
+    "}\n"
+    "extern \"C\" __global__ void copy_ref(const int *in, int *out, long n)\n"
+    "{\n"
+    "    long i = (long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        out[i] = in[i];\n"
+    "}\n";
+static const char szn_ini[] =
+    "[template]\n"
+    "kernel = copy_tuned<BLOCK_SIZE, VW, (n % 1024 == 0)>\n"
+    "reference = copy_ref\n"
+    "reference_block = 256\n"
+    "reference_grid = cdiv(n, 256)\n"
+    "metric = GB/s\n"
+    "work = 8 * n\n"
+    "tolerance = 0\n"
+    "param_macros = no\n"
+    "[sizes]\n"
+    "small = n=1048576\n"
+    "odd = n=1000003\n"
+    "[params]\n"
+    "BLOCK_SIZE = 128, 256\n"
+    "VW = 1, 2\n"
+    "[launch]\n"
+    "block = BLOCK_SIZE\n"
+    "grid = cdiv(n, VW * BLOCK_SIZE)\n"
+    "[args]\n"
+    "in = int[n] input\n"
+    "out = int[n] output\n"
+    "n = long n\n";
+
+/* Launch log lines of copy_tuned at size n (its third argument) whose
+ * symbol says ALIGNED = aligned (Lb1E / Lb0E), and those that do not. */
+static void launches_at(const char *log, long n, int aligned, int *right,
+                        int *wrong)
+{
+    char tail[64];
+
+    *right = *wrong = 0;
+    snprintf(tail, sizeof(tail), ",%ld\n", n);
+    for (const char *l = log; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l + 1) : strlen(l);
+        char line[1024];
+        snprintf(line, sizeof(line), "%.*s", (int)len, l);
+        if (strstr(line, "copy_tuned") && strstr(line, tail)) {
+            if (strstr(line, aligned ? "Lb1E" : "Lb0E"))
+                (*right)++;
+            else
+                (*wrong)++;
+        }
+        l += len;
+    }
+}
+
+/* A template whose kernel's name reads the size: each size is compiled
+ * and launched as its own instantiation, by atune_jit_launch (a module
+ * per size, kept: a size launched again compiles nothing) and by first
+ * use, which compiles its candidates at the size it measures. */
+static void test_size_in_name(void **state)
+{
+    char dir[4200], path[8600], launches[4200], env[8600];
+    const char *fn[3];
+    int right, wrong;
+    FILE *f;
+
+    (void)state;
+    SKIP_WITHOUT_STUB();
+    path_in(dir, sizeof(dir), "szn");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof(path), "%s/szn.cu", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(szn_cu, f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/szn.ini", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(szn_ini, f);
+    fclose(f);
+    path_in(launches, sizeof(launches), "launches.log");
+
+    /* profile: the defaults at n=1048576, n=1000003, n=1048576 again. */
+    unlink(launches);
+    snprintf(env, sizeof(env), "ATUNE_EFFORT=profile ATUNE_CACHE_DIR='%s/c1' "
+             "ATUNE_STUB_LAUNCH_LOG='%s'", tmp, launches);
+    snprintf(path, sizeof(path), "sized '%s' n=1048576 n=1000003 n=1048576",
+             dir);
+    assert_int_equal(child(env, path), 0);
+    fn[0] = strstr(out_text, "FN ");
+    assert_non_null(fn[0]);
+    assert_non_null(fn[1] = strstr(fn[0] + 1, "FN "));
+    assert_non_null(fn[2] = strstr(fn[1] + 1, "FN "));
+    /* Two sizes, two functions; the first size again, its own again. */
+    assert_true(strncmp(fn[0], fn[1], strcspn(fn[0], "\n")) != 0);
+    assert_true(strncmp(fn[0], fn[2], strcspn(fn[0], "\n")) == 0);
+    assert_non_null(strstr(out_text, "MISSES 2\n"));
+    launches_at(slurp(launches), 1048576, 1, &right, &wrong);
+    assert_int_equal(right, 2);
+    assert_int_equal(wrong, 0);
+    launches_at(slurp(launches), 1000003, 0, &right, &wrong);
+    assert_int_equal(right, 1);
+    assert_int_equal(wrong, 0);
+
+    /* measure: first use races candidates at each size, each compiled
+     * for that size; what it serves launches that size's kernel. */
+    unlink(launches);
+    snprintf(env, sizeof(env), "ATUNE_EFFORT=measure ATUNE_CACHE_DIR='%s/c2' "
+             "ATUNE_STUB_LAUNCH_LOG='%s'", tmp, launches);
+    snprintf(path, sizeof(path), "sized '%s' n=1048576 n=1000003", dir);
+    assert_int_equal(child(env, path), 0);
+    launches_at(slurp(launches), 1048576, 1, &right, &wrong);
+    assert_true(right > 1);
+    assert_int_equal(wrong, 0);
+    launches_at(slurp(launches), 1000003, 0, &right, &wrong);
+    assert_true(right > 1);
+    assert_int_equal(wrong, 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -510,6 +673,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_memory_fallback),
         cmocka_unit_test(test_threads_measure_once),
         cmocka_unit_test(test_warm_compiles_nothing),
+        cmocka_unit_test(test_size_in_name),
     };
     const char *only = getenv("ATUNE_TEST_ONLY");
 
@@ -517,6 +681,8 @@ int main(int argc, char **argv)
         return serve_child(argc, argv);
     if (argc == 3 && strcmp(argv[1], "threads") == 0)
         return threads_child(argv[2]);
+    if (argc >= 4 && strcmp(argv[1], "sized") == 0)
+        return sized_child(argc, argv);
     if (only && *only)
         cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -339,14 +339,19 @@ ATUNE_API const char *atune_jit_record_errmsg(void);
  * the calling thread's current context, and loads it there, as
  * cuModuleLoadData does. The same (configuration, context) returns the
  * same kernel without compiling again; a new one is compiled through the
- * disk cache. *out stays valid until atune_jit_close(). ATUNE_ENODEV
+ * disk cache. For a template whose kernel's name expression reads a size
+ * variable ("k<BLOCK, (n % 1024 == 0)>"), nothing is compiled here: each
+ * size is compiled at its first launch (atune_jit_run, atune_jit_launch,
+ * atune_jit_kernel_shape) and kept, one module per size.
+ * *out stays valid until atune_jit_close(). ATUNE_ENODEV
  * (no driver or GPU); ATUNE_EINVAL (no current context); ATUNE_ECOMPILE
  * (NVRTC's log in the message); ATUNE_ECUDA; ATUNE_ENOMEM. */
 ATUNE_API int atune_jit_build(atune_jit *j, const atune_config *c,
                               atune_jit_kernel **out);
 
 /* The kernel's entry point (a launch sequence's first kernel) and its
- * module (NULL for NULL). A template
+ * module (NULL for NULL); for a template whose names read the size, those
+ * of the size launched last (NULL before the first launch). A template
  * with [constants] expects the application to fill those __constant__
  * symbols (cuModuleGetGlobal on the module) before launching. */
 ATUNE_API CUfunction atune_jit_kernel_function(const atune_jit_kernel *k);
@@ -384,7 +389,8 @@ ATUNE_API int atune_jit_kernel_shape(atune_jit_kernel *k, const char *size,
  * kernel. Errors on the handle that built k: ATUNE_EINVAL (types not
  * declared, a template whose size variable is no argument: use
  * atune_jit_launch), ATUNE_ELAUNCH, ATUNE_ECUDA (the CUDA error by name
- * in the message). */
+ * in the message), and for a template whose names read the size, the
+ * errors of atune_jit_build at a size's first launch (ATUNE_ECOMPILE). */
 ATUNE_API int atune_jit_run(atune_jit_kernel *k, void **args, CUstream stream);
 
 /* atune_jit_run() at a size given as a string ("n=1000000"), for

@@ -411,7 +411,10 @@ static atune_jit_kernel *find_kernel(const atune_jit *j,
 {
     for (atune_jit_kernel *k = j->kernels; k; k = k->next) {
         if (k->ctx == ctx &&
-            memcmp(k->cfg.v, cfg->v, sizeof(cfg->v[0]) * j->m->nparams) == 0)
+            memcmp(k->cfg.v, cfg->v, sizeof(cfg->v[0]) * j->m->nparams) == 0 &&
+            k->cfg.nsz == cfg->nsz &&
+            memcmp(k->cfg.sz, cfg->sz, sizeof(cfg->sz[0]) * (size_t)cfg->nsz) ==
+                0)
             return k;
     }
     return NULL;
@@ -517,7 +520,10 @@ int atune_jit_build(atune_jit *j, const atune_config *c, atune_jit_kernel **out)
     k->j = j;
     k->cfg = cfg;
     k->ctx = ctx;
-    if ((rc = query_attr(j, dev, &k->attr)) || (rc = compile_load(j, k))) {
+    /* Names that read the size: compiled per size at its first launch
+     * (atune__jit_kernel_at). */
+    if ((rc = query_attr(j, dev, &k->attr)) ||
+        (!j->m->names_sized && (rc = compile_load(j, k)))) {
         kernel_free(j->cu, k);
         return rc;
     }
@@ -527,19 +533,62 @@ int atune_jit_build(atune_jit *j, const atune_config *c, atune_jit_kernel **out)
     return ATUNE_OK;
 }
 
+int atune__jit_kernel_at(atune_jit_kernel *k, const int64_t *size,
+                         atune_jit_kernel **out)
+{
+    atune_jit *j = k->j;
+    atune_jit_kernel *ks;
+    atune__config cfg = k->cfg;
+    int rc;
+
+    *out = k;
+    if (!j->m->names_sized)
+        return ATUNE_OK;
+    atune__config_at_values(j->m, &cfg, size);
+    if (k->last && memcmp(k->last->cfg.sz, cfg.sz,
+                          sizeof(cfg.sz[0]) * (size_t)cfg.nsz) == 0) {
+        *out = k->last;
+        return ATUNE_OK;
+    }
+    if (!(ks = find_kernel(j, &cfg, k->ctx))) {
+        if (!(ks = atune__calloc(1, sizeof(*ks))))
+            return atune__jit_fail(j, ATUNE_ENOMEM, "out of memory");
+        ks->j = j;
+        ks->cfg = cfg;
+        ks->ctx = k->ctx;
+        ks->attr = k->attr;
+        if ((rc = compile_load(j, ks))) {
+            kernel_free(j->cu, ks);
+            return rc;
+        }
+        ks->next = j->kernels;
+        j->kernels = ks;
+    }
+    k->last = ks;
+    *out = ks;
+    return ATUNE_OK;
+}
+
+/* For a template whose names read the size: the module of the size
+ * launched last (NULL before the first launch). */
+static const atune_jit_kernel *launched(const atune_jit_kernel *k)
+{
+    return k && k->j->m->names_sized ? k->last : k;
+}
+
 CUfunction atune_jit_kernel_function(const atune_jit_kernel *k)
 {
-    return k ? k->fn[0] : NULL;
+    return launched(k) ? launched(k)->fn[0] : NULL;
 }
 
 CUmodule atune_jit_kernel_module(const atune_jit_kernel *k)
 {
-    return k ? k->mod : NULL;
+    return launched(k) ? launched(k)->mod : NULL;
 }
 
 int atune_jit_kernel_cached(const atune_jit_kernel *k)
 {
-    return k ? k->cached : 0;
+    return launched(k) ? launched(k)->cached : 0;
 }
 
 int atune_jit_kernel_config(const atune_jit_kernel *k, char *buf, size_t len)

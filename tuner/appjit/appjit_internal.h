@@ -37,6 +37,11 @@ struct atune_jit_kernel {
      * compares, no parsing and no expression. */
     atune__jit_shape shapes[ATUNE__LAUNCH_CACHE];
     int shape_next; /* the slot a new size replaces */
+    /* A template whose name expressions read the size (m->names_sized):
+     * the kernel atune_jit_build returns has no module (mod NULL); each
+     * size launched gets a kernel of its own in j->kernels, cfg with that
+     * size (atune__jit_kernel_at), and last is the one launched last. */
+    atune_jit_kernel *last;
     atune_jit_kernel *next;
 };
 
@@ -96,6 +101,13 @@ int atune__jit_shapes_of(atune_jit *j, const atune__config *cfg,
                          atune__launch *all);
 
 void atune__jit_attr_from_public(const atune_jit_attr *p, atune__devattr *a);
+
+/* appjit.c: the kernel that launches k at size (values in the template's
+ * order): k itself, or for a template whose names read the size k's
+ * configuration compiled for that size, once per (configuration, size,
+ * context) and kept until atune_jit_close. */
+int atune__jit_kernel_at(atune_jit_kernel *k, const int64_t *size,
+                         atune_jit_kernel **out);
 
 /* appjit.c: the driver, loaded once per process (ATUNE_ENODEV without). */
 int atune__jit_driver(atune_jit *j);

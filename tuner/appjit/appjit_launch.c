@@ -488,6 +488,7 @@ int atune_jit_kernel_shape(atune_jit_kernel *k, const char *size,
         return ATUNE_EINVAL;
     k->j->msg[0] = '\0';
     if ((rc = atune__jit_size_values(k->j, size, v)) != 0 ||
+        (rc = atune__jit_kernel_at(k, v, &k)) != 0 ||
         (rc = kernel_launch_shape(k, v, &l)) != 0)
         return rc;
     shape_to_public(l, out);
@@ -506,8 +507,10 @@ static int launch_at(atune_jit_kernel *k, const int64_t *size, void **args,
     int rc;
 
     /* Every launch is checked before the first is queued: a sequence
-     * never runs half. */
-    if ((rc = kernel_launch_shape(k, size, &all)) != 0)
+     * never runs half. A template whose names read the size launches the
+     * module of this size (compiled at its first launch). */
+    if ((rc = atune__jit_kernel_at(k, size, &k)) != 0 ||
+        (rc = kernel_launch_shape(k, size, &all)) != 0)
         return rc;
     for (int i = 0; i < j->m->nsteps; i++) {
         const atune__step *st = &j->m->steps[i];

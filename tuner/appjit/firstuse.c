@@ -99,7 +99,9 @@ static void *compile_worker(void *arg)
 
     while ((i = atomic_fetch_add(&r->next_compile, 1)) < r->n) {
         cand *c = &r->c[i];
-        c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &c->cfg,
+        atune__config at = c->cfg;
+        atune__config_at_values(r->j->m, &at, r->size);
+        c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &at,
                                            r->arch, names, nnames, &c->cubin,
                                            &c->hit, &c->cerr);
         c->compiled = 1;
@@ -192,7 +194,9 @@ static int evaluate(fu_run *r, const atune__config *cfg, cand *c,
         if (rc)
             *err = c->cerr;
     } else {
-        rc = atune__jit_compile_cached(j->cache, j->m, cfg, in->arch, names,
+        atune__config at = *cfg;
+        atune__config_at_values(j->m, &at, r->size);
+        rc = atune__jit_compile_cached(j->cache, j->m, &at, in->arch, names,
                                        nnames, &cubin, &hit, err);
     }
     if (rc == ATUNE__EDATA) {
@@ -271,11 +275,13 @@ static int uncached_neighbours(fu_run *r, int i)
     atune__config nb[POLISH];
     int n = neighbours_of(r->j->m, &r->c[i].cfg, nb), missing = 0;
 
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
+        atune__config_at_values(r->j->m, &nb[k], r->size);
         if (atune__space_index(r->j->m, &nb[k]) >= 0 &&
             !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
                                   nnames))
             missing++;
+    }
     return missing;
 }
 
@@ -578,6 +584,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
         return 0;
     }
     r->j = j;
+    memcpy(r->size, v, sizeof(r->size[0]) * (size_t)j->nsize);
     r->best = -1;
     r->cap = effort == ATUNE_JIT_EFFORT_PATIENT ? MAX_CANDS - 1 : MEASURE_CANDS;
     r->t0 = atune__now();

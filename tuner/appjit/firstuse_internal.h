@@ -48,6 +48,9 @@ typedef struct cand {
 typedef struct fu_run {
     atune_jit *j;
     char arch[16];
+    /* The size of the call, in the template's order: what every compile
+     * is for when the template's names read the size. */
+    int64_t size[ATUNE__MAX_SIZE_VARS];
     atomic_int next_compile;
     pthread_t th[COMPILE_THREADS];
     int nthreads;

@@ -309,7 +309,7 @@ static void report_warnings(struct seen_logs *seen, const atune__cubin *cb,
 /* How the parameters reach the kernel, and how many modules the checked
  * configurations made: launch-only parameters share modules. */
 static void report_macros(const atune__manifest *m, int64_t done,
-                          int64_t nshared)
+                          int64_t modules)
 {
     const char *what[] = {"macros (-D)", "name expression", "not macros",
                           "launch only"};
@@ -331,8 +331,12 @@ static void report_macros(const atune__manifest *m, int64_t done,
             printf("%s", pa->name);
         }
     }
-    printf("\n  modules: %lld for %lld configurations\n",
-           (long long)(done - nshared), (long long)done);
+    printf("\n  modules: %lld for %lld configurations", (long long)modules,
+           (long long)done);
+    if (m->names_sized)
+        printf(" (a name expression reads the size: a module per "
+               "configuration and size, at each size it is valid at)");
+    printf("\n");
 }
 
 /* NVRTC's precompiled headers, for a template that gains from them: how
@@ -371,14 +375,46 @@ static int check_refmod(const atune__manifest *m, const char *arch,
 
     if (!atune__refmod_needed(m))
         return 0;
-    for (int i = 0; rc == 0 && i < (m->nref_macros ? m->nsizes : 1); i++) {
+    for (int i = 0;
+         rc == 0 && i < (m->nref_macros || m->names_sized ? m->nsizes : 1);
+         i++) {
         rc = atune__refmod_compile(m, &m->sizes[i], arch, &cubin, &syms, err);
         if (rc == 0)
             atune__cubin_free(&cubin);
-        else if (m->nref_macros)
+        else if (m->nref_macros || m->names_sized)
             atune__err_prefix(err, "at size '%s': ", m->sizes[i].name);
     }
     return rc;
+}
+
+/* The configurations of index[0..k) valid at size (constraints and the
+ * limits check validates against), for a template whose names read the
+ * size: *at gets a heap list, *kat its length. */
+static int sized_list(const atune__manifest *m, const char *arch,
+                      const atune__size *size, const int64_t *index,
+                      int64_t k, const int64_t **at, int64_t *kat,
+                      atune__err *err)
+{
+    atune__valid_set here = {0};
+    atune__devattr dev;
+    int64_t *list = atune__calloc((size_t)k + 1, sizeof(*list)), n = 0;
+    int rc;
+
+    if (!list)
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    atune__devattr_default(&dev);
+    dev.cc = atune__arch_cc(arch);
+    if ((rc = atune__space_build(m, size, &dev, NULL, &here, NULL, err))) {
+        free(list);
+        return rc;
+    }
+    for (int64_t i = 0; i < k; i++)
+        if (atune__valid_set_find(&here, index[i]) >= 0)
+            list[n++] = index[i];
+    atune__valid_set_free(&here);
+    *at = list;
+    *kat = n;
+    return 0;
 }
 
 /* Configurations per compile pool: 65536 jobs are a few MB. */
@@ -404,6 +440,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     struct size_report sr = {{0}, {0}};
     struct seen_logs seen = {0}, warned = {0};
     int64_t n = 0, k = 0, done = 0, nfailed = 0, nshared = 0, nhr = 0;
+    int64_t ncompiled = 0; /* modules asked for: done, or more by size */
     int64_t pch[3] = {0, 0, 0};
     struct hashrec *hr = NULL;
     atune__pool *pool = NULL;
@@ -448,51 +485,77 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         atune__json_int(j, "configurations", n);
         atune__json_array(j, "failures");
     }
-    for (; !rc && done < k; done++) {
-        const atune__cubin *cubin;
-        const char *msg;
-        atune__config c;
-        char cfg[512];
+    /* A template whose names read the size: each configuration compiled
+     * at every size of [sizes] it is valid at, a module each. */
+    for (int si = 0; !rc && si < (m->names_sized ? m->nsizes : 1); si++) {
+        const atune__size *size = m->names_sized ? &m->sizes[si] : NULL;
+        const int64_t *at = index;
+        int64_t kat = k, i = 0;
+        if (size) {
+            rc = sized_list(m, o->arch, size, index, k, &at, &kat, &err);
+            if (!rc && si > 0) /* progress over all sizes' compiles */
+                pg.t0 = atune__now();
+        }
+        for (; !rc && i < kat; i++) {
+            const atune__cubin *cubin;
+            const char *msg;
+            atune__config c;
+            char cfg[512];
 
-        if (o->time_limit && atune__now() - t0 >= o->time_limit) {
-            bound = "--time-limit";
-            break;
-        }
-        /* A pool per chunk: its bookkeeping (a job per configuration)
-         * stays bounded however big the space. */
-        if (done % CHECK_CHUNK == 0) {
-            int64_t len = k - done < CHECK_CHUNK ? k - done : CHECK_CHUNK;
-            if (pool)
-                nshared += atune__pool_shared(pool);
-            atune__pool_free(pool);
-            pool = NULL;
-            if ((rc = atune__pool_start(m, o->arch, names, nnames,
-                                        index + done, len, 0, cache, procs,
-                                        &pool, &err)))
+            if (o->time_limit && atune__now() - t0 >= o->time_limit) {
+                bound = "--time-limit";
                 break;
+            }
+            /* A pool per chunk: its bookkeeping (a job per configuration)
+             * stays bounded however big the space. */
+            if (i % CHECK_CHUNK == 0) {
+                int64_t len = kat - i < CHECK_CHUNK ? kat - i : CHECK_CHUNK;
+                if (pool)
+                    nshared += atune__pool_shared(pool);
+                atune__pool_free(pool);
+                pool = NULL;
+                if ((rc = atune__pool_start(m, size, o->arch, names, nnames,
+                                            at + i, len, 0, cache, procs,
+                                            &pool, &err)))
+                    break;
+            }
+            show_progress(&pg, i, kat, nfailed, o);
+            rc = atune__pool_get(pool, at[i], &cubin, &msg, &err);
+            if (!rc)
+                ncompiled++;
+            if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
+                pch[cubin->pch]++;
+            /* check_changes compiles at the first size. */
+            if (!rc && cubin && hr && nhr < MAX_HASHRECS && si == 0) {
+                hr[nhr].idx = at[i];
+                hr[nhr++].h = atune__fnv1a(cubin->data, cubin->len,
+                                           ATUNE__FNV_SEED);
+            }
+            if (!rc && ((cubin && cubin->log && cubin->log[0]) || msg)) {
+                atune__space_config(m, at[i], &c);
+                atune__config_str(m, &c, cfg, sizeof(cfg));
+                if (size) {
+                    size_t l = strlen(cfg);
+                    snprintf(cfg + l, sizeof(cfg) - l, " at size '%s'",
+                             size->name);
+                }
+            }
+            if (!rc && cubin && cubin->log && cubin->log[0])
+                report_warnings(&warned, cubin, cfg);
+            if (!rc && msg) {
+                nfailed++;
+                report_failure(j, &seen, cfg, msg);
+            }
+            if (!rc)
+                atune__pool_release(pool, at[i]);
         }
-        show_progress(&pg, done, k, nfailed, o);
-        rc = atune__pool_get(pool, index[done], &cubin, &msg, &err);
-        if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
-            pch[cubin->pch]++;
-        if (!rc && cubin && hr && nhr < MAX_HASHRECS) {
-            hr[nhr].idx = index[done];
-            hr[nhr++].h = atune__fnv1a(cubin->data, cubin->len,
-                                       ATUNE__FNV_SEED);
-        }
-        if (!rc && cubin && cubin->log && cubin->log[0]) {
-            atune__space_config(m, index[done], &c);
-            atune__config_str(m, &c, cfg, sizeof(cfg));
-            report_warnings(&warned, cubin, cfg);
-        }
-        if (!rc && msg) {
-            nfailed++;
-            atune__space_config(m, index[done], &c);
-            atune__config_str(m, &c, cfg, sizeof(cfg));
-            report_failure(j, &seen, cfg, msg);
-        }
-        if (!rc)
-            atune__pool_release(pool, index[done]);
+        if (at != index)
+            free((void *)at);
+        /* The configurations checked: all of those valid at some size
+         * where every size was done. */
+        done = !size ? i : bound && si == 0 ? i : k;
+        if (bound)
+            break;
     }
     if (pg.shown && pg.tty)
         fputs("\r\033[K", stderr);
@@ -517,7 +580,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         if (bound)
             atune__json_str(j, "bounded_by", bound + 2);
         atune__json_int(j, "failed", nfailed);
-        atune__json_int(j, "modules", done - nshared);
+        atune__json_int(j, "modules", ncompiled - nshared);
         report_pch(m, procs, pch, j);
         atune__json_num(j, "seconds", atune__now() - t0);
         report_sizes(m, &sr, j);
@@ -534,7 +597,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                    m->name, (long long)n, o->arch, (long long)nfailed,
                    atune__now() - t0);
         printf("  verified against: %s\n", ref);
-        report_macros(m, done, nshared);
+        report_macros(m, done, ncompiled - nshared);
         report_pch(m, procs, pch, NULL);
         report_sizes(m, &sr, NULL);
     }

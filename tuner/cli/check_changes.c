@@ -15,11 +15,14 @@ static int cubin_hash(const atune__manifest *m, const atune__config *c,
                       atune__err *err)
 {
     atune__cubin cb;
+    atune__config at = *c;
     int rc, hit;
 
-    rc = procs ? atune__procs_compile_own(procs, m, c, arch, names, nnames,
+    /* Names that read the size: compared at the first size. */
+    atune__config_at_size(m, &at, &m->sizes[0]);
+    rc = procs ? atune__procs_compile_own(procs, m, &at, arch, names, nnames,
                                           &cb, &hit, err)
-               : atune__jit_compile_cached(cache, m, c, arch, names, nnames,
+               : atune__jit_compile_cached(cache, m, &at, arch, names, nnames,
                                            &cb, &hit, err);
     if (rc == ATUNE__EDATA)
         return -1;

@@ -41,6 +41,7 @@ enum { PENDING, RUNNING, DONE };
 /* Configurations of a template tuned after the pool's (atune__pool_warm). */
 typedef struct warm_list {
     const atune__manifest *m;
+    const atune__size *size; /* what m's names read (names_sized), or NULL */
     int64_t *idx;
     int64_t n, next;
 } warm_list;
@@ -69,6 +70,7 @@ typedef struct job {
 
 struct atune__pool {
     const atune__manifest *m;
+    const atune__size *size; /* what m's names read (names_sized), or NULL */
     char arch[16];
     const char *names[ATUNE__JIT_MAX_NAMES];
     int nnames;
@@ -141,6 +143,13 @@ static uint64_t manifest_key(const atune__manifest *m,
     return h ? h : 1;
 }
 
+/* Configuration idx of the pool's template at the pool's size. */
+static void pool_config(const atune__pool *p, int64_t idx, atune__config *c)
+{
+    atune__space_config(p->m, idx, c);
+    atune__config_at_size(p->m, c, p->size);
+}
+
 static uint64_t module_key(const atune__pool *p, const atune__config *c)
 {
     return manifest_key(p->m, p->names, p->nnames, c);
@@ -171,7 +180,7 @@ static job *twin_of(atune__pool *p, job *jb)
 
     if (!jb->keyed) {
         atune__config c;
-        atune__space_config(p->m, jb->idx, &c);
+        pool_config(p, jb->idx, &c);
         jb->key = module_key(p, &c);
         jb->keyed = 1;
     }
@@ -230,7 +239,7 @@ static job *next_job(atune__pool *p)
  * compile of the pool's own (matmul's: ~0.3 s). Called with the lock
  * held. */
 static int next_warm(atune__pool *p, int self, const atune__manifest **m,
-                     int64_t *idx)
+                     const atune__size **size, int64_t *idx)
 {
     if (self < (p->nthreads + 3) / 4)
         return 0;
@@ -238,6 +247,7 @@ static int next_warm(atune__pool *p, int self, const atune__manifest **m,
         warm_list *w = &p->warm[p->iwarm];
         if (w->next < w->n) {
             *m = w->m;
+            *size = w->size;
             *idx = w->idx[w->next++];
             return 1;
         }
@@ -249,8 +259,8 @@ static int next_warm(atune__pool *p, int self, const atune__manifest **m,
  * worker self's child; called and returns with the lock held. The module
  * itself is dropped: a compile error is met again, and reported, when m
  * is tuned. */
-static void warm_job(atune__pool *p, const atune__manifest *m, int64_t idx,
-                     int self)
+static void warm_job(atune__pool *p, const atune__manifest *m,
+                     const atune__size *size, int64_t idx, int self)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
     int nnames = atune__manifest_kernels(m, names);
@@ -262,6 +272,7 @@ static void warm_job(atune__pool *p, const atune__manifest *m, int64_t idx,
 
     memset(&cubin, 0, sizeof(cubin));
     atune__space_config(m, idx, &c);
+    atune__config_at_size(m, &c, size);
     pthread_mutex_unlock(&p->lock);
     t0 = atune__now();
     rc = atune__procs_compile(p->procs, self, m, &c, p->arch, names, nnames,
@@ -279,6 +290,7 @@ static void *worker(void *arg)
     worker_arg *wa = arg;
     atune__pool *p = wa->p;
     const atune__manifest *wm;
+    const atune__size *wsize;
     int64_t widx;
     job *jb;
 
@@ -286,8 +298,8 @@ static void *worker(void *arg)
     while (!p->stop) {
         if ((jb = next_job(p)) != NULL)
             compile_job(p, jb, wa->self);
-        else if (next_warm(p, wa->self, &wm, &widx))
-            warm_job(p, wm, widx, wa->self);
+        else if (next_warm(p, wa->self, &wm, &wsize, &widx))
+            warm_job(p, wm, wsize, widx, wa->self);
         else if (p->in_order && p->next >= p->n)
             break; /* everything submitted is done or taken */
         else
@@ -308,7 +320,7 @@ static void compile_job(atune__pool *p, job *jb, int self)
     int rc, hit = 0;
 
     jb->state = RUNNING;
-    atune__space_config(p->m, jb->idx, &c);
+    pool_config(p, jb->idx, &c);
     if (!jb->keyed) {
         jb->key = module_key(p, &c);
         jb->keyed = 1;
@@ -362,7 +374,8 @@ static void compile_job(atune__pool *p, job *jb, int self)
     pthread_cond_broadcast(&p->done);
 }
 
-int atune__pool_start(const atune__manifest *m, const char *arch,
+int atune__pool_start(const atune__manifest *m, const atune__size *size,
+                      const char *arch,
                       const char *const *names, int nnames,
                       const int64_t *index, int64_t n, int threads,
                       atune__cache *cache, atune__procs *procs,
@@ -379,6 +392,7 @@ int atune__pool_start(const atune__manifest *m, const char *arch,
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     }
     p->m = m;
+    p->size = m->names_sized ? size : NULL;
     p->cache = cache;
     p->procs = procs;
     atune__strlcpy(p->arch, arch, sizeof(p->arch));
@@ -558,12 +572,13 @@ void atune__pool_follow(atune__pool *p, int window, int floor)
 }
 
 int atune__pool_warm(atune__pool *p, const atune__manifest *m,
-                     const int64_t *index, int64_t n, atune__err *err)
+                     const atune__size *size, const int64_t *index, int64_t n,
+                     atune__err *err)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
     int nnames = atune__manifest_kernels(m, names);
     uint64_t *seen;
-    warm_list w = {m, NULL, 0, 0};
+    warm_list w = {m, m->names_sized ? size : NULL, NULL, 0, 0};
     int64_t cap = 1;
 
     if (!p->procs || !p->cache || n <= 0 || p->nwarm >= MAX_WARM)
@@ -583,6 +598,7 @@ int atune__pool_warm(atune__pool *p, const atune__manifest *m,
         uint64_t key;
         int64_t h;
         atune__space_config(m, index[i], &c);
+        atune__config_at_size(m, &c, w.size);
         key = manifest_key(m, names, nnames, &c);
         for (h = (int64_t)(key % (uint64_t)cap); key && seen[h] && seen[h] != key;
              h = (h + 1) % cap)

@@ -17,13 +17,17 @@ typedef struct atune__pool atune__pool;
 #define ATUNE__POOL_FOLLOW_FLOOR 256
 
 /* Starts compiling configurations index[0..n) of m (in that order) for
- * arch on `threads` workers (0: one per core). names are the entry points
+ * arch on `threads` workers (0: one per core), at size when m's name
+ * expressions read size variables (m->names_sized: a pool then serves
+ * one size; size is ignored otherwise and may be NULL, the modules
+ * serving every size). names are the entry points
  * every compile checks. cache, when non-NULL, is the on-disk module cache
  * consulted first (thread-safe). procs, when non-NULL, are child processes
  * (compile_procs.h) that do the compiling, one per worker thread, because
  * NVRTC does not scale with threads; threads is then their count. The
  * pool keeps every result until it is freed. */
-int atune__pool_start(const atune__manifest *m, const char *arch,
+int atune__pool_start(const atune__manifest *m, const atune__size *size,
+                      const char *arch,
                       const char *const *names, int nnames,
                       const int64_t *index, int64_t n, int threads,
                       atune__cache *cache, atune__procs *procs,
@@ -64,9 +68,11 @@ void atune__pool_follow(atune__pool *p, int window, int floor);
  * template with the CPU idle. A quarter of the workers never take them,
  * free for what a consumer asks. Needs child processes and a module
  * cache (else does nothing); one configuration per module; lists are
- * taken in the order given. The list is copied. */
+ * taken in the order given. The list is copied. size: as for
+ * atune__pool_start, the size m's first search will be at. */
 int atune__pool_warm(atune__pool *p, const atune__manifest *m,
-                     const int64_t *index, int64_t n, atune__err *err);
+                     const atune__size *size, const int64_t *index, int64_t n,
+                     atune__err *err);
 
 /* Modules of later templates compiled by NVRTC (atune__pool_warm). */
 int64_t atune__pool_warmed(atune__pool *p);

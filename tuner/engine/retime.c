@@ -50,8 +50,11 @@ int atune__retime(atune__device *d, const atune__manifest *m,
     }
     memset(res, 0, sizeof(*res) * (size_t)n);
     rc = atune__problem_open(d, m, size, seed, &p, err);
-    for (int i = 0; !rc && i < n; i++)
-        rc = load(d, m, &c[i], cache, &k[i], &res[i], err);
+    for (int i = 0; !rc && i < n; i++) {
+        atune__config at = c[i];
+        atune__config_at_size(m, &at, size); /* a name that reads it */
+        rc = load(d, m, &at, cache, &k[i], &res[i], err);
+    }
     for (int r = 0; !rc && r < R; r++)
         for (int i = 0; !rc && i < n; i++) {
             s[i * R + r] = INFINITY;

@@ -738,17 +738,26 @@ int atune__tune(atune__device *d, const atune__templates *t,
                 !(rs.loaded = atune__calloc(1, sizeof(*rs.loaded)))))
         rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
     for (int i = 0; !rc && i < t->n; i++)
-        rc = atune__tune_pool_list(d, t->m[i], o, rs.resume, &lists[i], err);
+        rc = atune__tune_pool_list(d, t->m[i], NULL, o, rs.resume, &lists[i],
+                                   err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
         atune__pool *pool = NULL;
-        if ((rc = atune__tune_pool_start(d, t, i, lists, o, &pool, err)))
+        if ((rc = atune__tune_pool_start(d, t, i, NULL, lists, o, &pool, err)))
             break;
         for (int s = 0; !rc && s < m->nsizes; s++) {
             int64_t seeds[ATUNE__MAX_SEEDS];
             atune__outcome *out;
             if (!atune__tune_size_selected(o, &m->sizes[s]))
                 continue;
+            /* Names that read the size: a pool, and modules loaded, per
+             * size (a module of one size never serves another). */
+            if (m->names_sized) {
+                loaded_free(rs.loaded);
+                if ((rc = atune__tune_pool_sized(d, t, i, &m->sizes[s], lists,
+                                                 o, rs.resume, &pool, err)))
+                    break;
+            }
             out = &run->o[run->n++];
             out->m = m;
             out->size = &m->sizes[s];

@@ -53,20 +53,41 @@ struct atune__resume;
 /* Whether size s is tuned (--size). */
 int atune__tune_size_selected(const atune__tune_opts *o, const atune__size *s);
 
+/* The first size of m that is tuned; NULL when none is. */
+const atune__size *atune__tune_first_size(const atune__manifest *m,
+                                          const atune__tune_opts *o);
+
 /* Every configuration of m valid at any selected size and not measured
  * at all of them by the unfinished run r, ascending: what m's pool is
- * given. */
+ * given. only, when non-NULL, stands for the selected sizes: the list of
+ * a pool of one size. For a template whose names read the size, only
+ * NULL is its first selected size (what the templates before it warm). */
 int atune__tune_pool_list(atune__device *d, const atune__manifest *m,
-                          const atune__tune_opts *o, const struct atune__resume *r,
+                          const atune__size *only, const atune__tune_opts *o,
+                          const struct atune__resume *r,
                           struct atune__valid_set *any, atune__err *err);
 
 /* Starts the pool of template i of t on lists[i] (following the search
- * where the strategy hints), with the templates after it to warm. On
- * failure *pool is NULL. */
+ * where the strategy hints), with the templates after it to warm (each
+ * at its first size when its names read the size). size: the size the
+ * pool compiles for when template i's names read it (m->names_sized: a
+ * pool per size; with NULL none is started), else NULL. On failure *pool
+ * is NULL. */
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
-                           int i, const struct atune__valid_set *lists,
+                           int i, const atune__size *size,
+                           const struct atune__valid_set *lists,
                            const atune__tune_opts *o, struct atune__pool **pool,
                            atune__err *err);
+
+/* Template i's names read the size: its pool of size s, on what is valid
+ * at s and not measured there (lists[i] replaced), in place of *pool
+ * (freed first: unload its modules before). */
+int atune__tune_pool_sized(atune__device *d, const atune__templates *t,
+                           int i, const atune__size *s,
+                           struct atune__valid_set *lists,
+                           const atune__tune_opts *o,
+                           const struct atune__resume *r,
+                           struct atune__pool **pool, atune__err *err);
 
 
 /* The result of one (kernel, size). */

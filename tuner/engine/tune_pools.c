@@ -16,9 +16,26 @@ int atune__tune_size_selected(const atune__tune_opts *o, const atune__size *s)
     return !o->size || strcmp(o->size, s->name) == 0;
 }
 
+const atune__size *atune__tune_first_size(const atune__manifest *m,
+                                          const atune__tune_opts *o)
+{
+    for (int s = 0; s < m->nsizes; s++)
+        if (atune__tune_size_selected(o, &m->sizes[s]))
+            return &m->sizes[s];
+    return NULL;
+}
+
+/* Whether size s is one the list is for: only, else every selected one. */
+static int listed(const atune__tune_opts *o, const atune__size *only,
+                  const atune__size *s)
+{
+    return only ? s == only : atune__tune_size_selected(o, s);
+}
+
 /* Whether the unfinished run measured configuration idx at every
- * selected size: then it need not be compiled. */
+ * listed size: then it need not be compiled. */
 static int resumed_everywhere(const atune__manifest *m,
+                              const atune__size *only,
                               const atune__tune_opts *o,
                               const atune__resume *r, int64_t idx)
 {
@@ -30,7 +47,7 @@ static int resumed_everywhere(const atune__manifest *m,
     atune__space_config(m, idx, &c);
     atune__config_str(m, &c, cfg, sizeof(cfg));
     for (int s = 0; s < m->nsizes; s++) {
-        if (!atune__tune_size_selected(o, &m->sizes[s]))
+        if (!listed(o, only, &m->sizes[s]))
             continue;
         atune__size_key(&m->sizes[s], key, sizeof(key));
         if (!atune__resume_find(r, m->name, key, cfg, m->hash, 0))
@@ -44,7 +61,8 @@ static int resumed_everywhere(const atune__manifest *m,
  * given (brute force compiles them in that order, the order it evaluates
  * them; a search only what it hints at: atune__pool_follow). */
 int atune__tune_pool_list(atune__device *d, const atune__manifest *m,
-                          const atune__tune_opts *o, const atune__resume *r,
+                          const atune__size *only, const atune__tune_opts *o,
+                          const atune__resume *r,
                           atune__valid_set *any, atune__err *err)
 {
     const atune__devinfo *in = atune__device_info(d);
@@ -53,14 +71,16 @@ int atune__tune_pool_list(atune__device *d, const atune__manifest *m,
     int rc = 0;
 
     memset(any, 0, sizeof(*any));
+    if (!only && m->names_sized)
+        only = atune__tune_first_size(m, o);
     for (int s = 0; !rc && s < m->nsizes; s++)
-        if (atune__tune_size_selected(o, &m->sizes[s]) &&
+        if (listed(o, only, &m->sizes[s]) &&
             !(rc = atune__space_build(m, &m->sizes[s], &in->attr,
                                       o->quiet ? NULL : m->name, &one, NULL,
                                       err)))
             rc = atune__valid_set_union(any, &one, err);
     for (int64_t i = 0; !rc && i < any->n; i++)
-        if (!resumed_everywhere(m, o, r, any->index[i]))
+        if (!resumed_everywhere(m, only, o, r, any->index[i]))
             any->index[n++] = any->index[i];
     any->n = n;
     atune__valid_set_free(&one);
@@ -123,7 +143,8 @@ static int64_t *nearest_default(const atune__manifest *m,
  * list, so no more of it is warmed: those nearest the default, where the
  * search starts. */
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
-                           int i, const atune__valid_set *lists,
+                           int i, const atune__size *size,
+                           const atune__valid_set *lists,
                            const atune__tune_opts *o, atune__pool **pool,
                            atune__err *err)
 {
@@ -133,7 +154,10 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
     int follow = atune__strategy_hints(o->strategy);
     int rc;
 
-    rc = atune__pool_start(m, atune__device_info(d)->arch, names, nnames,
+    *pool = NULL;
+    if (m->names_sized && !size)
+        return 0; /* a pool per size: atune__tune_pool_sized */
+    rc = atune__pool_start(m, size, atune__device_info(d)->arch, names, nnames,
                            lists[i].index, lists[i].n, o->threads, o->cache,
                            o->procs, pool, err);
     /* A search compiles what it measures next (compile.h). */
@@ -141,8 +165,10 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
         atune__pool_follow(*pool, 0, 0);
     for (int j = i + 1; !rc && j < t->n; j++) {
         int64_t n = lists[j].n, *near;
+        const atune__size *first = atune__tune_first_size(t->m[j], o);
         if (!follow) {
-            rc = atune__pool_warm(*pool, t->m[j], lists[j].index, n, err);
+            rc = atune__pool_warm(*pool, t->m[j], first, lists[j].index, n,
+                                  err);
             continue;
         }
         if (n > ATUNE__POOL_FOLLOW_FLOOR)
@@ -152,7 +178,7 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
             break;
         }
         if (n > 0) {
-            rc = atune__pool_warm(*pool, t->m[j], near, n, err);
+            rc = atune__pool_warm(*pool, t->m[j], first, near, n, err);
             free(near);
         }
     }
@@ -163,3 +189,17 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
     return rc;
 }
 
+int atune__tune_pool_sized(atune__device *d, const atune__templates *t,
+                           int i, const atune__size *s, atune__valid_set *lists,
+                           const atune__tune_opts *o, const atune__resume *r,
+                           atune__pool **pool, atune__err *err)
+{
+    int rc;
+
+    atune__pool_free(*pool);
+    *pool = NULL;
+    atune__valid_set_free(&lists[i]);
+    if ((rc = atune__tune_pool_list(d, t->m[i], s, o, r, &lists[i], err)))
+        return rc;
+    return atune__tune_pool_start(d, t, i, s, lists, o, pool, err);
+}

@@ -106,94 +106,6 @@ static int is_ident_char(char ch)
            (ch >= '0' && ch <= '9') || ch == '_';
 }
 
-static int param_index(const atune__manifest *m, const char *s, size_t len)
-{
-    for (int i = 0; i < m->nparams; i++)
-        if (strlen(m->params[i].name) == len &&
-            memcmp(m->params[i].name, s, len) == 0)
-            return i;
-    return -1;
-}
-
-/* Whether the identifier at s (in expr) follows "::", "." or "->". */
-static int is_member(const char *expr, const char *s)
-{
-    while (s > expr && (s[-1] == ' ' || s[-1] == '\t'))
-        s--;
-    return (s - expr >= 1 && s[-1] == '.') ||
-           (s - expr >= 2 &&
-            (memcmp(s - 2, "::", 2) == 0 || memcmp(s - 2, "->", 2) == 0));
-}
-
-int atune__jit_name(const atune__manifest *m, const atune__config *c,
-                    const char *expr, char *buf, size_t len)
-{
-    size_t used = 0;
-
-    for (const char *s = expr; *s;) {
-        const char *e = s;
-        char num[32];
-        const char *piece = s;
-        size_t plen;
-        int pi = -1;
-        if (s[0] == '$' && s[1] == '{' &&
-            (pi = param_index(m, s + 2, strcspn(s + 2, "}"))) >= 0 &&
-            s[2 + strlen(m->params[pi].name)] == '}') {
-            /* ${NAME} pastes the value into an identifier. */
-            snprintf(num, sizeof(num), "%lld", (long long)c->v[pi]);
-            if (used + strlen(num) >= len)
-                return -1;
-            memcpy(buf + used, num, strlen(num));
-            used += strlen(num);
-            s += 3 + strlen(m->params[pi].name);
-            continue;
-        }
-        if (is_ident_char(*s) && !(*s >= '0' && *s <= '9')) {
-            while (is_ident_char(*e))
-                e++;
-            if (!is_member(expr, s))
-                pi = param_index(m, s, (size_t)(e - s));
-        } else if (is_ident_char(*s)) {
-            while (is_ident_char(*e)) /* a number: never a parameter */
-                e++;
-        } else {
-            e++;
-        }
-        plen = (size_t)(e - s);
-        if (pi >= 0) {
-            long long v = (long long)c->v[pi];
-            snprintf(num, sizeof(num), v < 0 ? "(%lld)" : "%lld", v);
-            piece = num;
-            plen = strlen(num);
-        }
-        if (used + plen >= len)
-            return -1;
-        memcpy(buf + used, piece, plen);
-        used += plen;
-        s = e;
-    }
-    if (len == 0)
-        return -1;
-    buf[used] = '\0';
-    return 0;
-}
-
-int atune__jit_names(const atune__manifest *m, const atune__config *c,
-                     const char *const *names, int nnames,
-                     atune__jit_name_buf *text, const char **subst,
-                     atune__err *err)
-{
-    if (nnames > ATUNE__JIT_MAX_NAMES)
-        return atune__fail(err, ATUNE__ESOFTWARE, "too many names");
-    for (int i = 0; i < nnames; i++) {
-        if (atune__jit_name(m, c, names[i], text[i], sizeof(text[i])) != 0)
-            return atune__fail(err, ATUNE__EDATA, "%s: name '%s' too long",
-                               m->ini_path, names[i]);
-        subst[i] = text[i];
-    }
-    return 0;
-}
-
 static char *program_log(nvrtcProgram prog)
 {
     size_t len = 0;
@@ -629,6 +541,11 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
         return rc;
     memcpy(what, "configuration ", 15);
     atune__config_str(m, c, what + 14, sizeof(what) - 14);
+    for (int i = 0; i < c->nsz && m->nsizes > 0; i++) {
+        size_t l = strlen(what);
+        snprintf(what + l, sizeof(what) - l, "%s%s=%lld", i ? "," : " at ",
+                 m->sizes[0].var[i], (long long)c->sz[i]);
+    }
     if (m->compiler == ATUNE__COMPILER_NVCC || known_host_code(m)) {
         rc = nvcc_compile(m, &o, subst, nnames, what, out, err);
         if (rc == 0)

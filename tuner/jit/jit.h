@@ -56,8 +56,11 @@ void atune__jit_options_free(atune__jit_opts *o);
 
 /* Writes name expression expr (a step's kernel or m->reference) with every
  * parameter of m replaced by its value in c: "user::sum<BLOCK, (T)ALGO>"
- * becomes "user::sum<128, (T)2>". A name after "::", "." or "->" is a
- * member, not a parameter. -1 when buf is too small. */
+ * becomes "user::sum<128, (T)2>"; for a manifest whose names read size
+ * variables (m->names_sized), each of them by its value in c's size
+ * ("k<(n % 1024 == 0)>", "k${n}"). A name after "::", "." or "->" is a
+ * member, not a parameter. -1 when buf is too small, -2 when the name
+ * reads a size variable and c has none (c->nsz). */
 int atune__jit_name(const atune__manifest *m, const atune__config *c,
                     const char *expr, char *buf, size_t len);
 

@@ -104,7 +104,12 @@ int atune__refmod_compile(const atune__manifest *m, const atune__size *size,
             names[n++] = c->args[i].verify;
         }
     }
-    rc = atune__jit_compile(c, NULL, arch, names, n, out, err);
+    {
+        atune__config dflt;
+        atune__space_config(m, 0, &dflt);
+        atune__config_at_size(m, &dflt, size); /* a name that reads it */
+        rc = atune__jit_compile(c, &dflt, arch, names, n, out, err);
+    }
     free(c);
     return rc;
 }

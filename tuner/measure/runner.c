@@ -448,6 +448,7 @@ static int run_reference(atune__problem *p, atune__err *err)
     if (m->nref_steps)
         nnames = m->nref_steps;
     atune__space_config(m, 0, &dflt);
+    atune__config_at_size(m, &dflt, p->size); /* a name that reads it */
     rc = atune__config_vars(m, &dflt, &vs);
     if (!rc)
         rc = atune__problem_make_args(p, &vs, sc, args, err);

@@ -276,6 +276,13 @@ typedef struct atune__manifest {
      * expressions read no parameter. */
     int nref_steps;
     atune__step ref_steps[ATUNE__MAX_STEPS];
+    /* 1 when a name expression (a step's kernel, the reference, a
+     * [reference.NAME] kernel) reads a size variable ("k<BLOCK, (n % 1024
+     * == 0)>", "k${n}"): its modules are one per (configuration, size),
+     * and whoever compiles gives the configuration its size
+     * (atune__config_at_size). 0: one module per configuration serves
+     * every size. */
+    int names_sized;
 } atune__manifest;
 
 /* Loads INI text and CUDA source already in memory. name is the template

@@ -11,7 +11,7 @@
 int atune__mf_is_name_expr_char(char ch)
 {
     return atune__mf_is_ident_char(ch) ||
-           (ch && strchr(":<>(), +-*/%&|^~!.${}", ch));
+           (ch && strchr(":<>(), +-*/%&|^~!.${}=?", ch));
 }
 
 /* The function a name expression names: "block_sum" of

@@ -157,13 +157,11 @@ int atune__mf_macros_begin(struct loader *ld);
 int atune__mf_macros_scan(struct loader *ld, const char *path,
                           const char *text);
 int atune__mf_macros_end(struct loader *ld);
-/* "name${P}": every ${...} names a parameter, and each value pastes a
- * function name the .cu holds. */
+/* "name${X}": every ${...} names a parameter or a size variable, and
+ * each value pastes a function name the .cu holds. */
 int atune__mf_check_paste(struct loader *ld, const char *expr, int line);
-/* A name expression that reads a size variable is refused (a module is
- * compiled once for every size). */
-int atune__mf_check_no_size_vars(struct loader *ld, const char *expr,
-                                 int line);
+/* Sets m->names_sized when name expression expr reads a size variable. */
+void atune__mf_note_size_vars(struct loader *ld, const char *expr);
 
 /* nvrtc_options: white-space-separated options, each on the allow-list
  * (manifest_options.c); sets m->nvrtc_opts and m->nvrtc_opts_line. */

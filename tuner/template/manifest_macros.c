@@ -343,32 +343,63 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
     return rc;
 }
 
-/* "name${P}": every ${...} names a parameter, and with each value of
- * each (the others at their defaults) the function exists in the .cu. */
+/* The size variable called s[0..len) of m: its index in m->sizes[0].var,
+ * or -1. */
+static int size_var_of(const atune__manifest *m, const char *s, size_t len)
+{
+    for (int i = 0; m->nsizes > 0 && i < m->sizes[0].nvars; i++)
+        if (strlen(m->sizes[0].var[i]) == len &&
+            memcmp(m->sizes[0].var[i], s, len) == 0)
+            return i;
+    return -1;
+}
+
+/* The value ${NAME} pastes while the paste of ${X} is checked at value
+ * v: v for X itself, else a parameter's default or the first size's
+ * value. */
+static long long paste_value(const atune__manifest *m, const char *name,
+                             size_t len, const char *x, size_t xlen,
+                             long long v)
+{
+    int pj = param_of(m, name, len), sj = size_var_of(m, name, len);
+
+    if (len == xlen && memcmp(name, x, len) == 0)
+        return v;
+    if (pj >= 0)
+        return m->params[pj].values[0];
+    if (sj >= 0)
+        return m->sizes[0].value[sj];
+    return 0;
+}
+
+/* "name${X}": every ${...} names a parameter or a size variable, and with
+ * each value of each (a parameter's values, a size variable's value at
+ * each size; the others at their defaults, or the first size's) the
+ * function exists in the .cu. */
 int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
 {
     atune__manifest *m = ld->m;
 
     for (const char *d = strstr(expr, "${"); d; d = strstr(d + 2, "${")) {
         size_t n = strcspn(d + 2, "}");
-        int pi = param_of(m, d + 2, n);
-        if (d[2 + n] != '}' || pi < 0)
+        int pi = param_of(m, d + 2, n), si = size_var_of(m, d + 2, n);
+        int nv = pi >= 0 ? m->params[pi].nvalues : m->nsizes;
+        if (d[2 + n] != '}' || (pi < 0 && si < 0))
             return atune__mf_bad(ld, line,
-                                 "'%.*s' in '%s' names no parameter "
-                                 "(${NAME} pastes a parameter's value)",
+                                 "'%.*s' in '%s' names no parameter and no "
+                                 "size variable (${NAME} pastes its value)",
                                  (int)(n + 3), d, expr);
-        for (int v = 0; v < m->params[pi].nvalues; v++) {
+        for (int v = 0; v < nv; v++) {
+            long long val = pi >= 0 ? m->params[pi].values[v]
+                                    : m->sizes[v].value[si];
             char name[ATUNE__ENTRY_MAX + 32];
             size_t k = 0;
             for (const char *p = expr; *p && k + 24 < sizeof(name);) {
                 if (p[0] == '$' && p[1] == '{') {
                     size_t l = strcspn(p + 2, "}");
-                    int pj = param_of(m, p + 2, l);
-                    long long val = pj < 0          ? 0
-                                    : pj == pi      ? m->params[pi].values[v]
-                                                    : m->params[pj].values[0];
                     k += (size_t)snprintf(name + k, sizeof(name) - k, "%lld",
-                                          val);
+                                          paste_value(m, p + 2, l, d + 2, n,
+                                                      val));
                     p += l + 3;
                     continue;
                 }
@@ -383,9 +414,11 @@ int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
                 char where[ATUNE__NAME_MAX + 64];
                 if (!atune__mf_code_has(ld, base))
                     return atune__mf_bad(
-                        ld, line, "'%s' with %s=%lld is '%s', not found in %s",
-                        expr, m->params[pi].name,
-                        (long long)m->params[pi].values[v], base,
+                        ld, line, "'%s' with %.*s=%lld%s%s%s is '%s', not "
+                        "found in %s",
+                        expr, (int)n, d + 2, val, pi >= 0 ? "" : " (size ",
+                        pi >= 0 ? "" : m->sizes[v].name, pi >= 0 ? "" : ")",
+                        base,
                         atune__mf_code_where(ld, where, sizeof(where)));
             }
         }
@@ -393,48 +426,34 @@ int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
     return 0;
 }
 
-/* A size variable in a name expression: every configuration is compiled
- * once for all sizes (the compile pool, the module cache's key, check),
- * so a name cannot depend on the size. Refused here rather than left to
- * NVRTC ("identifier "n" is undefined"). */
-int atune__mf_check_no_size_vars(struct loader *ld, const char *expr,
-                                 int line)
+/* Whether the identifier at s (in expr) follows "::", "." or "->":
+ * a member, not a variable (as jit_names.c reads it). */
+static int is_member(const char *expr, const char *s)
+{
+    while (s > expr && (s[-1] == ' ' || s[-1] == '\t'))
+        s--;
+    return (s - expr >= 1 && s[-1] == '.') ||
+           (s - expr >= 2 &&
+            (memcmp(s - 2, "::", 2) == 0 || memcmp(s - 2, "->", 2) == 0));
+}
+
+/* A size variable in a name expression makes the template's modules one
+ * per (configuration, size): m->names_sized. */
+void atune__mf_note_size_vars(struct loader *ld, const char *expr)
 {
     for (const char *s = expr; *s;) {
         const char *e = s;
-        size_t n;
         if (!atune__mf_is_ident_char(*s)) {
             s++;
             continue;
         }
         while (atune__mf_is_ident_char(*e))
             e++;
-        n = (size_t)(e - s);
-        if (!(*s >= '0' && *s <= '9') && s > expr + 1 && s[-1] == '{' &&
-            s[-2] == '$')
-            ; /* ${NAME}: atune__mf_check_paste's */
-        else if (!(*s >= '0' && *s <= '9') &&
-                 !(s > expr && (s[-1] == '.' || s[-1] == ':' ||
-                                s[-1] == '>'))) {
-            char name[ATUNE__NAME_MAX];
-            if (n < sizeof(name)) {
-                memcpy(name, s, n);
-                name[n] = '\0';
-                if (atune__mf_is_size_var(ld->m, name))
-                    return atune__mf_bad(
-                        ld, line,
-                        "'%s' uses size variable '%s': a name expression may "
-                        "use parameters only (each configuration is compiled "
-                        "once for every size). Choose the kernel with a "
-                        "parameter and a [constraints] entry that ties it "
-                        "to the size, e.g. ALIGNED = 0, 1 with "
-                        "ok = ALIGNED == (%s %% 32 == 0)",
-                        expr, name, name);
-            }
-        }
+        if (!(*s >= '0' && *s <= '9') && !is_member(expr, s) &&
+            size_var_of(ld->m, s, (size_t)(e - s)) >= 0)
+            ld->m->names_sized = 1;
         s = e;
     }
-    return 0;
 }
 
 int atune__mf_macros_end(struct loader *ld)
@@ -442,10 +461,9 @@ int atune__mf_macros_end(struct loader *ld)
     atune__manifest *m = ld->m;
     int rc;
 
-    if ((rc = atune__mf_check_no_size_vars(ld, m->kernel, m->kernel_line)) ||
-        (rc = atune__mf_check_no_size_vars(ld, m->reference,
-                                           m->reference_line)) ||
-        (rc = atune__mf_check_paste(ld, m->kernel, m->kernel_line)) ||
+    atune__mf_note_size_vars(ld, m->kernel);
+    atune__mf_note_size_vars(ld, m->reference);
+    if ((rc = atune__mf_check_paste(ld, m->kernel, m->kernel_line)) ||
         (rc = atune__mf_check_paste(ld, m->reference, m->reference_line)))
         return rc;
 

@@ -313,12 +313,11 @@ static int check_list(struct loader *ld, const atune__step *steps, int n,
             (rc = check_dim3(ld, &st->grid, "grid", shared_by)) ||
             (rc = atune__mf_check_expr(ld, st->shared, st->shared_line,
                                        "shared", shared_by)) ||
-            (rc = atune__mf_check_no_size_vars(ld, st->kernel,
-                                               st->kernel_line)) ||
             (rc = atune__mf_check_paste(ld, st->kernel, st->kernel_line)) ||
             (rc = atune__mf_entry_found(ld, "kernel", st->kernel,
                                         st->kernel_line)))
             return rc;
+        atune__mf_note_size_vars(ld, st->kernel);
         for (int p = 0; p < m->nparams; p++)
             m->params[p].in_name |=
                 atune__mf_has_word(st->kernel, m->params[p].name);

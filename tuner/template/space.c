@@ -51,6 +51,31 @@ void atune__space_config(const atune__manifest *m, int64_t index,
     }
 }
 
+void atune__config_at_values(const atune__manifest *m, atune__config *c,
+                             const int64_t *v)
+{
+    if (!m->names_sized || !v || m->nsizes == 0)
+        return;
+    c->nsz = m->sizes[0].nvars;
+    for (int i = 0; i < c->nsz; i++)
+        c->sz[i] = v[i];
+}
+
+void atune__config_at_size(const atune__manifest *m, atune__config *c,
+                           const atune__size *s)
+{
+    int64_t v[ATUNE__MAX_SIZE_VARS] = {0};
+
+    if (!m->names_sized || !s || m->nsizes == 0)
+        return;
+    /* Every size names the same variables; by name, whatever the order. */
+    for (int i = 0; i < m->sizes[0].nvars; i++)
+        for (int k = 0; k < s->nvars; k++)
+            if (strcmp(s->var[k], m->sizes[0].var[i]) == 0)
+                v[i] = s->value[k];
+    atune__config_at_values(m, c, v);
+}
+
 static int value_index(const atune__param *p, int64_t v)
 {
     for (int j = 0; j < p->nvalues; j++) {

@@ -31,7 +31,24 @@ int atune__devattr_vars(const atune__devattr *d, atune__vars *vs);
 /* A configuration: one value per parameter, in manifest order. */
 typedef struct atune__config {
     int64_t v[ATUNE__MAX_PARAMS];
+    /* The size it is compiled for, when the manifest's name expressions
+     * read size variables (m->names_sized): its module is then one per
+     * (configuration, size). nsz values in the order of the manifest's
+     * size variables (m->sizes[0].var); nsz 0: no size, which such a
+     * name cannot be compiled without (jit.c says so). Never set for
+     * other manifests, whose modules stay one per configuration. */
+    int nsz;
+    int64_t sz[ATUNE__MAX_SIZE_VARS];
 } atune__config;
+
+/* Gives c the values of size s (atune__config's nsz and sz) when m's
+ * name expressions read size variables; leaves c as it is otherwise, and
+ * for s NULL. */
+void atune__config_at_size(const atune__manifest *m, atune__config *c,
+                           const atune__size *s);
+/* The same from values in the order of m's size variables. */
+void atune__config_at_values(const atune__manifest *m, atune__config *c,
+                             const int64_t *v);
 
 /* Number of points of the cartesian product (before any filtering). */
 int64_t atune__space_size(const atune__manifest *m);
