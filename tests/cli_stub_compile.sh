@@ -4,7 +4,7 @@
 # (tests/stubdrv; NVRTC compiles for real) compiles at most twice the
 # configurations it evaluates, says so in --json (modules_compiled,
 # modules_cached) with the split of its wall time (compile_s: waiting for
-# NVRTC; measure_s, verify_s, framework_s), and a warm run takes what it
+# NVRTC; measure_s, verify_s, final_s, framework_s), and a warm run takes what it
 # evaluates from the module cache.
 # On the stub a launch costs next to nothing, so waiting for NVRTC is most
 # of the wall time here: the GPU's share is a step of tests/gpu.sh.
@@ -39,6 +39,15 @@ echo "cold default run: $ev of $space evaluated, $mc modules compiled," \
 [ "${mc:-0}" -le $((2 * ${ev:-0})) ] && ok ||
   ko "cold run compiled $mc modules for $ev evaluations (want <= 2x)"
 [ "${mc:-0}" -lt "${space:-0}" ] && ok || ko "cold run compiled the whole space"
+# The final pick's rounds are their own part of the wall time (each of
+# the stub's launches takes 300 us of it), and the parts add up to it.
+fs=$(num final_s cold.json) ms=$(num measure_s cold.json)
+vs=$(num verify_s cold.json) fw=$(num framework_s cold.json)
+awk -v f="${fs:-x}" 'BEGIN { exit !(f + 0 > 0.005) }' && ok ||
+  ko "final_s '$fs': the final pick's rounds not counted apart"
+awk -v w="$wall" -v c="$cs" -v m="$ms" -v v="$vs" -v f="$fs" -v r="$fw" \
+  'BEGIN { d = w - (c + m + v + f + r); exit !(r >= 0 && d < 0.01 && d > -0.01) }' && ok ||
+  ko "split does not add up: wall $wall = compile $cs + measure $ms + verify $vs + final $fs + framework $fw"
 # The journal ends the size with the same counts.
 grep -q "^# size: copy n=1048576 evaluations=$ev modules_compiled=$mc " \
   p/nvidia-stub-h100.journal && ok || ko "journal has no '# size:' line with the counts"

@@ -99,8 +99,10 @@ static void json_outcome(atune__json *j, const atune__devinfo *in,
     atune__json_num(j, "compile_s", out->compile_s);
     atune__json_num(j, "verify_s", out->verify_s);
     atune__json_num(j, "measure_s", out->measure_s);
+    atune__json_num(j, "final_s", out->final_s);
     atune__json_num(j, "framework_s", out->wall_s - out->compile_s -
-                                          out->verify_s - out->measure_s);
+                                          out->verify_s - out->measure_s -
+                                          out->final_s);
     /* Modules compiled for these evaluations (NVRTC; the disk cache's
      * apart): the compile pool's cost beside what was measured. */
     atune__json_int(j, "modules_compiled", out->compiled);

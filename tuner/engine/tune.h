@@ -120,9 +120,11 @@ typedef struct atune__outcome {
     int64_t unverified;  /* of the ok ones, timed but lost the race and not
                             verified (verify_lazily) */
     int64_t count[ATUNE__ST_COUNT];
-    /* wall time: waiting for the compiler, verifying, timing; the rest of
-     * wall_s is the framework (loading modules, search, journal) */
-    double wall_s, compile_s, verify_s, measure_s;
+    /* wall time: waiting for the compiler, verifying, timing, the final
+     * pick's rounds (and merge by evidence's) with their own verifying and
+     * timing; the rest of wall_s is the framework (loading modules,
+     * search, journal) */
+    double wall_s, compile_s, verify_s, measure_s, final_s;
     /* Modules the compile pool made while this size was searched: by
      * NVRTC, and from the disk cache (a pool serves every size of its
      * template, so the counts of a size include what it compiled ahead

@@ -111,7 +111,7 @@ void atune__tune_warn_shift(const atune__tune_opts *o,
 
 /* The size's "# size:" line: its evaluations, the modules compiled for
  * them, and where its wall time went (waiting for NVRTC, timing,
- * verifying; the rest is the framework), as --json says. */
+ * verifying, the final pick; the rest is the framework), as --json says. */
 int atune__tune_journal_size(atune__journal *j, const atune__outcome *out,
                              atune__err *err)
 {
@@ -122,11 +122,13 @@ int atune__tune_journal_size(atune__journal *j, const atune__outcome *out,
     snprintf(line, sizeof(line),
              "size: %s %s evaluations=%lld modules_compiled=%lld "
              "modules_cached=%lld modules_warmed=%lld wall_s=%.3f "
-             "compile_s=%.3f measure_s=%.3f verify_s=%.3f framework_s=%.3f",
+             "compile_s=%.3f measure_s=%.3f verify_s=%.3f final_s=%.3f "
+             "framework_s=%.3f",
              out->m->name, out->size_key, (long long)out->evaluations,
              (long long)out->compiled, (long long)out->cached,
              (long long)out->warmed, out->wall_s,
-             out->compile_s, out->measure_s, out->verify_s,
-             out->wall_s - out->compile_s - out->verify_s - out->measure_s);
+             out->compile_s, out->measure_s, out->verify_s, out->final_s,
+             out->wall_s - out->compile_s - out->verify_s - out->measure_s -
+                 out->final_s);
     return atune__journal_note(j, line, err);
 }
