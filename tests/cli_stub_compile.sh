@@ -62,5 +62,16 @@ wc=$(num modules_compiled warm.json) wh=$(num modules_cached warm.json)
 [ "${wh:-0}" -ge "${ev:-1}" ] && ok || ko "warm run: $wh cached modules for $ev evaluations"
 [ "${wc:-0}" -lt "${mc:-0}" ] && ok || ko "warm run compiled $wc modules, the cold one $mc"
 
+# The final pick checks each candidate's output in its first round only:
+# four configurations verified by brute force, then the 3 best (the
+# default among them) once each, so 7 compare launches; every round
+# verifying would be 4 + 3 x 5 = 19.
+ATUNE_STUB_HELPER_LOG=$tmp/cmp.log "$bin" tune --kernel copy --size small \
+  --strategy brute_force --budget 4 -p p3 >/dev/null 2>err ||
+  { ko "budget 4 tune: exit"; cat err; }
+ncmp=$(grep -c '^cmp_' "$tmp/cmp.log")
+[ "$ncmp" -eq 7 ] && ok ||
+  ko "$ncmp compare launches for 4 evaluations and a final pick of 3 (want 7)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -119,6 +119,11 @@ typedef struct atune__timing {
                            when it did not lose the race (it could matter);
                            a loser's result says unverified */
     int flush_l2;       /* flush L2 before each timed launch (small sizes) */
+    int long_min_samples; /* a kernel whose min_samples launches would
+                           overrun target_s stops after this many */
+    int verified;       /* this module's output at this problem was verified
+                           already: timed only (the final pick's later
+                           rounds), a launch before as warm-up */
     /* Called with the number of launches about to be waited for, then
      * with 0 once they finished: the hook of the hang watchdog (tune.c),
      * which must know when the process is blocked on the GPU. */
