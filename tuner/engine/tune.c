@@ -306,45 +306,13 @@ static int eval_cb(void *ctx, int64_t idx, double *time_ns, double *spread_ns,
     return rc;
 }
 
-/* One round of the final pick: a configuration's rounds together take
- * about what one measurement takes (a round a fraction of the GPU time
- * target, at most a quarter of the samples; at least a measurement's
- * minimum, which long kernels lower to what fills the time: measure.c),
- * so the final pick costs its candidates about one measurement each, not
- * one per round. In the H100's default run of 2026-11-23 the rounds, each
- * a full measurement, took 13.3 s of its 43 s of GPU time: a 5 us
- * kernel's measurement ran to 100 samples behind a 35 us L2 flush each.
- * The winner is the median of its rounds' medians, over as many samples
- * as one measurement has. */
-/* A round of the final pick: a share of the time target and of the
- * samples; a kernel longer than the round's target takes one launch a
- * round, the rounds being its samples (matmul at 8196^3, 24 ms a launch:
- * three and a verification a round were 3.2 s of the H100's default run of
- * 2026-11-26, 50.0 s, all the rounds 8.5 s). */
-static atune__timing final_round_timing(const atune__timing *base,
-                                        int rounds)
-{
-    atune__timing t = *base;
-    int cap = base->max_samples / 4;
-
-    t.target_s = base->target_s / rounds;
-    t.early_samples = 1;
-    t.long_min_samples = 1;
-    if (cap < t.min_samples)
-        cap = t.min_samples;
-    if (t.max_samples > cap)
-        t.max_samples = cap;
-    return t;
-}
-
-/* Times one candidate once more: verified again in the first round (the
- * module was loaded afresh, the buffers restored), timed only in the
- * later ones. */
+/* Times one candidate once more: its output checked again in the first
+ * round, only timed in the later ones. */
 static int retime(search_ctx *sc, int64_t idx, int rounds, int round,
                   atune__result *res, atune__err *err)
 {
     const atune__manifest *m = sc->out->m;
-    atune__timing t = final_round_timing(&sc->o->timing, rounds);
+    atune__timing t = atune__timing_final_round(&sc->o->timing, rounds);
     atune__config c;
     char cfg[512];
 
@@ -401,12 +369,12 @@ static int journal_final(search_ctx *sc, int64_t idx, const atune__result *r,
 /* The final pick: the best candidates re-timed in interleaved rounds, so a
  * lucky sample or a clock change during one configuration cannot decide.
  * Each candidate's time is the median of its rounds' medians. */
-static int remeasure_rounds(void *ctx, const int64_t *idx, int k,
-                            double *time_ns, atune__err *err)
+static int remeasure_cb(void *ctx, const int64_t *idx, int k, double *time_ns,
+                        atune__err *err)
 {
     enum { ROUNDS = 5, MAXK = 8 };
     search_ctx *sc = ctx;
-    double t[MAXK][ROUNDS];
+    double t[MAXK][ROUNDS], t0 = atune__now(), c0 = sc->out->compile_s;
     atune__result last[MAXK];
     int rc = 0;
 
@@ -432,6 +400,8 @@ static int remeasure_rounds(void *ctx, const int64_t *idx, int k,
             for (int r = 0; r < ROUNDS; r++)
                 t[i][r] = last[i].time_ns;
         }
+        /* --json's final_s; what NVRTC made it wait is compile_s's */
+        sc->out->final_s += atune__now() - t0 - (sc->out->compile_s - c0);
     }
     if (rc)
         return rc;
@@ -453,20 +423,6 @@ static int remeasure_rounds(void *ctx, const int64_t *idx, int k,
         }
     }
     return 0;
-}
-
-/* The rounds' wall time is the final pick's (what NVRTC still made them
- * wait is compile_s's): --json's final_s. */
-static int remeasure_cb(void *ctx, const int64_t *idx, int k, double *time_ns,
-                        atune__err *err)
-{
-    search_ctx *sc = ctx;
-    double t0 = atune__now(), compile0 = sc->out->compile_s;
-    int rc = remeasure_rounds(ctx, idx, k, time_ns, err);
-
-    sc->out->final_s +=
-        atune__now() - t0 - (sc->out->compile_s - compile0);
-    return rc;
 }
 
 /* The hang watchdog's limit for one launch: the flag's, else a hundred

@@ -38,6 +38,22 @@ void atune__timing_default(atune__timing *t)
     t->watch_ctx = NULL;
 }
 
+atune__timing atune__timing_final_round(const atune__timing *base,
+                                        int rounds)
+{
+    atune__timing t = *base;
+    int cap = base->max_samples / 4;
+
+    t.target_s = base->target_s / rounds;
+    t.early_samples = 1;
+    t.long_min_samples = 1;
+    if (cap < t.min_samples)
+        cap = t.min_samples;
+    if (t.max_samples > cap)
+        t.max_samples = cap;
+    return t;
+}
+
 void atune__timing_watch(const atune__timing *t, int launches)
 {
     if (t && t->watch)

@@ -133,6 +133,20 @@ typedef struct atune__timing {
 
 void atune__timing_default(atune__timing *t);
 
+/* One of the final pick's rounds (engine/tune.c): a configuration's
+ * rounds together take about what one measurement takes (a round a
+ * fraction of base's GPU time target, at most a quarter of its samples;
+ * at least its minimum, which a kernel longer than the round's target
+ * lowers to one launch, the rounds being its samples), so the final pick
+ * costs its candidates about one measurement each, not one per round. In
+ * the H100's default run of 2026-11-23 the rounds, each a full
+ * measurement, took 13.3 s of its 43 s of GPU time (a 5 us kernel's ran to
+ * 100 samples behind a 35 us L2 flush each); three launches a round at
+ * 24 ms (matmul at 8196^3) were 3.2 s of the final pick's 8.5 s on
+ * 2026-11-26. */
+atune__timing atune__timing_final_round(const atune__timing *base,
+                                        int rounds);
+
 /* The buffers of one template at one size, filled, with the reference
  * kernel's result kept on the device for comparison. */
 typedef struct atune__problem atune__problem;
