@@ -153,13 +153,14 @@ static FILE *guarded(guard *g, int fd, int buffered)
 
 static FILE *plain_out, *plain_err;
 
-/* At exit, before the C library flushes and unbuffers every stream in an
- * order of its own: the guarded streams are flushed and closed first (each
- * through its raw stream), and stdout and stderr are the plain ones again.
- * Left to the library, a buffered guarded stdout could be flushed into its
- * raw stream after that was unbuffered: the tune worker's exit after a
- * --json run aborted with "corrupted size vs. prev_size" on an H100
- * (2026-11-26). */
+/* At exit: the guarded streams are flushed (and what a cut sequence held
+ * back is written), and stdout and stderr are the plain ones again, but
+ * the guarded streams are not closed: whatever still holds one (a thread,
+ * the C library's own flush of every stream at exit) writes through it to
+ * its raw stream, never into freed memory. Closed here, every GPU worker
+ * of a cold default run on an H100 aborted at exit with "corrupted size
+ * vs. prev_size" (2026-11-26; an AddressSanitizer build, whose freed
+ * memory waits in quarantine, ran clean). */
 static void unguard(void)
 {
     FILE *out = stdout, *err = stderr;
@@ -170,15 +171,21 @@ static void unguard(void)
     stderr = plain_err;
     plain_out = plain_err = NULL;
     /* main closes the guarded stdout itself to see write errors (its
-     * guard's raw is NULL then): what a later exit handler prints goes to
-     * the plain streams, never to a closed one. */
+     * guard's raw is NULL then). */
     if (guards[0].raw)
-        fclose(out);
+        fflush(out);
     if (guards[1].raw)
-        fclose(err);
+        fflush(err);
+    for (int i = 0; i < 2; i++)
+        if (guards[i].raw) {
+            atune__term_escape(guards[i].raw, (const char *)guards[i].held,
+                               guards[i].nheld, 0);
+            guards[i].nheld = 0;
+            fflush(guards[i].raw);
+        }
 }
 
-int atune__term_guard_stdio(void)
+int atune__term_guard_stdio(int out_too)
 {
     FILE *out, *err;
 
@@ -186,10 +193,10 @@ int atune__term_guard_stdio(void)
         return 0; /* guarded already */
     fflush(stdout);
     fflush(stderr);
-    out = guarded(&guards[0], STDOUT_FILENO, 1);
+    out = out_too ? guarded(&guards[0], STDOUT_FILENO, 1) : stdout;
     err = guarded(&guards[1], STDERR_FILENO, 0);
     if (!out || !err || atexit(unguard) != 0) {
-        if (out)
+        if (out && out != stdout)
             fclose(out);
         if (err)
             fclose(err);

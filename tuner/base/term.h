@@ -23,11 +23,11 @@ int atune__utf8_len(const unsigned char *s, size_t n);
  * that the caller keeps the rest for the next call. */
 size_t atune__term_escape(FILE *out, const char *s, size_t len, int more);
 
-/* Replaces stdout and stderr by streams that pass all output through
- * atune__term_escape to the original file descriptors (stderr unbuffered,
- * stdout buffered as before). 0, or -1 when a stream cannot be made (the
- * originals are then kept). */
-int atune__term_guard_stdio(void);
+/* Replaces stderr, and stdout when out_too, by streams that pass all
+ * output through atune__term_escape to the original file descriptors
+ * (stderr unbuffered, stdout buffered as before). 0, or -1 when a stream
+ * cannot be made (the originals are then kept). */
+int atune__term_guard_stdio(int out_too);
 
 /* Closes the guarded standard output (its errors are the caller's to
  * report) and makes stdout the plain stream again. */

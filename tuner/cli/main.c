@@ -528,13 +528,14 @@ int main(int argc, char **argv)
     int rc;
 
     /* Profiles, manifests and journals are other people's text: nothing
-     * printed may drive the terminal (docs/safety.md). Not in a GPU
-     * worker (the supervisor prints its results): with its standard
-     * streams guarded, every worker of a cold default run on an H100
-     * aborted after its last size with a corrupted heap (2026-11-26; the
-     * cause is not found, and the same build without the guard ran
-     * clean). */
-    if (!getenv(ATUNE__WORKER_FD) && atune__term_guard_stdio() != 0) {
+     * printed may drive the terminal (docs/safety.md), a GPU worker's
+     * progress included. A worker's stdout is a file its supervisor reads
+     * and prints through its own guard, and stays plain: guarded too,
+     * every worker of a cold default run on an H100 aborted at exit with
+     * "corrupted size vs. prev_size" (2026-11-26), with or without the
+     * guarded streams closed at exit; an AddressSanitizer build ran clean.
+     * Not understood. */
+    if (atune__term_guard_stdio(getenv(ATUNE__WORKER_FD) == NULL) != 0) {
         fputs("autotune: error: cannot set up standard output\n", stderr);
         return ATUNE__EOSERR;
     }
