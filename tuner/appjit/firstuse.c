@@ -294,12 +294,15 @@ static int uncached_neighbours(fu_run *r, int i)
  * 100 ms warm, up to 322 ms; with 3% alone, constmem at w=1001,h=999, 6.5
  * us a launch, still compiled for 317 ms on an H100 at 16:09). */
 #define NEAR_EQUAL 1.03
+#define NEAR_MAX 1.10 /* a wild spread does not make a slow one near */
 
 static int polish_centre(fu_run *r)
 {
     const atune__result *b = &r->c[r->best].res;
     double noise = b->time_ns > 0 ? 1 + 2 * b->spread_ns / b->time_ns : 1;
-    double bound = b->time_ns * (noise > NEAR_EQUAL ? noise : NEAR_EQUAL);
+    double bound = b->time_ns * (noise < NEAR_EQUAL  ? NEAR_EQUAL
+                                 : noise > NEAR_MAX ? NEAR_MAX
+                                                    : noise);
     int centre = r->best;
 
     if (uncached_neighbours(r, r->best) == 0)
