@@ -4,7 +4,7 @@
  * process gets an exact hit and measures nothing; profile and estimate
  * never measure; too little free device memory falls back to estimate;
  * several threads asking for the same new size measure it once
- * (tests/ci.d/tsan_firstuse.sh runs that case under ThreadSanitizer).
+ * (tests/ci.d/tsan_jit.sh runs that case under ThreadSanitizer).
  *
  * The work happens in child processes of this binary (/proc/self/exe
  * child ...), started with the stub driver's folder in LD_LIBRARY_PATH;

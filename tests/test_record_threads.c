@@ -1,6 +1,6 @@
 /* test_record_threads.c -- several threads, each with its own handle,
  * served the same new size at once with ATUNE_RECORD on: every serving
- * counted once, one line in the file. tests/ci.d/tsan_record.sh runs it
+ * counted once, one line in the file. tests/ci.d/tsan_jit.sh runs it
  * under ThreadSanitizer as well. */
 #include <pthread.h>
 #include <setjmp.h>
