@@ -100,12 +100,6 @@ const char *atune__jit_toolkit_include(void)
     return toolkit_inc[0] ? toolkit_inc : NULL;
 }
 
-static int is_ident_char(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-           (ch >= '0' && ch <= '9') || ch == '_';
-}
-
 static char *program_log(nvrtcProgram prog)
 {
     size_t len = 0;
@@ -498,8 +492,8 @@ static int macro_hint(const atune__manifest *m, const atune__config *c,
             if (!m->params[k].macro)
                 continue;
             for (; (hit = strstr(hit, n)) && hit < l + ll; hit += nl) {
-                if ((hit == l || !is_ident_char(hit[-1])) &&
-                    !is_ident_char(hit[nl])) {
+                if ((hit == l || !atune__ident_char(hit[-1])) &&
+                    !atune__ident_char(hit[nl])) {
                     atune__err_suffix(
                         err,
                         "(%s:%ld names '%s', which is passed as -D%s=%lld: "

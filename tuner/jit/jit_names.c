@@ -8,21 +8,6 @@
 
 #include "jit/jit.h"
 
-static int is_ident_char(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-           (ch >= '0' && ch <= '9') || ch == '_';
-}
-
-static int param_index(const atune__manifest *m, const char *s, size_t len)
-{
-    for (int i = 0; i < m->nparams; i++)
-        if (strlen(m->params[i].name) == len &&
-            memcmp(m->params[i].name, s, len) == 0)
-            return i;
-    return -1;
-}
-
 /* Whether the identifier at s (in expr) follows "::", "." or "->". */
 static int is_member(const char *expr, const char *s)
 {
@@ -33,14 +18,10 @@ static int is_member(const char *expr, const char *s)
             (memcmp(s - 2, "::", 2) == 0 || memcmp(s - 2, "->", 2) == 0));
 }
 
+/* A size variable counts only in a manifest whose names read the size. */
 static int size_index(const atune__manifest *m, const char *s, size_t len)
 {
-    for (int i = 0; m->names_sized && m->nsizes > 0 && i < m->sizes[0].nvars;
-         i++)
-        if (strlen(m->sizes[0].var[i]) == len &&
-            memcmp(m->sizes[0].var[i], s, len) == 0)
-            return i;
-    return -1;
+    return m->names_sized ? atune__manifest_size_var_n(m, s, len) : -1;
 }
 
 /* The value of parameter pi, or of size variable si of c's size; -2 when
@@ -70,7 +51,7 @@ int atune__jit_name(const atune__manifest *m, const atune__config *c,
         int pi = -1, si = -1;
         long long v;
         if (s[0] == '$' && s[1] == '{' && s[2 + (l = strcspn(s + 2, "}"))] &&
-            ((pi = param_index(m, s + 2, l)) >= 0 ||
+            ((pi = atune__manifest_param_n(m, s + 2, l)) >= 0 ||
              (si = size_index(m, s + 2, l)) >= 0)) {
             /* ${NAME} pastes the value into an identifier. */
             if (var_value(c, pi, si, &v))
@@ -84,14 +65,14 @@ int atune__jit_name(const atune__manifest *m, const atune__config *c,
             continue;
         }
         pi = si = -1;
-        if (is_ident_char(*s) && !(*s >= '0' && *s <= '9')) {
-            while (is_ident_char(*e))
+        if (atune__ident_char(*s) && !(*s >= '0' && *s <= '9')) {
+            while (atune__ident_char(*e))
                 e++;
             if (!is_member(expr, s) &&
-                (pi = param_index(m, s, (size_t)(e - s))) < 0)
+                (pi = atune__manifest_param_n(m, s, (size_t)(e - s))) < 0)
                 si = size_index(m, s, (size_t)(e - s));
-        } else if (is_ident_char(*s)) {
-            while (is_ident_char(*e)) /* a number: never a parameter */
+        } else if (atune__ident_char(*s)) {
+            while (atune__ident_char(*e)) /* a number: never a parameter */
                 e++;
         } else {
             e++;

@@ -284,7 +284,7 @@ static int is_template_name(const char *s)
     if (*s == '\0' || *s == '-' || strlen(s) >= ATUNE__NAME_MAX)
         return 0;
     for (; *s; s++) {
-        if (!atune__mf_is_ident_char(*s) && *s != '-')
+        if (!atune__ident_char(*s) && *s != '-')
             return 0;
     }
     return 1;

@@ -304,6 +304,16 @@ void atune__manifest_free(atune__manifest *m);
  * changes no code. */
 int atune__manifest_expr_reads(const atune__manifest *m, const char *name);
 
+/* Whether ch may be part of a C identifier (a letter, a digit, '_'). */
+int atune__ident_char(char ch);
+
+/* The index of the parameter, or of the first size's variable, whose name
+ * is the len bytes at s; -1 when none. */
+int atune__manifest_param_n(const atune__manifest *m, const char *s,
+                            size_t len);
+int atune__manifest_size_var_n(const atune__manifest *m, const char *s,
+                               size_t len);
+
 /* The entry points to compile, in order: every step's kernel (steps[i]'s
  * is names[i]), then, when the reference is not ref_is_default, each
  * [reference.NAME] section's kernel or the reference kernel. Returns how

@@ -355,7 +355,7 @@ static int parse_option(struct loader *ld, const atune__ini_entry *en,
     const char *v;
     int k;
 
-    while (atune__mf_is_ident_char(opt[len]))
+    while (atune__ident_char(opt[len]))
         len++;
     k = atune__mf_find_name(names, ARRAY_LEN(names), opt, len);
     if (k < 0) {
@@ -518,7 +518,7 @@ static int scalar_role(struct loader *ld, const atune__ini_entry *en,
     const char *end = value + strlen(value), *word = end, *before;
     int r;
 
-    while (word > value && atune__mf_is_ident_char(word[-1]))
+    while (word > value && atune__ident_char(word[-1]))
         word--;
     r = atune__mf_find_name(role_names, ARRAY_LEN(role_names), word,
                             (size_t)(end - word));
@@ -537,7 +537,7 @@ static int scalar_role(struct loader *ld, const atune__ini_entry *en,
          before > value && (before[-1] == ' ' || before[-1] == '\t');)
         before--;
     if (before == word || before == value ||
-        !(atune__mf_is_ident_char(before[-1]) || before[-1] == ')'))
+        !(atune__ident_char(before[-1]) || before[-1] == ')'))
         return 0;
     return atune__mf_bad(ld, en->line,
                          "scalar '%s' cannot have role '%s': only buffers "
@@ -557,7 +557,7 @@ static int parse_arg(struct loader *ld, const atune__ini_entry *en,
     if ((rc = atune__mf_copy_ident(ld, en->line, what, en->key, a->name)))
         return rc;
     a->line = en->line;
-    while (atune__mf_is_ident_char(s[len]))
+    while (atune__ident_char(s[len]))
         len++;
     t = find_type(s, len, &a->lanes);
     if (t < 0)

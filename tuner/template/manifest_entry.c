@@ -10,7 +10,7 @@
  * Never quotes, ';', braces or '#': the text goes into NVRTC as C++. */
 int atune__mf_is_name_expr_char(char ch)
 {
-    return atune__mf_is_ident_char(ch) ||
+    return atune__ident_char(ch) ||
            (ch && strchr(":<>(), +-*/%&|^~!.${}=?", ch));
 }
 
@@ -34,9 +34,9 @@ const char *atune__mf_base_name(const char *expr, char out[ATUNE__NAME_MAX])
         size_t len = 0;
         if (s[0] == ':' && s[1] == ':')
             s += 2;
-        if (!atune__mf_is_ident_char(*s) || (*s >= '0' && *s <= '9'))
+        if (!atune__ident_char(*s) || (*s >= '0' && *s <= '9'))
             return NULL;
-        while (atune__mf_is_ident_char(s[len]))
+        while (atune__ident_char(s[len]))
             len++;
         if (len >= ATUNE__NAME_MAX)
             return NULL;

@@ -112,7 +112,6 @@ int atune__mf_check_steps(struct loader *ld);
  * says why not). */
 int atune__mf_check_expr(struct loader *ld, const atune__expr *e, int line,
                          const char *what, const char *shared_by);
-int atune__mf_is_ident_char(char ch);
 int atune__mf_is_ident(const char *s);
 /* Copies the identifier s into dst, or fails naming it as what. */
 int atune__mf_copy_ident(struct loader *ld, int line, const char *what,

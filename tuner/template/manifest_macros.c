@@ -48,15 +48,6 @@ struct lex {
     int nguard;
 };
 
-static int param_of(const atune__manifest *m, const char *s, size_t len)
-{
-    for (int i = 0; i < m->nparams; i++)
-        if (strlen(m->params[i].name) == len &&
-            memcmp(m->params[i].name, s, len) == 0)
-            return i;
-    return -1;
-}
-
 static unsigned guarded(const struct lex *lx)
 {
     unsigned g = 0;
@@ -75,9 +66,9 @@ static const char *skip_blank(const char *p)
 
 static const char *ident_end(const char *p)
 {
-    if (!atune__mf_is_ident_char(*p) || (*p >= '0' && *p <= '9'))
+    if (!atune__ident_char(*p) || (*p >= '0' && *p <= '9'))
         return p;
-    while (atune__mf_is_ident_char(*p))
+    while (atune__ident_char(*p))
         p++;
     return p;
 }
@@ -115,7 +106,7 @@ static void mark_named(struct lex *lx, const char *s, const char *e)
             s++;
             continue;
         }
-        if ((pi = param_of(m, s, (size_t)(t - s))) >= 0)
+        if ((pi = atune__manifest_param_n(m, s, (size_t)(t - s))) >= 0)
             m->params[pi].named = 1;
         s = t;
     }
@@ -137,7 +128,7 @@ static unsigned if_guard(struct lex *lx, const char *p)
     if (*p == '(')
         p = skip_blank(p + 1);
     e = ident_end(p);
-    pi = param_of(lx->ld->m, p, (size_t)(e - p));
+    pi = atune__manifest_param_n(lx->ld->m, p, (size_t)(e - p));
     return pi >= 0 ? 1u << pi : 0;
 }
 
@@ -159,7 +150,7 @@ static int directive(struct lex *lx, const char *p, const char **end)
         is_word(d, (size_t)(de - d), "undef")) {
         const char *n = skip_blank(de), *ne = ident_end(n);
         int undef = *d == 'u';
-        pi = param_of(m, n, (size_t)(ne - n));
+        pi = atune__manifest_param_n(m, n, (size_t)(ne - n));
         if (pi >= 0 && m->params[pi].macro && !(guarded(lx) & (1u << pi))) {
             char what[256];
             snprintf(what, sizeof(what),
@@ -175,7 +166,7 @@ static int directive(struct lex *lx, const char *p, const char **end)
         }
     } else if (is_word(d, (size_t)(de - d), "ifndef")) {
         const char *n = skip_blank(de), *ne = ident_end(n);
-        pi = param_of(m, n, (size_t)(ne - n));
+        pi = atune__manifest_param_n(m, n, (size_t)(ne - n));
         if (lx->nguard < 64)
             lx->guard[lx->nguard] = pi >= 0 ? 1u << pi : 0;
         lx->nguard++;
@@ -201,7 +192,7 @@ static int ident(struct lex *lx, const char *s, const char *e)
 {
     atune__manifest *m = lx->ld->m;
     size_t len = (size_t)(e - s);
-    int pi = param_of(m, s, len);
+    int pi = atune__manifest_param_n(m, s, len);
     const char *what = NULL;
 
     if (pi >= 0) {
@@ -258,7 +249,7 @@ static int scan(struct lex *lx)
         if ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' &&
                                          p[1] <= '9')) {
             /* A pp-number: 1.5e+3f, 0x1p-4; no identifier inside. */
-            for (p++; atune__mf_is_ident_char(*p) || *p == '.' ||
+            for (p++; atune__ident_char(*p) || *p == '.' ||
                       ((*p == '+' || *p == '-') &&
                        (p[-1] == 'e' || p[-1] == 'E' || p[-1] == 'p' ||
                         p[-1] == 'P'));)
@@ -315,7 +306,7 @@ int atune__mf_macros_begin(struct loader *ld)
                              "comma-separated",
                              ATUNE__MAX_PARAMS);
     for (int i = 0; i < n; i++) {
-        int pi = param_of(m, piece[i], strlen(piece[i]));
+        int pi = atune__manifest_param_n(m, piece[i], strlen(piece[i]));
         if (pi < 0 && rc == 0)
             rc = atune__mf_bad(ld, en->line,
                                "not_macros: '%s' is not a parameter of "
@@ -345,15 +336,6 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
 
 /* The size variable called s[0..len) of m: its index in m->sizes[0].var,
  * or -1. */
-static int size_var_of(const atune__manifest *m, const char *s, size_t len)
-{
-    for (int i = 0; m->nsizes > 0 && i < m->sizes[0].nvars; i++)
-        if (strlen(m->sizes[0].var[i]) == len &&
-            memcmp(m->sizes[0].var[i], s, len) == 0)
-            return i;
-    return -1;
-}
-
 /* The value ${NAME} pastes while the paste of ${X} is checked at value
  * v: v for X itself, else a parameter's default or the first size's
  * value. */
@@ -361,7 +343,7 @@ static long long paste_value(const atune__manifest *m, const char *name,
                              size_t len, const char *x, size_t xlen,
                              long long v)
 {
-    int pj = param_of(m, name, len), sj = size_var_of(m, name, len);
+    int pj = atune__manifest_param_n(m, name, len), sj = atune__manifest_size_var_n(m, name, len);
 
     if (len == xlen && memcmp(name, x, len) == 0)
         return v;
@@ -382,7 +364,7 @@ int atune__mf_check_paste(struct loader *ld, const char *expr, int line)
 
     for (const char *d = strstr(expr, "${"); d; d = strstr(d + 2, "${")) {
         size_t n = strcspn(d + 2, "}");
-        int pi = param_of(m, d + 2, n), si = size_var_of(m, d + 2, n);
+        int pi = atune__manifest_param_n(m, d + 2, n), si = atune__manifest_size_var_n(m, d + 2, n);
         int nv = pi >= 0 ? m->params[pi].nvalues : m->nsizes;
         if (d[2 + n] != '}' || (pi < 0 && si < 0))
             return atune__mf_bad(ld, line,
@@ -443,14 +425,14 @@ void atune__mf_note_size_vars(struct loader *ld, const char *expr)
 {
     for (const char *s = expr; *s;) {
         const char *e = s;
-        if (!atune__mf_is_ident_char(*s)) {
+        if (!atune__ident_char(*s)) {
             s++;
             continue;
         }
-        while (atune__mf_is_ident_char(*e))
+        while (atune__ident_char(*e))
             e++;
         if (!(*s >= '0' && *s <= '9') && !is_member(expr, s) &&
-            size_var_of(ld->m, s, (size_t)(e - s)) >= 0)
+            atune__manifest_size_var_n(ld->m, s, (size_t)(e - s)) >= 0)
             ld->m->names_sized = 1;
         s = e;
     }

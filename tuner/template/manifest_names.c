@@ -17,17 +17,37 @@ static const char *const devattr_names[] = {
     "l2_bytes",
 };
 
-int atune__mf_is_ident_char(char ch)
+int atune__ident_char(char ch)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
            (ch >= '0' && ch <= '9') || ch == '_';
 }
 
+int atune__manifest_param_n(const atune__manifest *m, const char *s,
+                            size_t len)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (strlen(m->params[i].name) == len &&
+            memcmp(m->params[i].name, s, len) == 0)
+            return i;
+    return -1;
+}
+
+int atune__manifest_size_var_n(const atune__manifest *m, const char *s,
+                               size_t len)
+{
+    for (int i = 0; m->nsizes > 0 && i < m->sizes[0].nvars; i++)
+        if (strlen(m->sizes[0].var[i]) == len &&
+            memcmp(m->sizes[0].var[i], s, len) == 0)
+            return i;
+    return -1;
+}
+
 int atune__mf_is_ident(const char *s)
 {
-    if (!atune__mf_is_ident_char(*s) || (*s >= '0' && *s <= '9'))
+    if (!atune__ident_char(*s) || (*s >= '0' && *s <= '9'))
         return 0;
-    while (atune__mf_is_ident_char(*s))
+    while (atune__ident_char(*s))
         s++;
     return *s == '\0';
 }
@@ -51,8 +71,8 @@ int atune__mf_has_word(const char *text, const char *word)
     size_t len = strlen(word);
 
     for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
-        if ((p == text || !atune__mf_is_ident_char(p[-1])) &&
-            !atune__mf_is_ident_char(p[len]))
+        if ((p == text || !atune__ident_char(p[-1])) &&
+            !atune__ident_char(p[len]))
             return 1;
     }
     return 0;

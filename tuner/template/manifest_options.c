@@ -201,11 +201,8 @@ static const char *reserved_option(const atune__manifest *m, const char *o)
                        : "the tuner compiles for the GPU it tunes on";
     if (strncmp(o, "-D", 2) == 0 || strncmp(o, "--define-macro=", 15) == 0) {
         const char *name = o[1] == 'D' ? o + 2 : o + 15;
-        size_t len = strcspn(name, "=");
-        for (int i = 0; i < m->nparams; i++)
-            if (strlen(m->params[i].name) == len &&
-                strncmp(m->params[i].name, name, len) == 0)
-                return "the parameter's macro is set per configuration";
+        if (atune__manifest_param_n(m, name, strcspn(name, "=")) >= 0)
+            return "the parameter's macro is set per configuration";
     }
     return NULL;
 }

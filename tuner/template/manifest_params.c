@@ -75,8 +75,8 @@ static char *find_word(char *text, const char *kw)
     size_t len = strlen(kw);
 
     for (char *q = strstr(text, kw); q; q = strstr(q + 1, kw))
-        if ((q == text || !atune__mf_is_ident_char(q[-1])) &&
-            !atune__mf_is_ident_char(q[len]))
+        if ((q == text || !atune__ident_char(q[-1])) &&
+            !atune__ident_char(q[len]))
             return q;
     return NULL;
 }
