@@ -332,7 +332,8 @@ static int measure(atune__problem *p, atune__kernel *k,
  * did not lose the race: a loser can never become the best, so its output
  * does not matter, and checking it would cost a launch, a restore of the
  * buffers and a compare. A wrong output found now is still wrong_output,
- * its times dropped. */
+ * its times dropped. A module verified already at this problem
+ * (t->verified, the final pick's later rounds) is only timed. */
 static int eval_lazily(atune__problem *p, atune__kernel *k,
                        const struct unit *u,
                        const atune__timing *t, atune__result *res,
@@ -349,10 +350,10 @@ static int eval_lazily(atune__problem *p, atune__kernel *k,
     res->measure_s = t1 - t0;
     if (rc || res->status != ATUNE__ST_OK)
         return rc;
-    if (lost) {
+    if (lost && !t->verified)
         res->unverified = 1;
+    if (lost || t->verified)
         return 0;
-    }
     rc = verify(p, k, u, t, res, err);
     res->verify_s = atune__now() - t1;
     if (!rc && res->status != ATUNE__ST_OK) {
@@ -439,17 +440,8 @@ int atune__problem_eval(atune__problem *p, atune__kernel *k,
     if ((rc = atune__problem_make_args(p, &vs, sc, args, err)))
         return rc;
     atune__unit_args(p->m, args, &u);
-    if (t->verify_lazily && t->cutoff_ns > 0)
+    if ((t->verify_lazily && t->cutoff_ns > 0) || t->verified)
         return eval_lazily(p, k, &u, t, res, err);
-    if (t->verified) {
-        atune__timing tw = *t;
-        if (tw.warmup < 1)
-            tw.warmup = 1;
-        t0 = atune__now();
-        rc = measure(p, k, &u, &tw, res, &lost, err);
-        res->measure_s = atune__now() - t0;
-        return rc;
-    }
     t0 = atune__now();
     rc = verify(p, k, &u, t, res, err);
     t1 = atune__now();
