@@ -99,9 +99,7 @@ static void *compile_worker(void *arg)
 
     while ((i = atomic_fetch_add(&r->next_compile, 1)) < r->n) {
         cand *c = &r->c[i];
-        atune__config at = c->cfg;
-        atune__config_at_values(r->j->m, &at, r->size);
-        c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &at,
+        c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &c->cfg,
                                            r->arch, names, nnames, &c->cubin,
                                            &c->hit, &c->cerr);
         c->compiled = 1;
@@ -275,13 +273,11 @@ static int uncached_neighbours(fu_run *r, int i)
     atune__config nb[POLISH];
     int n = neighbours_of(r->j->m, &r->c[i].cfg, nb), missing = 0;
 
-    for (int k = 0; k < n; k++) {
-        atune__config_at_values(r->j->m, &nb[k], r->size);
+    for (int k = 0; k < n; k++) /* each at the candidate's size */
         if (atune__space_index(r->j->m, &nb[k]) >= 0 &&
             !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
                                   nnames))
             missing++;
-    }
     return missing;
 }
 

@@ -24,6 +24,9 @@ int atune__fu_add(fu_run *r, const atune__config *cfg, const char *fmt, ...)
             return i;
     memset(&r->c[r->n], 0, sizeof(r->c[r->n]));
     r->c[r->n].cfg = *cfg;
+    /* compiled at the size measured (a name that reads it: one module per
+     * size) */
+    atune__config_at_values(m, &r->c[r->n].cfg, r->size);
     va_start(ap, fmt);
     vsnprintf(r->c[r->n].from, sizeof(r->c[r->n].from), fmt, ap);
     va_end(ap);
