@@ -317,6 +317,15 @@ class Space:
             raise ExprError(f"grid {g} < 1 for {p}")
         return int(g)
 
+    def valid_count(self):
+        """Configurations the manifest allows, counted here, without Kernel
+        Tuner: what its brute force must evaluate (threads per block are
+        within the device limit for every value of copy's BLOCK_SIZE)."""
+        import itertools
+        keys = list(self.params)
+        return sum(1 for v in itertools.product(*self.params.values())
+                   if self.restriction(dict(zip(keys, v))))
+
     def kt_restrictions(self):
         return [self.restriction] if self.constraints else None
 
@@ -467,8 +476,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1, help="input generator seed")
     ap.add_argument("--templates", default=str(ROOT / "templates"),
                     help="folder with copy.cu and copy.ini (default the repo's templates/)")
-    ap.add_argument("--expect-configs", type=int, default=315,
-                    help="configurations Kernel Tuner must evaluate (default 315; 0: any)")
+    ap.add_argument("--expect-configs", type=int, default=None,
+                    help="configurations Kernel Tuner must evaluate (default: the valid "
+                         "configurations of copy.ini, counted by this script; 0: any)")
     ap.add_argument("--cupy-cache", metavar="DIR",
                     help="CuPy kernel cache folder (default: a fresh temporary one, "
                          "so every configuration is compiled, as on a first run)")
@@ -480,7 +490,7 @@ def main(argv=None):
     ap.add_argument("--verbose", action="store_true",
                     help="Kernel Tuner's per-configuration lines (on stderr)")
     args = ap.parse_args(argv)
-    if args.iterations < 1 or args.expect_configs < 0 or args.sm_count < 1:
+    if args.iterations < 1 or (args.expect_configs or 0) < 0 or args.sm_count < 1:
         ap.error("--iterations and --sm-count must be >= 1, --expect-configs >= 0")
     if args.n is not None and args.n < 1:
         ap.error("--n must be >= 1")
@@ -503,6 +513,8 @@ def main(argv=None):
     try:
         if args.dry_run:
             space = Space(ini, sizes, fake_attributes(args.sm_count))
+            if args.expect_configs is None:
+                args.expect_configs = space.valid_count()
             doc = dry_run(space, args)
         else:
             # CuPy caches compiled modules on disk; a fresh folder makes this a
@@ -513,6 +525,8 @@ def main(argv=None):
                 tmp_cache = tempfile.mkdtemp(prefix="kt-cupy-cache-")
                 os.environ["CUPY_CACHE_DIR"] = tmp_cache
             space = Space(ini, sizes, device_attributes(args.device))
+            if args.expect_configs is None:
+                args.expect_configs = space.valid_count()
             doc = tune(space, args)
             doc["cupy_cache"] = args.cupy_cache or "fresh"
     except ExprError as e:
