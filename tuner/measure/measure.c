@@ -15,7 +15,13 @@ void atune__timing_default(atune__timing *t)
      * Kernel Tuner takes, more while the spread is over 1%. */
     t->warmup = 0;
     t->min_samples = 7;
-    t->max_samples = 100;
+    /* Kernels under ~200 us whose spread behind the L2 flush stays over
+     * rel_spread (2-4%) and that neither lose nor win the race ran to the
+     * cap: at 100, 1458 evaluations took 9 of the 23 s of timing in the
+     * H100's default run of 2026-11-26, 62 us a launch with the flush.
+     * At 50 their median is within ~0.5% (0.93 IQR / sqrt(n)), and the
+     * best few are timed again in the final pick. */
+    t->max_samples = 50;
     t->target_s = 0.05;
     t->rel_spread = 0.01;
     t->early_samples = 3;
@@ -38,13 +44,23 @@ void atune__timing_default(atune__timing *t)
     t->watch_ctx = NULL;
 }
 
+/* A round of the final pick: at most FINAL_ROUND_SAMPLES launches, and
+ * half a measurement's GPU time over all its rounds. Long kernels (0.1-0.4%
+ * spread) filled rounds of 10 ms, and short ones whose spread behind the
+ * flush stays over 1% ran to 25 launches a round: 4 candidates x 5 rounds
+ * x 26 launches x 62 us, 30 ms a size, most of the final pick's 6-7 s in
+ * the H100's default run of 2026-11-26. Thirteen a round still make 65 a
+ * candidate, and the rounds' medians of long kernels agree to a fraction
+ * of the 3% that tells candidates apart. */
+#define FINAL_ROUND_SAMPLES 13
+
 atune__timing atune__timing_final_round(const atune__timing *base,
                                         int rounds)
 {
     atune__timing t = *base;
-    int cap = base->max_samples / 4;
+    int cap = FINAL_ROUND_SAMPLES;
 
-    t.target_s = base->target_s / rounds;
+    t.target_s = base->target_s / (2 * rounds);
     t.early_samples = 1;
     t.long_min_samples = 1;
     if (cap < t.min_samples)
@@ -235,6 +251,22 @@ static int close_call(const atune__timing *t, const atune__summary *s)
            fabs(s->median - t->cutoff_ns) <= t->cutoff_margin * t->cutoff_ns;
 }
 
+/* The first batch against an incumbent of at least LONG_RACE_NS is one
+ * launch: at such lengths a sample spreads by 0.1-0.4% (interquartile
+ * range), a tenth of the race's margin of at least 3%, so one sample
+ * over the margin is a loss that two more would only confirm. Losers of
+ * 0.5 ms and more took 4 launches each, 8 of the 33 s of timing in the
+ * H100's default run of 2026-11-26 (matmul at 5796^3 and 8196^3, copy
+ * and saxpy at 2^28 and more). */
+#define LONG_RACE_NS 5e5
+
+static int first_batch(const atune__timing *t, int minn)
+{
+    if (t->cutoff_ns >= LONG_RACE_NS)
+        return 1;
+    return t->early_samples > 0 ? t->early_samples : minn;
+}
+
 /* The samples a measurement needs before it may stop: min_samples,
  * twice that for a close call; but no more than fill the GPU time target
  * (at least long_min_samples), so that a kernel of tens of milliseconds,
@@ -244,7 +276,14 @@ static int close_call(const atune__timing *t, const atune__summary *s)
 static int samples_needed(const atune__timing *t, const atune__summary *s,
                           int minn)
 {
-    int need = close_call(t, s) ? 2 * minn : minn;
+    /* A close call is doubled only while the spread could swap the two:
+     * within rel_spread, 7 samples put the median within ~0.4% (0.93 IQR
+     * / sqrt(n)), and the final pick times the best few again. Close calls
+     * of 0.2-2 ms (interquartile range 0.35%) were 5 of the 33 s of
+     * timing in the H100's default run of 2026-11-26. */
+    int need = close_call(t, s) && s->q3 - s->q1 > t->rel_spread * s->median
+                   ? 2 * minn
+                   : minn;
     int floor = t->long_min_samples > 0 ? t->long_min_samples : 1;
     int lowest = minn < floor ? minn : floor;
     double fits = s->median > 0 ? ceil(t->target_s * 1e9 / s->median) : need;
@@ -272,7 +311,7 @@ static int measure(atune__problem *p, atune__kernel *k,
     int maxn = t->max_samples > MAX_SAMPLES ? MAX_SAMPLES : t->max_samples;
     int minn = t->min_samples < 1 ? 1 : t->min_samples;
     int flush = atune__problem_flushes(p, t), n = 0, rc;
-    int batch = t->early_samples > 0 ? t->early_samples : minn;
+    int batch = first_batch(t, minn);
 
     if (maxn < 1)
         maxn = 1;
