@@ -97,6 +97,72 @@ rc=$?
 [ $rc -eq 2 ] && grep -q "nosuch" "$tmp/bad.out" && ok ||
   ko "--restrict with an unknown name: want exit 2, got $rc" "$tmp/bad.out"
 
+# kt_brute.py's run, with Kernel Tuner's tune_kernel replaced by one that
+# checks what it is given and times each configuration by a formula: the
+# arguments, the constant filter (the reference's own array), the grid,
+# the output line (every configuration, the best and its GFLOP/s).
+if [ $have_kt = 1 ] && "$py" -c 'import numpy' 2>/dev/null; then
+  PYTHONPATH=$src/tests/bench${PYTHONPATH:+:$PYTHONPATH} "$py" - "$pub/convolution_kt" \
+    >"$tmp/run.out" 2>&1 <<'EOF' && ok || ko "kt_brute.py's run (tune_kernel faked)" "$tmp/run.out"
+import io, json, sys, contextlib
+import numpy as np
+import kernel_tuner
+from kernel_tuner.searchspace import Searchspace
+import kt_brute
+
+d = sys.argv[1]
+seen = {}
+
+
+def fake_tune_kernel(name, source, problem_size, arguments, tune_params, grid_div_x=None,
+                     grid_div_y=None, grid_div_z=None, restrictions=None, block_size_names=None,
+                     cmem_args=None, compiler_options=None, lang=None, strategy=None, **kw):
+    assert name == "convolution_kernel" and "convolution_naive" in source, name
+    assert (lang, strategy) == ("cupy", "brute_force"), (lang, strategy)
+    assert problem_size == (4096, 4096), problem_size
+    assert grid_div_x == ["block_size_x", "tile_size_x"], grid_div_x
+    assert grid_div_y == ["block_size_y", "tile_size_y"], grid_div_y
+    out, inp, filt = arguments
+    assert out.dtype == np.float32 and out.size == 4096 * 4096 and not out.any()
+    assert inp.dtype == np.float32 and inp.size == 4110 * 4110
+    assert abs(inp).max() <= 1 and inp.std() > 0.5, "inputs not uniform in [-1, 1]"
+    assert filt.size == 33 * 33 and cmem_args["d_filter"] is filt, "d_filter: not the reference's array"
+    assert tune_params["filter_height"] == [15] and tune_params["read_only"] == [1]
+    ss = Searchspace(tune_params, restrictions, 1024)
+    res = []
+    for c in ss.sorted_list():
+        p = dict(zip(tune_params, c))
+        t = 1.0 + abs(p["block_size_x"] - 64) / 64 + abs(p["block_size_y"] - 4) / 8 + \
+            p["use_padding"] * 0.01 + (p["tile_size_x"] - 1) * 0.1 - (p["tile_size_y"] - 1) * 0.2
+        res.append(dict(p, time=float(t), times=[t] * 7))
+    seen["n"] = len(res)
+    return res, {"device_name": "fake", "total_compile_time": 1000.0,
+                 "total_verification_time": 0.0, "total_benchmark_time": 500.0,
+                 "total_framework_time": 10.0, "total_strategy_time": 1.0, "overhead_time": 2.0}
+
+
+kernel_tuner.tune_kernel = fake_tune_kernel
+kt_brute.pad_cupy_uuid = lambda: None
+kt_brute.device_attributes = lambda dev: kt_brute.fake_attributes(132)
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    rc = kt_brute.main([d + "/convolution.ini", d + "/convolution.cu"])
+doc = json.loads(buf.getvalue().strip().splitlines()[-1])
+b = doc["best"]
+want = {"block_size_x": 64, "block_size_y": 4, "tile_size_x": 1, "tile_size_y": 2, "use_padding": 0}
+bad = {k: b.get(k) for k in want if b.get(k) != want[k]}
+flops = 2 * 15 * 15 * 4096 * 4096
+if rc != 0 or doc["configs"] != 288 or doc["expected_configs"] != 288 or seen["n"] != 288:
+    bad["counts"] = (rc, doc["configs"], doc["expected_configs"])
+if abs(b["metric"] - round(flops / 1e9 / 0.8e-3, 1)) > 0.05 or b["unit"] != "GFLOP/s" or "gbs" in b:
+    bad["metric"] = b
+if doc["time_split_s"]["compile"] != 1.0:
+    bad["split"] = doc["time_split_s"]
+print(bad or "ok")
+sys.exit(1 if bad else 0)
+EOF
+fi
+
 # kt_copy.py: the configurations it must see are counted from copy.ini's
 # constraints (630 since EVICT), not a number written in the script.
 if [ $have_kt = 1 ]; then
