@@ -164,12 +164,12 @@ EOF
 fi
 
 # kt_copy.py: the configurations it must see are counted from copy.ini's
-# constraints (630 since EVICT), not a number written in the script.
+# constraints (630 since EVICT), not a number written in the script; its
+# dry run exits 1 when Kernel Tuner's space has another count.
 if [ $have_kt = 1 ]; then
   "$py" "$src/tests/bench/kt_copy.py" --dry-run >"$tmp/kc.json" 2>"$tmp/kc.err"
   rc=$?
-  [ $rc -eq 0 ] && [ "$(field "$tmp/kc.json" configs)" = "$(valid "$src/templates" copy)" ] &&
-    [ "$(field "$tmp/kc.json" expected_configs)" = "$(field "$tmp/kc.json" configs)" ] && ok ||
+  [ $rc -eq 0 ] && [ "$(field "$tmp/kc.json" configs)" = "$(valid "$src/templates" copy)" ] && ok ||
     ko "kt_copy.py --dry-run: exit $rc" "$tmp/kc.err" "$tmp/kc.json"
 fi
 
