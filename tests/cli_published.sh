@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The five published kernel files of tests/data/published, unchanged (their
+# The published kernel files of tests/data/published, unchanged (their
 # SHA-256 recorded), each with only a manifest: `autotune check` passes
 # for each, through NVRTC or, for the files with host code, nvcc -cubin
 # (said in a note), with launch-only parameters sharing modules. The two
 # nvcc files that cost tens of seconds per configuration are checked with
-# --budget (issue 32).
+# --budget (issue 32), and so is Kernel Tuner's convolution (seconds of
+# NVRTC per configuration, thousands of them; issue 34), whose space is
+# checked against the FAIR benchmark hub's below.
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 src=${ATUNE_SOURCE_DIR:?run through ctest}
@@ -51,7 +53,48 @@ coalescing||1|parameters: launch only: BLOCK|modules: 1 for 6 configurations
 layernorm_forward|--budget 6|1|parameters: name expression: VERSION; launch only: BLOCK|modules: 4 for 6 configurations
 layernorm_v2||1|parameters: launch only: BLOCK, BLOCK2|modules: 1 for 30 configurations
 reduction_kernel|--budget 2|1|parameters: name expression: K, THREADS|modules: 2 for 2 configurations
+convolution|--budget 4|0|parameters: macros (-D): block_size_x, block_size_y, read_only, tile_size_x, tile_size_y, use_padding, filter_height, filter_width|modules: 4 for 4 configurations
+convolution_kt|--budget 4|0|parameters: macros (-D): block_size_x, block_size_y, read_only, tile_size_x, tile_size_y, use_padding, filter_height, filter_width|modules: 4 for 4 configurations
 LIST
+
+# Kernel Tuner's convolution over the FAIR benchmark hub's space (issue 34):
+# valid configurations as `list` counts them.
+valid() { # DIR -> the valid count of its one size
+  "$bin" list --templates "$1" --json | tr -d ' \n' |
+    sed -n 's/.*"sizes":\[{[^]]*"valid":\([0-9]*\)}\].*/\1/p'
+}
+conv=$dir/convolution
+[ "$(valid "$conv")" = 5342 ] && ok || ko "convolution: want 5342 valid, got '$(valid "$conv")'"
+[ "$(valid "$dir/convolution_kt")" = 288 ] && ok ||
+  ko "convolution_kt: want 288 valid, got '$(valid "$dir/convolution_kt")'"
+# Without its shared-memory constraint the manifest is the hub's space:
+# 6768 configurations within the hub's restrictions.
+mkdir "$tmp/hub"
+cp "$conv/convolution.cu" "$tmp/hub/"
+awk '/^shared = / { skip = 1; next } skip && /^[ \t]/ { next } { skip = 0; print }' \
+  "$conv/convolution.ini" >"$tmp/hub/convolution.ini"
+grep -q '^tile = ' "$tmp/hub/convolution.ini" && ! grep -q '49152' "$tmp/hub/convolution.ini" &&
+  [ "$(valid "$tmp/hub")" = 6768 ] && ok ||
+  ko "convolution without 'shared': want the hub's 6768 valid, got '$(valid "$tmp/hub")'"
+# and the configurations that constraint leaves out are exactly those each
+# of the hub's four GPUs failed to compile (CompilationFailedConfig, from
+# its caches in tests/data/kerneltuner): their tile over 48 KiB of static
+# shared memory, as the file computes its width.
+for j in "$src"/tests/data/kerneltuner/train/conv-*.journal \
+         "$src"/tests/data/kerneltuner/heldout/conv-rtx3090.journal; do
+  r=$(awk -F'\t' '!/^#/ {
+      split($3, kv, ","); for (i in kv) { split(kv[i], a, "="); v[a[1]] = a[2] }
+      bx = v["BX"]; by = v["BY"]; tx = v["TX"]; ty = v["TY"]
+      w = bx * tx + 14
+      if (v["PAD"] == 1 && bx % 32 != 0 && (w - bx) % 32 != 0) {
+        x = 32 - (14 + bx * tx - bx); w += (x % 32 + 32) % 32  # x & 31
+      }
+      big = (by * ty + 14) * w * 4 > 49152
+      n++; nbig += big; if (big != ($4 == "compile_error")) bad++
+    } END { print n, nbig, bad + 0 }' "$j")
+  [ "$r" = "6768 1426 0" ] && ok ||
+    ko "$(basename "$j"): want 6768 configurations, 1426 over 48 KiB, all of them and only them failed to compile; got $r"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

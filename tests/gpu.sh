@@ -32,7 +32,17 @@
 #   COLD_ARGS="--templates DIR --kernel K"
 #                             cold: what the cold default run tunes
 #                             (default: every built-in template); its
-#                             compile/eval split in cold.json and the log
+#                             compile/eval split in cold.json and the log.
+#                             The third-party space of issue 34 (Kernel
+#                             Tuner's convolution.cu as published, the FAIR
+#                             benchmark hub's space: 5342 configurations,
+#                             seconds of NVRTC each):
+#                             COLD_ARGS="--templates tests/data/published/convolution"
+#   KT_SPACES="copy conv"     kt: the side by side against Kernel Tuner on
+#                             these spaces, in order (default both; copy:
+#                             templates/copy, conv: 288 configurations of
+#                             that convolution, tests/data/published/
+#                             convolution_kt), each into OUT/kt-SPACE
 #   SWEEP="studies/sweep"    sweep: template folders to brute-force at every
 #                             size (data for choosing ladders), journals
 #                             and --json in sweep.tgz
@@ -191,10 +201,14 @@ if has bench; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if has kt; then
-  say "Kernel Tuner and autotune, brute force of the copy space (tests/bench)"
-  ATUNE_BINARY="$build/autotune" OUT="$OUT/kt" bash "$root/tests/bench/kt_vs_autotune.sh" \
-    2>&1 | tee -a "$log" | tail -40
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # Kernel Tuner and its dependencies from the wheels in .whl (carried;
+  # KT_WHEELS passes through).
+  for kts in ${KT_SPACES:-copy conv}; do
+    say "Kernel Tuner and autotune, brute force of the $kts space (tests/bench)"
+    KT_SPACE=$kts ATUNE_BINARY="$build/autotune" OUT="$OUT/kt-$kts" \
+      bash "$root/tests/bench/kt_vs_autotune.sh" 2>&1 | tee -a "$log" | tail -40
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
 fi
 if has published; then
   say "published kernel files as they are, brute force, every output verified"

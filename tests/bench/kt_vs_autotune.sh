@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark against Kernel Tuner (issue 6, item 5), on one GPU
-# in one call: Kernel Tuner 1.4 (cupy backend) brute-forces the
-# configurations of the copy template at n = 2^28 without output checks
-# (tests/bench/kt_copy.py), then autotune brute-forces the same space with
-# every output verified, twice with one fresh module cache: a cold run
+# Side-by-side benchmark against Kernel Tuner (issue 6, item 5; issue 34),
+# on one GPU in one call: Kernel Tuner 1.4 (cupy backend) brute-forces a
+# space without output checks, then autotune brute-forces the same space
+# with every output verified, twice with one fresh module cache: a cold run
 # (compiles everything) and a warm run (should compile nothing); then
 # autotune's default run (no --strategy, no --budget: it stops by itself,
 # issue 13) of the same space with a module cache of its own, cold.
+# The space (KT_SPACE):
+#   copy  the built-in copy template at n = 2^28 (tests/bench/kt_copy.py)
+#   conv  a third-party one: Kernel Tuner's own examples/cuda/convolution.cu
+#         as published, 4096^2 image, 15x15 filter, 288 configurations of
+#         the FAIR benchmark hub's space (tests/data/published/convolution_kt,
+#         tests/bench/kt_brute.py driven by its manifest; before tuning, the
+#         space Kernel Tuner builds is checked against autotune's count)
 # Prints a summary table; with OUT set, also writes OUT/kt_vs_autotune.json
 # and the raw outputs and logs beside it.
 #
+#   KT_SPACE       copy (default) or conv
 #   ATUNE_BINARY   built autotune (default build/gpu/autotune)
 #   KT_WHEELS      folder of the Kernel Tuner wheels (default .whl)
 #   KT_SITE        where they are installed (default /tmp/ktsite)
-#   KT_ARGS        extra kt_copy.py arguments (e.g. --verify; slow at 2^28)
+#   KT_ARGS        extra kt_copy.py / kt_brute.py arguments (e.g. kt_copy's
+#                  --verify; slow at 2^28)
 #   ATUNE_ARGS     extra autotune arguments
 #   DEVICE         GPU ordinal (default 0)
 #   PYTHON         python with numpy and cupy (default python3)
@@ -34,6 +42,17 @@ site=${KT_SITE:-/tmp/ktsite}
 py=${PYTHON:-python3}
 dev=${DEVICE:-0}
 out=${OUT:-}
+space=${KT_SPACE:-copy}
+case $space in
+  copy)
+    a_templates=$root/templates a_kernel=copy a_size=large
+    kt_cmd=("$root/tests/bench/kt_copy.py") ;;
+  conv)
+    a_templates=$root/tests/data/published/convolution_kt a_kernel=convolution a_size=image
+    kt_cmd=("$root/tests/bench/kt_brute.py" "$a_templates/convolution.ini"
+            "$a_templates/convolution.cu") ;;
+  *) echo "kt_vs_autotune: KT_SPACE=$space: copy or conv" >&2; exit 64 ;;
+esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kt-vs-autotune.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 failed=0
@@ -63,13 +82,31 @@ for w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' \
 fi
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 
-# 2. Kernel Tuner's brute force.
+# 2. Kernel Tuner's brute force. For a manifest's space, first the space
+# Kernel Tuner builds from it (kt_brute.py --dry-run: its own Searchspace,
+# every configuration's grid and block) against autotune's count.
 kt_rc=99
+kt_name=$(basename "${kt_cmd[0]}")
+if [ $failed -eq 0 ] && [ "$space" != copy ]; then
+  note "Kernel Tuner's space from the manifest ($kt_name --dry-run)"
+  if "$py" "${kt_cmd[@]}" --dry-run >"$tmp/kt-dry.json" 2>"$tmp/kt-dry.log"; then
+    kt_n=$("$py" -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print(d.get("kt_configs", "no kernel_tuner"))' "$tmp/kt-dry.json")
+    at_n=$("$bin" list --templates "$a_templates" --kernel "$a_kernel" --json | tr -d ' \n' |
+      sed -n 's/.*"sizes":\[{[^]]*"valid":\([0-9]*\)}\].*/\1/p')
+    echo "Kernel Tuner's space: $kt_n configurations; autotune's: ${at_n:-?}" >&2
+    [ "$kt_n" = "$at_n" ] || fail "the two spaces differ: Kernel Tuner $kt_n, autotune ${at_n:-?}"
+  else
+    cat "$tmp/kt-dry.log" >&2
+    fail "$kt_name --dry-run failed"
+  fi
+  keep "$tmp/kt-dry.json"
+fi
 if [ $failed -eq 0 ]; then
-  note "Kernel Tuner brute force (kt_copy.py ${KT_ARGS:-})"
+  note "Kernel Tuner brute force ($kt_name ${KT_ARGS:-})"
   t0=$(now)
   # shellcheck disable=SC2086
-  "$py" "$root/tests/bench/kt_copy.py" --device "$dev" ${KT_ARGS:-} \
+  "$py" "${kt_cmd[@]}" --device "$dev" ${KT_ARGS:-} \
     >"$tmp/kt.json" 2>"$tmp/kt.log"
   kt_rc=$?
   t1=$(now)
@@ -77,7 +114,7 @@ if [ $failed -eq 0 ]; then
   keep "$tmp/kt.json" "$tmp/kt.log"
   if [ $kt_rc -ne 0 ]; then
     tail -20 "$tmp/kt.log" >&2
-    fail "kt_copy.py exit $kt_rc"
+    fail "$kt_name exit $kt_rc"
   fi
 fi
 
@@ -90,8 +127,8 @@ autotune_run() { # NAME CACHE [ARGS...]: times one run into $tmp/autotune-NAME.*
   shift 2
   t0=$(now)
   # shellcheck disable=SC2086
-  ATUNE_CACHE_DIR="$tmp/$cache" "$bin" --device "$dev" --kernel copy --size large \
-    --templates "$root/templates" --json --profile-dir "$tmp/p-$name" "$@" ${ATUNE_ARGS:-} \
+  ATUNE_CACHE_DIR="$tmp/$cache" "$bin" --device "$dev" --kernel "$a_kernel" --size "$a_size" \
+    --templates "$a_templates" --json --profile-dir "$tmp/p-$name" "$@" ${ATUNE_ARGS:-} \
     >"$tmp/autotune-$name.json" 2>"$tmp/autotune-$name.log"
   rc=$?
   t1=$(now)
@@ -114,10 +151,10 @@ else
 fi
 
 # 4. Summary table (stdout) and JSON.
-"$py" - "$tmp" "${out:+$out/kt_vs_autotune.json}" <<'EOF' || fail "summary failed"
+"$py" - "$tmp" "${out:+$out/kt_vs_autotune.json}" "$space" <<'EOF' || fail "summary failed"
 import datetime, json, os, sys
 
-tmp, dest = sys.argv[1], sys.argv[2]
+tmp, dest, space = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def load(name):
@@ -144,15 +181,16 @@ def ratio(a, b, digits=2):
 
 kt = load("kt")
 doc = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
-       "kernel_tuner": None, "autotune": {}}
+       "space": space, "kernel_tuner": None, "autotune": {}}
 if kt:
     best = kt.get("best") or {}
     doc["kernel_tuner"] = {
         "version": kt.get("version"), "device": kt.get("device"), "n": kt.get("n"),
+        "size": kt.get("size"), "unit": kt.get("metric_unit", "GB/s"),
         "process_wall_s": wall("kt"), "tune_kernel_s": kt.get("wall_s"),
         "configs": kt.get("configs"), "valid": kt.get("valid"),
         "verify": kt.get("verify"), "time_split_s": kt.get("time_split_s"),
-        "best": best or None, "best_gbs": best.get("gbs")}
+        "best": best or None, "best_gbs": best.get("gbs", best.get("metric"))}
 for run in ("cold", "warm", "default"):
     a = load("autotune-" + run)
     if not a or not a.get("results"):
@@ -162,7 +200,8 @@ for run in ("cold", "warm", "default"):
     b = r.get("best") or {}
     st = r.get("statuses", {})
     doc["autotune"][run] = {
-        "device": r.get("device"), "process_wall_s": wall("autotune-" + run),
+        "device": r.get("device"), "size": r.get("size"),
+        "process_wall_s": wall("autotune-" + run),
         "tune_wall_s": r.get("wall_s"), "compile_s": r.get("compile_s"),
         "verify_s": r.get("verify_s"), "measure_s": r.get("measure_s"),
         "framework_s": r.get("framework_s"), "evaluations": r.get("evaluations"),
@@ -211,17 +250,28 @@ def f(v, fmt="{:.2f}"):
     return "-" if v is None else fmt.format(v)
 
 
+NOT_PARAMS = {"time_ms", "median_ms", "time_ns", "gbs", "median_gbs", "metric",
+              "median_metric", "unit"}
+
+
 def cfg(b):
     if not b:
         return "-"
-    return ",".join(f"{p}={b[p]}" for p in ("BLOCK_SIZE", "VW", "UNROLL", "GRID") if p in b)
+    if space == "copy":
+        return ",".join(f"{p}={b[p]}" for p in ("BLOCK_SIZE", "VW", "UNROLL", "GRID") if p in b)
+    return ",".join(f"{p}={v}" for p, v in b.items() if p not in NOT_PARAMS)
 
 
 dev = k.get("device") or c.get("device") or "?"
-n = k.get("n")
-n = "?" if n is None else "2^28" if n == 1 << 28 else str(n)
-print(f"\nKernel Tuner vs autotune: copy, n = {n}, brute force, {dev}, {doc['date']}")
-print(f"{'run':<34} {'wall s':>8} {'tool s':>8} {'best GB/s':>10}  best configuration")
+unit = k.get("unit") or ("GB/s" if space == "copy" else "GFLOP/s")
+if space == "copy":
+    n = k.get("n")
+    n = "?" if n is None else "2^28" if n == 1 << 28 else str(n)
+    what = f"copy, n = {n}"
+else:
+    what = f"{space} (tests/data/published/convolution_kt), {k.get('size') or c.get('size') or '?'}"
+print(f"\nKernel Tuner vs autotune: {what}, brute force, {dev}, {doc['date']}")
+print(f"{'run':<34} {'wall s':>8} {'tool s':>8} {'best ' + unit:>10}  best configuration")
 kname = ("Kernel Tuner " + str(k.get("version")) + (" (answer=)" if k.get("verify") else " (no check)")
          if k else "Kernel Tuner (did not run)")
 print(f"{kname:<34}"
@@ -244,10 +294,10 @@ rt = doc["ratios"]
 print(f"KT / ours wall: cold {f(rt['kt_over_ours_cold_wall'], '{:.1f}x')},"
       f" warm {f(rt['kt_over_ours_warm_wall'], '{:.1f}x')}"
       f" (tool time: {f(rt['kt_tune_over_ours_cold_tune'], '{:.1f}x')});"
-      f" ours / KT best GB/s: {f(rt['ours_over_kt_best_gbs'], '{:.4f}')}")
+      f" ours / KT best {unit}: {f(rt['ours_over_kt_best_gbs'], '{:.4f}')}")
 print(f"KT brute force / autotune default: tool time {f(rt['kt_tune_over_default_tune'], '{:.1f}x')},"
       f" wall {f(rt['kt_over_default_wall'], '{:.1f}x')};"
-      f" default / KT best GB/s: {f(rt['default_over_kt_best_gbs'], '{:.4f}')}")
+      f" default / KT best {unit}: {f(rt['default_over_kt_best_gbs'], '{:.4f}')}")
 print("targets: " + ", ".join(f"{a} {'-' if b is None else ('met' if b else 'MISSED')}"
                               for a, b in doc["targets"].items()))
 if dest:
