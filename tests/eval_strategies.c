@@ -30,6 +30,9 @@
  * how many modules per evaluation a compile pool following the search's
  * hints would make when it compiles the first --window (default 4)
  * entries of each hint.
+ * With --strategies, --defaults and --heldout replay the first named
+ * strategy without a budget instead (one that stops by itself, such as
+ * ils_restart).
  * --heldout is --defaults (20 seeds unless --seeds) that fails unless, on
  * each space named, the mean over the seeds is at least 99% of the
  * optimum, the worst run at least 97%, and no run evaluates more than 10%
@@ -340,6 +343,7 @@ typedef struct dtotal {
 static dtotal dtot = {.worst_frac = INFINITY};
 
 static int prefetch_window = 4; /* --window: compile.c's default */
+static const char *default_strategy; /* --strategies with --defaults */
 
 /* What the hints reached (total entries), for prefetch_mark. */
 static unsigned char *hinted;
@@ -356,6 +360,7 @@ static int default_once(atune__sim *sim, uint64_t seed, double *frac,
 {
     atune__search_spec spec = {.m = sim->m,
                                .valid = sim->valid,
+                               .strategy = default_strategy,
                                .seed = seed,
                                .final_k = 3,
                                .prefetch = prefetch_mark};
@@ -713,6 +718,8 @@ static int finish_opts(opts *o)
     const char *const *names = atune__strategy_names();
     static const double all[] = {5, 10, 20, 50}, check[] = {10, 20};
 
+    if (o->defaults && o->nstrategies)
+        default_strategy = o->strategy[0];
     if (o->check) {
         /* The acceptance is about the default strategy (or the first of
          * --strategies, to see what the check says of another one). */

@@ -266,7 +266,13 @@ static void test_contract(void **state)
                     ctx_init(&c, &s);
                     if (run(&s, names[i], budgets[b], seed, 0, &c, &out, &err))
                         fail_msg("%s on %s: %s", names[i], s.name, err.msg);
-                    check_result(&s, &c, budgets[b], &out);
+                    /* ils_restart stops by itself without a budget, as
+                     * the default does (test_ils_restart). */
+                    if (budgets[b] == 0 && strcmp(names[i], "ils_restart") == 0)
+                        assert_true(strcmp(out.stop, "converged") == 0 ||
+                                    strcmp(out.stop, "exhausted") == 0);
+                    else
+                        check_result(&s, &c, budgets[b], &out);
                     ctx_free(&c);
                 }
         free_space(&s);
@@ -783,6 +789,105 @@ static void test_converge(void **state)
     free_space(&s);
 }
 
+/* A space of the given params, every configuration valid; time 1000
+ * minus 10 per rank of the first parameter, plus a little of the others.
+ * ridge: valid only where the first two parameters have the same rank,
+ * and 10 per rank of the first away from 13. */
+static void make_plain(space *s, const char *params, int ridge)
+{
+    memset(s, 0, sizeof(*s));
+    s->m = manifest(params);
+    s->total = atune__space_size(s->m);
+    s->valid = calloc((size_t)s->total, 1);
+    s->t = calloc((size_t)s->total, sizeof(*s->t));
+    assert_non_null(s->valid);
+    assert_non_null(s->t);
+    for (int64_t i = 0; i < s->total; i++) {
+        int r[ATUNE__MAX_PARAMS] = {0};
+        ranks(s->m, i, r);
+        s->valid[i] = !ridge || r[0] == r[1];
+        s->t[i] = (ridge ? 1000 + 10 * abs(r[0] - 13) : 1000 - 10 * r[0]) +
+                  (double)(mix((uint64_t)i) % 5);
+        s->nvalid += s->valid[i];
+    }
+    s->name = ridge ? "ridge" : "plain";
+}
+
+/* ils_restart (issue 34's candidate rule, an option): it stops by itself
+ * without a budget; in a large unseeded space it waits for two climbs
+ * from a restart after the last gain before the patience may stop it,
+ * and never measures more than a tenth of the space; its climbs follow a
+ * ridge that no change of one parameter can. */
+static void test_ils_restart(void **state)
+{
+    space s;
+    int64_t patience;
+
+    (void)state;
+    make_plain(&s,
+               "A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
+               "B = 16, 1, 2, 4, 8, 32, 64, 128\n"
+               "C = 3, 1, 2, 4\nD = 1, 2, 3, 4\n",
+               0);
+    assert_int_equal(s.nvalid, 1280);
+    patience = atune__search_patience(s.nvalid);
+    assert_true(1 + patience < s.nvalid / 10);
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        atune__search_result out, plain;
+        atune__err err = {0};
+        ctx c;
+        /* Noise wider than every gain: the default stops after the
+         * patience, ils_restart only after its restarts, or at a tenth. */
+        ctx_init(&c, &s);
+        c.spread = 1e6;
+        assert_int_equal(run(&s, NULL, 0, seed, 0, &c, &plain, &err), 0);
+        assert_int_equal(plain.evaluations, 1 + patience);
+        ctx_free(&c);
+        ctx_init(&c, &s);
+        c.spread = 1e6;
+        assert_int_equal(run(&s, "ils_restart", 0, seed, 0, &c, &out, &err),
+                         0);
+        assert_string_equal(out.stop, "converged");
+        assert_int_equal(out.evaluations, c.n);
+        assert_true(out.evaluations > 1 + patience);
+        assert_true(out.evaluations <= s.nvalid / 10);
+        ctx_free(&c);
+        /* Without noise it finds the floor of this bowl and stops by
+         * itself, within a tenth. */
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, "ils_restart", 0, seed, 0, &c, &out, &err),
+                         0);
+        assert_string_equal(out.stop, "converged");
+        assert_true(out.evaluations <= s.nvalid / 10);
+        assert_true(out.best_time_ns <= 1000 - 90 + 4);
+        ctx_free(&c);
+    }
+    free_space(&s);
+    /* Valid only where A and B have the same rank: from the default
+     * (10, 10) no change of A or B alone is valid, and ranks 11 to 13 are
+     * faster one by one. The two-parameter moves climb there in at most
+     * 5 evaluations (one wasted on (9, 9) at most); without them the
+     * search restarts, far from what it has seen: 0 and 19, then 5. */
+    make_plain(&s,
+               "A = 10, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, "
+               "16, 17, 18, 19\n"
+               "B = 10, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, "
+               "16, 17, 18, 19\n",
+               1);
+    assert_int_equal(s.nvalid, 20);
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, "ils_restart", 5, seed, 0, &c, &out, &err),
+                         0);
+        assert_true(out.best_time_ns <= 1000 + 4);
+        ctx_free(&c);
+    }
+    free_space(&s);
+}
+
 /* ---- simulate.c --------------------------------------------------------- */
 
 static atune__manifest *copy_template(void)
@@ -1147,6 +1252,7 @@ int main(void)
         cmocka_unit_test(test_simulated_search),
         cmocka_unit_test(test_seeds_nearest),
         cmocka_unit_test(test_seeded_sizes),
+        cmocka_unit_test(test_ils_restart),
         cmocka_unit_test(test_seed_order),
         cmocka_unit_test(test_strategy_hints),
     };

@@ -147,6 +147,33 @@ int atune__neighbourhood(atune__search_state *s, int64_t pos, int64_t *out)
     return n;
 }
 
+int atune__diagonal(atune__search_state *s, int64_t pos, int64_t *out)
+{
+    atune__rank c[ATUNE__MAX_PARAMS];
+    const atune__rank *at = atune__coord(s, pos);
+    int n = 0, np = s->sp.np;
+
+    memcpy(c, at, (size_t)np);
+    for (int p = 0; p < np; p++)
+        for (int q = p + 1; q < np; q++)
+            for (int dp = -1; dp <= 1; dp += 2)
+                for (int dq = -1; dq <= 1; dq += 2) {
+                    int rp = at[p] + dp, rq = at[q] + dq;
+                    int64_t k;
+                    if (rp < 0 || rp >= s->sp.nv[p] || rq < 0 ||
+                        rq >= s->sp.nv[q])
+                        continue;
+                    c[p] = (atune__rank)rp;
+                    c[q] = (atune__rank)rq;
+                    if ((k = atune__lookup(&s->sp, c)) >= 0)
+                        out[n++] = k;
+                    c[p] = at[p];
+                    c[q] = at[q];
+                }
+    atune__rng_shuffle(&s->r, out, n);
+    return n;
+}
+
 /* Rejection while most are new, else a scan for the k-th new one. */
 int64_t atune__random_new(atune__search_state *s)
 {

@@ -107,7 +107,8 @@ typedef struct atune__search_result {
  * two thirds as many (at least 45) when the search is seeded; a space of
  * at most 128 valid configurations is measured whole. A named strategy,
  * or a budget, searches until the budget, the time limit
- * or the end of the space. Every strategy evaluates the default
+ * or the end of the space (ils_restart without a budget: its own stopping
+ * rule, driver.c). Every strategy evaluates the default
  * configuration (index 0) first when it is valid, so the speedup over the
  * default is always known; it counts towards the budget. No configuration is
  * evaluated twice. With remeasure non-NULL and final_k > 0, the final_k
@@ -130,6 +131,8 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
  *   genetic_algorithm    steady-state GA, uniform crossover
  *   diff_evo             differential evolution, DE/best/1/bin
  *   auc_bandit           ATF-style AUC bandit over the four above
+ *   ils_restart          greedy_ils with issue 34's stagnation rules; like
+ *                        the default, it stops by itself without a budget
  * Each is deterministic for a given seed and the times it is given.
  * stop in atune__search_result is "exhausted" (every valid configuration
  * was evaluated), "budget", "time", "converged" (the default search's

@@ -76,6 +76,12 @@ typedef struct atune__search_state {
     int64_t gain_n;   /* evaluations when the reference was last set */
     double ref_t;     /* the reference: its time and noise */
     double ref_noise;
+    /* ils_restart's stopping rule (driver.c): the technique sets
+     * wait_restarts in its init and counts in restarts the climbs from a
+     * restart that reached their local optimum. */
+    int wait_restarts;
+    int64_t restarts;
+    int64_t gain_restarts; /* restarts when the reference was last set */
 } atune__search_state;
 
 /* How a configuration came to be told. */
@@ -105,6 +111,7 @@ typedef struct atune__technique {
 
 /* The techniques (one file each) and the driver's lookup by name. */
 extern const atune__technique atune__greedy_ils;
+extern const atune__technique atune__ils_restart;
 extern const atune__technique atune__brute_force;
 extern const atune__technique atune__random;
 extern const atune__technique atune__simulated_annealing;
@@ -143,6 +150,13 @@ enum { ATUNE__MAX_NEIGHBOURS = ATUNE__MAX_PARAMS * ATUNE__MAX_VALUES };
  * neighbours first (see space_view.c). Returns the count; out has room
  * for ATUNE__MAX_NEIGHBOURS. */
 int atune__neighbourhood(atune__search_state *s, int64_t pos, int64_t *out);
+
+/* The configurations one step away from pos in two parameters at once
+ * (4 per pair of parameters, those that are valid), in random order: the
+ * moves along a ridge that a change of one parameter cannot make, such as
+ * a larger block with fewer items per thread. Returns the count; out has
+ * room for ATUNE__MAX_NEIGHBOURS. */
+int atune__diagonal(atune__search_state *s, int64_t pos, int64_t *out);
 
 /* A uniformly random configuration not evaluated yet; -1 when none is
  * left. */

@@ -25,6 +25,8 @@ one conv "$kt/convolution/RTX_2080_Ti.json.gz" $conv_work "NVIDIA GeForce RTX 20
 one conv "$kt/convolution/RTX_Titan.json.gz" $conv_work "NVIDIA TITAN RTX" $conv_map train/conv-titanrtx.journal
 one conv "$kt/convolution/RTX_3060_laptop.json.gz" $conv_work "NVIDIA GeForce RTX 3060 Laptop GPU" $conv_map train/conv-rtx3060laptop.journal
 one gemm "$kt/gemm/RTX_2080_Ti.json.gz" $gemm_work "NVIDIA GeForce RTX 2080 Ti" "" train/gemm-rtx2080ti.journal
+one gemm "$kt/gemm/RTX_3090.json.gz" $gemm_work "NVIDIA GeForce RTX 3090" "" train/gemm-rtx3090.journal
+one gemm "$kt/gemm/RTX_Titan.json.gz" $gemm_work "NVIDIA TITAN RTX" "" train/gemm-titanrtx.journal
 one conv "$kt/convolution/RTX_3090.json.gz" $conv_work "NVIDIA GeForce RTX 3090" $conv_map heldout/conv-rtx3090.journal
 one pnpoly "$kt/pnpoly/RTX_3090.json.gz" $pnpoly_work "NVIDIA GeForce RTX 3090" $pnpoly_map heldout/pnpoly-rtx3090.journal
 one convmilo "$hub/cachefiles/convolution_milo/A100.json.gz" $conv_work "NVIDIA A100-PCIE-40GB" $milo_map heldout/convmilo-a100.journal
