@@ -282,23 +282,20 @@ static int uncached_neighbours(fu_run *r, int i)
 }
 
 /* The candidate whose neighbours race: the fastest, unless another
- * within its noise (NEAR_EQUAL, or twice its relative interquartile
- * range when that is more) has every neighbour in the module cache.
- * Which of two near-equal candidates times faster changes from process to
- * process; without this a warm call whose race picked the other one
- * compiled its neighbours (H200, 2026-11-26 14:03: 8 of 23 sizes over
- * 100 ms warm, up to 322 ms; with 3% alone, constmem at w=1001,h=999, 6.5
- * us a launch, still compiled for 317 ms on an H100 at 16:09). */
-#define NEAR_EQUAL 1.03
-#define NEAR_MAX 1.10 /* a wild spread does not make a slow one near */
+ * within NEAR of it has every neighbour in the module cache: a process
+ * explored there before, and the winner stays a candidate whichever
+ * neighbourhood races. Which of two near-equal candidates times faster
+ * changes from process to process; without this a warm call whose race
+ * picked the other one compiled its neighbours (H200, 2026-11-26 14:03: 8
+ * of 23 sizes over 100 ms warm, up to 322 ms). Within the winner's noise
+ * only (3%, or twice its relative interquartile range), constmem at
+ * w=1001,h=999 (6.4 us a launch) still compiled: 317 ms on an H100 at
+ * 16:09, 384 ms on an H200 at 19:17. */
+#define NEAR 1.10
 
 static int polish_centre(fu_run *r)
 {
-    const atune__result *b = &r->c[r->best].res;
-    double noise = b->time_ns > 0 ? 1 + 2 * b->spread_ns / b->time_ns : 1;
-    double bound = b->time_ns * (noise < NEAR_EQUAL  ? NEAR_EQUAL
-                                 : noise > NEAR_MAX ? NEAR_MAX
-                                                    : noise);
+    double bound = r->c[r->best].res.time_ns * NEAR;
     int centre = r->best;
 
     if (uncached_neighbours(r, r->best) == 0)
