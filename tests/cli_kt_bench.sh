@@ -58,6 +58,7 @@ convolution_kt|$pub/convolution_kt/convolution.ini|$pub/convolution_kt/convoluti
 restricted|$pub/convolution/convolution.ini|$pub/convolution/convolution.cu|$pub/convolution_kt|convolution|--restrict read_only==1 --restrict tile_size_x<=2&&tile_size_y<=2
 copy|$src/templates/copy.ini|$src/templates/copy.cu|$src/templates|copy|--size large
 byok|$src/tests/data/byok/convolution.ini|$src/tests/data/byok/convolution.cu|$src/tests/data/byok|convolution|
+dedispersion|$pub/dedispersion/dedispersion.ini|$pub/dedispersion/dedispersion.cu|$pub/dedispersion|dedispersion|
 LIST
 
 # The translation: Kernel Tuner's own problem_size and grid_div from
@@ -76,6 +77,24 @@ if p.get("filter_height") != [15] or p.get("filter_width") != [15] or p.get("til
     bad["params"] = p
 if [a[0] for a in t["args"]] != ["output", "input", "d_filter"] or t["args"][1][3] != 4110 * 4110:
     bad["args"] = t["args"]
+print(bad or "ok")
+sys.exit(1 if bad else 0)
+EOF
+# The benchmark hub's dedispersion: its GridDivX/GridDivY as grid_div, the
+# inputs' fills as autotune's bounds, headers found in the manifest's folder.
+"$py" - "$tmp/dedispersion.json" "$pub/dedispersion" >"$tmp/trd.out" 2>&1 <<'EOF' && ok || ko "dedispersion: translation" "$tmp/trd.out"
+import json, os, sys
+t = json.load(open(sys.argv[1]))["translation"]
+want = {"kernel": "dedispersion_kernel", "problem_size": [25000, 2048], "space": 22272,
+        "grid_div": {"x": ["block_size_x", "tile_size_x"], "y": ["block_size_y", "tile_size_y"]},
+        "block_size_names": ["block_size_x", "block_size_y"],
+        "constraints": ["threads", "stride_x", "stride_y"],
+        "args": [["input", "buffer", "char", 25650 * 1536, "input", ["range", 0, 127]],
+                 ["output", "buffer", "float", 25000 * 2048, "output"],
+                 ["shifts", "buffer", "float", 1536, "input", ["uniform", 0.0, 15.8]]]}
+bad = {k: (t.get(k), v) for k, v in want.items() if t.get(k) != v}
+if "-I" + os.path.realpath(sys.argv[2]) not in t["compiler_options"]:
+    bad["compiler_options"] = t["compiler_options"]
 print(bad or "ok")
 sys.exit(1 if bad else 0)
 EOF

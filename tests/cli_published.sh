@@ -4,9 +4,10 @@
 # for each, through NVRTC or, for the files with host code, nvcc -cubin
 # (said in a note), with launch-only parameters sharing modules. The two
 # nvcc files that cost tens of seconds per configuration are checked with
-# --budget (issue 32), and so is Kernel Tuner's convolution (seconds of
-# NVRTC per configuration, thousands of them; issue 34), whose space is
-# checked against the FAIR benchmark hub's below.
+# --budget (issue 32), and so are Kernel Tuner's convolution (seconds of
+# NVRTC per configuration, thousands of them; issue 34) and the FAIR
+# benchmark hub's dedispersion (11130 configurations), whose spaces are
+# checked against the hub's below.
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 src=${ATUNE_SOURCE_DIR:?run through ctest}
@@ -55,6 +56,7 @@ layernorm_v2||1|parameters: launch only: BLOCK, BLOCK2|modules: 1 for 30 configu
 reduction_kernel|--budget 2|1|parameters: name expression: K, THREADS|modules: 2 for 2 configurations
 convolution|--budget 4|0|parameters: macros (-D): block_size_x, block_size_y, read_only, tile_size_x, tile_size_y, use_padding, filter_height, filter_width|modules: 4 for 4 configurations
 convolution_kt|--budget 4|0|parameters: macros (-D): block_size_x, block_size_y, read_only, tile_size_x, tile_size_y, use_padding, filter_height, filter_width|modules: 4 for 4 configurations
+dedispersion|--budget 3|0|parameters: macros (-D): block_size_x, block_size_y, tile_size_x, tile_size_y, tile_stride_x, tile_stride_y|modules: 3 for 3 configurations
 LIST
 
 # Kernel Tuner's convolution over the FAIR benchmark hub's space (issue 34):
@@ -95,6 +97,29 @@ for j in "$src"/tests/data/kerneltuner/train/conv-*.journal \
   [ "$r" = "6768 1426 0" ] && ok ||
     ko "$(basename "$j"): want 6768 configurations, 1426 over 48 KiB, all of them and only them failed to compile; got $r"
 done
+
+# The benchmark hub's dedispersion (issue 34): its space, 6 x 29 x 4 x 8 x
+# 2 x 2 combinations of which its conditions keep 11130 (as many as its
+# A100 cache in tests/data/kerneltuner/heldout holds), and the first values
+# a valid configuration: the manifest with only those keeps one.
+dd=$dir/dedispersion
+# The 3 configurations checked have one-wide tiles, where a stride of 1
+# breaks the hub's conditions (and would compile to the same CUBIN as 0):
+# the strides must not be said to change nothing.
+grep -q "changes nothing" "$tmp/dedispersion.err" &&
+  ko "dedispersion: a stride said to change nothing" "$tmp/dedispersion.err" || ok
+[ "$(valid "$dd")" = 11130 ] && ok || ko "dedispersion: want 11130 valid, got '$(valid "$dd")'"
+"$bin" list --templates "$dd" >"$tmp/dd.list" 2>&1
+grep -q "space: 22272 configurations" "$tmp/dd.list" && ok ||
+  ko "dedispersion: want a space of 22272 configurations" "$tmp/dd.list"
+mkdir "$tmp/dd1"
+cp "$dd"/*.cu "$dd"/*.h "$tmp/dd1/"
+awk '/^\[/ { p = ($0 ~ /^\[params\]/) }
+     p && /^[a-z_]+ = / { sub(/ *;.*/, ""); sub(/,.*/, ""); sub(/\.\..*/, "") } { print }' \
+  "$dd/dedispersion.ini" >"$tmp/dd1/dedispersion.ini"
+[ "$(grep -c '^[a-z_]* = [0-9]*$' "$tmp/dd1/dedispersion.ini")" = 6 ] &&
+  [ "$(valid "$tmp/dd1")" = 1 ] && ok ||
+  ko "dedispersion: the default configuration (first values) is not valid" "$tmp/dd1/dedispersion.ini"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -38,6 +38,10 @@
 #                             benchmark hub's space: 5342 configurations,
 #                             seconds of NVRTC each):
 #                             COLD_ARGS="--templates tests/data/published/convolution"
+#                             or the benchmark hub's dedispersion as published
+#                             (11130 configurations, ~0.1 s of NVRTC each,
+#                             launches of ~40-120 ms: bound the search):
+#                             COLD_ARGS="--templates tests/data/published/dedispersion --time-limit 300"
 #   KT_SPACES="copy conv"     kt: the side by side against Kernel Tuner on
 #                             these spaces, in order (default both; copy:
 #                             templates/copy, conv: 288 configurations of

@@ -22,9 +22,13 @@ the manifest's space:
   configuration as a callable problem_size with grid_div [].
 - [sizes]: the size named by --size (default the first).
 - [args]: buffers as NumPy arrays (inputs seeded random: reals uniform in
-  [-1, 1], integers in [-1000, 1000] without 0; outputs and scratch zeros),
+  [-1, 1], integers in [-1000, 1000] without 0, or within a `fill =
+  range(LO, HI)` or `uniform(LO, HI)`; outputs and scratch zeros),
   scalars evaluated at the size. [constants]: cmem_args; a symbol named
   like an input buffer gets that buffer's array, as autotune does.
+- [template] nvrtc_options as compiler_options, with -I for the
+  manifest's folder and its include_dirs (Kernel Tuner compiles the
+  source as a string, so headers beside it are not found otherwise).
 - No `answer`: as kt_copy.py, Kernel Tuner checks nothing.
 
 Prints one JSON line on stdout, as kt_copy.py does: {"tool": "kernel_tuner",
@@ -141,6 +145,13 @@ class Space:
         self.metric = m.get("template", "metric").strip()
         opts = m.get("template", "nvrtc_options", fallback="")
         self.compiler_options = one_line(opts).split() if opts.strip() else []
+        # autotune looks for headers (#include "x.h", --pre-include=x.h) in
+        # the manifest's folder; Kernel Tuner compiles the source as a
+        # string, so it is told where.
+        here = Path(ini).resolve().parent
+        incs = one_line(m.get("template", "include_dirs", fallback=""))
+        self.compiler_options += [f"-I{here / d.strip()}" for d in
+                                  [".", *(incs.split(",") if incs else [])]]
         self.args = [(k, self._arg(k, v)) for k, v in m.items("args")]
         self.constants = [(k, self._arg(k, v)) for k, v in
                           (m.items("constants") if m.has_section("constants") else [])]
@@ -185,7 +196,18 @@ class Space:
         """'float[w * h] output' or 'long n' -> a description."""
         text = one_line(text)
         head, _, opts = text.partition(",")
-        opts = [o.split("=")[0].strip() for o in opts.split(",")] if opts else []
+        fill = None
+        # fill = range(LO, HI) / uniform(LO, HI): the generator's bounds,
+        # as autotune fills them (the elements themselves differ).
+        mf = re.search(r"\bfill\s*=\s*(range|uniform)\s*\(([^,()]+),([^,()]+)\)", opts)
+        if mf:
+            opts = opts[:mf.start()] + opts[mf.end():]
+            if mf.group(1) == "range":
+                fill = ("range", CExpr(mf.group(2).strip())(self.env),
+                        CExpr(mf.group(3).strip())(self.env))
+            else:
+                fill = ("uniform", float(mf.group(2)), float(mf.group(3)))
+        opts = [o.split("=")[0].strip() for o in opts.split(",")] if opts.strip(" ,") else []
         mm = re.fullmatch(r"(\w+)\s*\[(.+)\]\s+(\w+)", head.strip())
         if mm:
             typ, count, role = mm.group(1), CExpr(mm.group(2))(self.env), mm.group(3)
@@ -194,8 +216,16 @@ class Space:
             if role not in ("input", "output", "inout", "scratch"):
                 raise ExprError(f"{name}: role {role}")
             if "fill" in opts:
-                raise ExprError(f"{name}: fill = is not translated")
-            return {"kind": "buffer", "type": typ, "count": count, "role": role}
+                raise ExprError(f"{name}: a fill other than range(LO, HI) or "
+                                "uniform(LO, HI) is not translated")
+            if fill and (fill[0] == "range") == (typ in REALS):
+                raise ExprError(f"{name}: fill = {fill[0]} on a {typ} buffer")
+            if fill and role not in ("input", "inout"):
+                raise ExprError(f"{name}: fill = on an {role} buffer")
+            d = {"kind": "buffer", "type": typ, "count": count, "role": role}
+            if fill:
+                d["fill"] = list(fill)
+            return d
         mm = re.fullmatch(r"(\w+)\s+(.+)", head.strip())
         if not mm or mm.group(1) not in DTYPES:
             raise ExprError(f"{name}: {text!r} is not translated")
@@ -256,8 +286,10 @@ class Space:
                 "problem_size": o["problem_size"] if self.native_grid else "callable",
                 "grid_div": {k[-1]: v for k, v in o.items() if k.startswith("grid_div_")},
                 "grid": self.grid_text,
+                "compiler_options": self.compiler_options,
                 "args": [[k, a["kind"], a["type"], a.get("count", a.get("value")),
-                          a.get("role", "value")] for k, a in self.args],
+                          a.get("role", "value")] + ([a["fill"]] if "fill" in a else [])
+                         for k, a in self.args],
                 "cmem_args": [k for k, _ in self.constants]}
 
 
@@ -306,7 +338,12 @@ def make_arrays(space, seed):
             continue
         dt = np.dtype(DTYPES[a["type"]])
         if a["role"] in ("input", "inout"):
-            if a["type"] in REALS:
+            fill = a.get("fill")
+            if fill and fill[0] == "range":
+                x = rng.integers(fill[1], fill[2] + 1, size=a["count"]).astype(dt)
+            elif fill:
+                x = rng.uniform(fill[1], fill[2], size=a["count"]).astype(dt)
+            elif a["type"] in REALS:
                 x = rng.uniform(-1.0, 1.0, size=a["count"]).astype(dt)
             elif a["type"] in ("uint", "ulong"):
                 x = rng.integers(1, 1001, size=a["count"]).astype(dt)
@@ -345,7 +382,7 @@ def tune(space, source, args):
                                    restrictions=o["restrictions"],
                                    block_size_names=o["block_size_names"],
                                    cmem_args=cmem or None,
-                                   compiler_options=space.compiler_options or None,
+                                   compiler_options=space.compiler_options,
                                    lang="cupy", strategy="brute_force",
                                    device=args.device, iterations=args.iterations,
                                    quiet=not args.verbose, verbose=args.verbose)

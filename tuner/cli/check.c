@@ -565,8 +565,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     pool = NULL;
     if (!rc && started) {
         int bad = 0;
-        rc = atune__check_changes(m, o->arch, index, done, hr, nhr, names,
-                                  nnames, cache, procs, j, &bad, &err);
+        rc = atune__check_changes(m, o->arch, &valid, index, done, hr, nhr,
+                                  names, nnames, cache, procs, j, &bad, &err);
         nfailed += bad;
     }
     if (seen.repeats)

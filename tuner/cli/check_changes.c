@@ -70,10 +70,12 @@ static int changes_among(const atune__manifest *m, int p, struct hashrec *hr,
  * nothing in the code: the source ignores it (or overrides it in a way
  * the loader cannot see). First the configurations checked are compared
  * (those differing only in the parameter); then, from up to 8 of them
- * spread over the space, the parameter is set to every value and
- * compiled, as code that uses it only under another parameter's value
- * (one kernel variant of several) shows a change only from some. */
+ * spread over the space, the parameter is set to every value that keeps
+ * the configuration valid and compiled, as code that uses it only under
+ * another parameter's value (one kernel variant of several) shows a
+ * change only from some. */
 int atune__check_changes(const atune__manifest *m, const char *arch,
+                         const atune__valid_set *valid,
                          const int64_t *index, int64_t k,
                          struct hashrec *hr, int64_t nhr,
                          const char *const *names, int nnames,
@@ -94,6 +96,13 @@ int atune__check_changes(const atune__manifest *m, const char *arch,
             int nbad = 0;
             for (int v = 0; v < pa->nvalues && !changes; v++) {
                 c.v[p] = pa->values[v];
+                /* Only values the constraints allow here: one they rule
+                 * out may compile to the same CUBIN for a reason of its
+                 * own (tile_stride_x with a tile of one, in the FAIR
+                 * benchmark hub's dedispersion). */
+                if (atune__valid_set_find(valid,
+                                          atune__space_index(m, &c)) < 0)
+                    continue;
                 rc = cubin_hash(m, &c, arch, names, nnames, cache, procs,
                                 &h, err);
                 if (rc > 0)

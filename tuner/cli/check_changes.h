@@ -9,6 +9,7 @@
 #include "engine/compile_procs.h"
 #include "jit/cache.h"
 #include "template/manifest.h"
+#include "template/space.h"
 
 /* The CUBIN hash of each configuration the check compiled. */
 struct hashrec {
@@ -21,12 +22,15 @@ struct hashrec {
 
 /* Checks every macro parameter of m: first among the configurations the
  * check compiled (hr[0..nhr), may be NULL), then by compiling each value
- * from up to 8 of the checked configurations index[0..k). One that
+ * that keeps the configuration in valid (the space's valid
+ * configurations) from up to 8 of the checked configurations
+ * index[0..k). One that
  * changes nothing and that no manifest expression reads is an error
  * (reported on stderr or into j's open failures array; *bad set); one
  * that [launch] reads gets a note. Returns 0, or an error that is not the
  * template's. */
 int atune__check_changes(const atune__manifest *m, const char *arch,
+                         const atune__valid_set *valid,
                          const int64_t *index, int64_t k,
                          struct hashrec *hr, int64_t nhr,
                          const char *const *names, int nnames,
