@@ -89,18 +89,25 @@ static const char bowl_params[] = "A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
                                   "B = 16, 1, 2, 4, 8, 32, 64, 128\n"
                                   "C = 3, 1, 2, 4\n";
 
-static void make_space(int kind, space *s)
+/* s holds the space of params, every configuration's validity and time
+ * zeroed for the caller to fill. */
+static void alloc_space(space *s, const char *params)
 {
-    static const char *const names[] = {"bowl", "failing", "single", "holes",
-                                        "all_fail"};
-
     memset(s, 0, sizeof(*s));
-    s->m = manifest(kind == SINGLE ? "A = 7\nB = 1\n" : bowl_params);
+    s->m = manifest(params);
     s->total = atune__space_size(s->m);
     s->valid = calloc((size_t)s->total, 1);
     s->t = calloc((size_t)s->total, sizeof(*s->t));
     assert_non_null(s->valid);
     assert_non_null(s->t);
+}
+
+static void make_space(int kind, space *s)
+{
+    static const char *const names[] = {"bowl", "failing", "single", "holes",
+                                        "all_fail"};
+
+    alloc_space(s, kind == SINGLE ? "A = 7\nB = 1\n" : bowl_params);
     for (int64_t i = 0; i < s->total; i++) {
         int r[ATUNE__MAX_PARAMS] = {0};
         ranks(s->m, i, r);
@@ -795,13 +802,7 @@ static void test_converge(void **state)
  * and 10 per rank of the first away from 13. */
 static void make_plain(space *s, const char *params, int ridge)
 {
-    memset(s, 0, sizeof(*s));
-    s->m = manifest(params);
-    s->total = atune__space_size(s->m);
-    s->valid = calloc((size_t)s->total, 1);
-    s->t = calloc((size_t)s->total, sizeof(*s->t));
-    assert_non_null(s->valid);
-    assert_non_null(s->t);
+    alloc_space(s, params);
     for (int64_t i = 0; i < s->total; i++) {
         int r[ATUNE__MAX_PARAMS] = {0};
         ranks(s->m, i, r);
