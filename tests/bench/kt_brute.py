@@ -62,7 +62,7 @@ from pathlib import Path
 T_START = time.perf_counter()
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kt_copy import (CExpr, ExprError, device_attributes, fake_attributes,  # noqa: E402
-                     pad_cupy_uuid, parse_sizes, read_manifest, split_top)
+                     pad_cupy_uuid, parse_sizes, read_manifest, split_top, summarize)
 
 # NumPy dtypes of the manifest's scalar types (docs/manifest.md).
 DTYPES = {"char": "int8", "int": "int32", "uint": "uint32", "long": "int64",
@@ -387,38 +387,18 @@ def tune(space, source, args):
                                    device=args.device, iterations=args.iterations,
                                    quiet=not args.verbose, verbose=args.verbose)
     wall_s = time.perf_counter() - t1
-    ok = [r for r in results if r and "__error__" not in r and isinstance(r.get("time"), float)]
-    errors = {}
-    for r in results:
-        if r and "__error__" in r:
-            errors[str(r["__error__"])] = errors.get(str(r["__error__"]), 0) + 1
     unit = space.metric
     doc = {"tool": "kernel_tuner", "version": getattr(kernel_tuner, "__version__", None),
            "device": env.get("device_name"), "kernel": space.kernel,
            "size": ",".join(f"{k}={v}" for k, v in space.sizes.items()),
            "verify": False, "iterations": args.iterations, "wall_s": round(wall_s, 3),
-           "setup_s": round(setup_s, 3), "configs": len(results), "valid": len(ok),
-           "errors": errors, "expected_configs": expected, "metric_unit": unit}
-    tt = {k: env.get("total_" + k + "_time") for k in
-          ("compile", "verification", "benchmark", "framework", "strategy")}
-    if all(v is not None for v in tt.values()):
-        doc["time_split_s"] = {k: round(v / 1000.0, 3) for k, v in tt.items()}
-        doc["time_split_s"]["overhead"] = round(env.get("overhead_time", 0) / 1000.0, 3)
-    if ok:
-        b = min(ok, key=lambda r: r["time"])
-        times = sorted(b.get("times") or [b["time"]])
-        med = times[len(times) // 2] if len(times) % 2 else \
-            (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2
-        best = {k: int(b[k]) for k in space.params}
-        rate = space.work / 1e9  # GB or GFLOP per launch
-        best.update(time_ms=round(b["time"], 6), metric=round(rate / (b["time"] * 1e-3), 1),
-                    median_ms=round(med, 6), median_metric=round(rate / (med * 1e-3), 1),
-                    unit=unit)
+           "setup_s": round(setup_s, 3), "expected_configs": expected, "metric_unit": unit}
+    doc.update(summarize(results, env, space.params, space.work / 1e9))
+    best = doc["best"]
+    if best:
+        best["unit"] = unit
         if unit == "GB/s":  # kt_copy.py's names, which the summary also reads
             best.update(gbs=best["metric"], median_gbs=best["median_metric"])
-        doc["best"] = best
-    else:
-        doc["best"] = None
     doc["total_s"] = round(time.perf_counter() - T_START, 3)
     return doc
 

@@ -428,18 +428,30 @@ def tune(space, args):
                                    quiet=not args.verbose, verbose=args.verbose, **extra)
     wall_s = time.perf_counter() - t1
 
+    doc = {"tool": "kernel_tuner", "version": getattr(kernel_tuner, "__version__", None),
+           "device": env.get("device_name"), "n": n, "verify": bool(args.verify),
+           "iterations": args.iterations, "wall_s": round(wall_s, 3),
+           "setup_s": round(setup_s, 3), "expected_configs": args.expect_configs}
+    doc.update(summarize(results, env, space.params, space.work(space.env) / 1e9))
+    if doc["best"]:
+        doc["best"]["gbs"] = doc["best"].pop("metric")
+        doc["best"]["median_gbs"] = doc["best"].pop("median_metric")
+    doc["total_s"] = round(time.perf_counter() - T_START, 3)
+    return doc
+
+
+def summarize(results, env, params, per_launch):
+    """What tune_kernel returned, for the JSON line (kt_brute.py's too): the
+    configurations and the valid ones, errors by kind, Kernel Tuner's own
+    time split, and the best (the lowest mean time) with its median and
+    rate; per_launch: the GB or GFLOP one launch moves or computes."""
     ok = [r for r in results if r and "__error__" not in r and isinstance(r.get("time"), float)]
     errors = {}
     for r in results:
         if r and "__error__" in r:
             k = str(r["__error__"])
             errors[k] = errors.get(k, 0) + 1
-    work = space.work(space.env)
-    doc = {"tool": "kernel_tuner", "version": getattr(kernel_tuner, "__version__", None),
-           "device": env.get("device_name"), "n": n, "verify": bool(args.verify),
-           "iterations": args.iterations, "wall_s": round(wall_s, 3),
-           "setup_s": round(setup_s, 3), "configs": len(results), "valid": len(ok),
-           "errors": errors, "expected_configs": args.expect_configs}
+    doc = {"configs": len(results), "valid": len(ok), "errors": errors, "best": None}
     tt = {k: env.get("total_" + k + "_time") for k in
           ("compile", "verification", "benchmark", "framework", "strategy")}
     if all(v is not None for v in tt.values()):
@@ -450,14 +462,12 @@ def tune(space, args):
         times = sorted(b.get("times") or [b["time"]])
         med = times[len(times) // 2] if len(times) % 2 else \
             (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2
-        best = {k: int(b[k]) for k in space.params}
-        best.update(time_ms=round(b["time"], 6), gbs=round(work / (b["time"] * 1e-3) / 1e9, 1),
+        best = {k: int(b[k]) for k in params}
+        best.update(time_ms=round(b["time"], 6),
+                    metric=round(per_launch / (b["time"] * 1e-3), 1),
                     median_ms=round(med, 6),
-                    median_gbs=round(work / (med * 1e-3) / 1e9, 1))
+                    median_metric=round(per_launch / (med * 1e-3), 1))
         doc["best"] = best
-    else:
-        doc["best"] = None
-    doc["total_s"] = round(time.perf_counter() - T_START, 3)
     return doc
 
 
