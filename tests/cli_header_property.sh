@@ -24,7 +24,7 @@ RANDOM=$seed
 pool=(NULL SIZE_MAX linux unix typeof errno assert EOF INT64_MAX INT_MAX
       PRId64 UINT32_C stdin EINVAL I NDEBUG offsetof complex noreturn bool
       i386 RAND_MAX CHAR_BIT EXIT_SUCCESS NULL_ errno_ BLOCK_SIZE VW n m k
-      tile_x Tile_Y x1 a_ b__c)
+      tile_x Tile_Y x1 a_ b__c do int for)
 ops=('+' '-' '*' '<' '<=' '>' '>=' '==' '!=' '&' '|' '^' '&&' '||' '%')
 pick() { local -n arr=$1; printf '%s\n' "${arr[RANDOM % ${#arr[@]}]}"; }
 ident() {

@@ -472,6 +472,12 @@ static int check_piece_vars(struct loader *ld, int line, const size_piece *pc,
     for (int i = 0; i < n; i++)
         for (int a = 0; a < pc[i].nnames; a++) {
             const char *var = pc[i].name[a];
+            const char *why = atune__mf_reserved_word(var);
+            /* A size variable is a macro of the reference's source and a
+             * field of the generated header, as a parameter is. */
+            if (why != NULL)
+                return atune__mf_bad(ld, line, "size variable '%s' is %s",
+                                     var, why);
             if (atune__mf_is_devattr(var))
                 return atune__mf_bad(
                     ld, line, "size variable '%s' is a device attribute", var);
