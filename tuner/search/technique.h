@@ -82,6 +82,9 @@ typedef struct atune__search_state {
     int wait_restarts;
     int64_t restarts;
     int64_t gain_restarts; /* restarts when the reference was last set */
+    /* bayes.c's stopping rule (driver.c): set by the technique's init, it
+     * stops an unseeded search of a large space at a tenth of it. */
+    int cap_tenth;
 } atune__search_state;
 
 /* How a configuration came to be told. */
@@ -112,6 +115,7 @@ typedef struct atune__technique {
 /* The techniques (one file each) and the driver's lookup by name. */
 extern const atune__technique atune__greedy_ils;
 extern const atune__technique atune__ils_restart;
+extern const atune__technique atune__bayes;
 extern const atune__technique atune__brute_force;
 extern const atune__technique atune__random;
 extern const atune__technique atune__simulated_annealing;
