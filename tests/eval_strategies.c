@@ -504,7 +504,12 @@ static void default_summary(const opts *o)
     }
 }
 
-/* Every strategy, a few seeds, 10% budget: no contract violation. */
+/* Every strategy, a few seeds, 10% budget (at most SMOKE_MAX): no
+ * contract violation. The cap keeps bayes's model, whose cost grows with
+ * the evaluations, from taking minutes on the GEMM spaces; it has filled
+ * its model (256 observations) well before. */
+enum { SMOKE_MAX = 400 };
+
 static int smoke_all(atune__sim *sim, const double *sorted)
 {
     const char *const *names = atune__strategy_names();
@@ -512,6 +517,8 @@ static int smoke_all(atune__sim *sim, const double *sorted)
     cell c;
     int rc = 0;
 
+    if (budget > SMOKE_MAX)
+        budget = SMOKE_MAX;
     for (int i = 0; names[i] && !rc; i++)
         rc = run_cell(sim, names[i], budget, 5, sorted, &c);
     return rc;

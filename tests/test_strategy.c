@@ -273,9 +273,12 @@ static void test_contract(void **state)
                     ctx_init(&c, &s);
                     if (run(&s, names[i], budgets[b], seed, 0, &c, &out, &err))
                         fail_msg("%s on %s: %s", names[i], s.name, err.msg);
-                    /* ils_restart stops by itself without a budget, as
-                     * the default does (test_ils_restart). */
-                    if (budgets[b] == 0 && strcmp(names[i], "ils_restart") == 0)
+                    /* ils_restart and bayes stop by themselves without a
+                     * budget, as the default does (test_ils_restart,
+                     * test_bayes). */
+                    if (budgets[b] == 0 &&
+                        (strcmp(names[i], "ils_restart") == 0 ||
+                         strcmp(names[i], "bayes") == 0))
                         assert_true(strcmp(out.stop, "converged") == 0 ||
                                     strcmp(out.stop, "exhausted") == 0);
                     else
@@ -889,6 +892,46 @@ static void test_ils_restart(void **state)
     free_space(&s);
 }
 
+/* bayes (issue 34, an option): without a budget it stops by itself, at a
+ * tenth of a large unseeded space at the latest, and finds the floor of a
+ * bowl; with a budget it spends it all; what it hints at is what it asks
+ * next (a batch compiles while the one before is measured). */
+static void test_bayes(void **state)
+{
+    space s;
+
+    (void)state;
+    make_plain(&s,
+               "A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
+               "B = 16, 1, 2, 4, 8, 32, 64, 128\n"
+               "C = 3, 1, 2, 4\nD = 1, 2, 3, 4\n",
+               0);
+    assert_int_equal(s.nvalid, 1280);
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        atune__search_result out;
+        atune__err err = {0};
+        ctx c;
+        ctx_init(&c, &s);
+        c.spread = 1e6;
+        assert_int_equal(run(&s, "bayes", 0, seed, 0, &c, &out, &err), 0);
+        assert_string_equal(out.stop, "converged");
+        assert_int_equal(out.evaluations, c.n);
+        assert_true(out.evaluations <= s.nvalid / 10);
+        ctx_free(&c);
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, "bayes", 0, seed, 0, &c, &out, &err), 0);
+        assert_true(out.evaluations <= s.nvalid / 10);
+        assert_true(out.best_time_ns <= 1000 - 90 + 4);
+        ctx_free(&c);
+        ctx_init(&c, &s);
+        assert_int_equal(run(&s, "bayes", 77, seed, 0, &c, &out, &err), 0);
+        check_result(&s, &c, 77, &out);
+        ctx_free(&c);
+    }
+    free_space(&s);
+    assert_true(atune__strategy_hints("bayes"));
+}
+
 /* ---- simulate.c --------------------------------------------------------- */
 
 static atune__manifest *copy_template(void)
@@ -1254,6 +1297,7 @@ int main(void)
         cmocka_unit_test(test_seeds_nearest),
         cmocka_unit_test(test_seeded_sizes),
         cmocka_unit_test(test_ils_restart),
+        cmocka_unit_test(test_bayes),
         cmocka_unit_test(test_seed_order),
         cmocka_unit_test(test_strategy_hints),
     };

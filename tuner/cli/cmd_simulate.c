@@ -194,8 +194,7 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
     if (rc) {
         atune__cli_error(rc, "%s %s: %s", m->name, key, err.msg);
     } else if (j) {
-        json_replay(j, &r, r.res.technique ? r.res.technique : strategy,
-                    o->seed);
+        json_replay(j, &r, strategy, o->seed);
     } else {
         /* The header only above a row: not above an error message. */
         if (first)

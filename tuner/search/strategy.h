@@ -86,9 +86,6 @@ typedef struct atune__search_result {
     /* 1 when a shift over ATUNE__FINAL_SHIFT_LIMIT had the candidates
      * re-measured a second time (final_shift is then the second's). */
     int final_retried;
-    /* The strategy that searched: the one named, or the default's choice
-     * for this space (greedy_ils, or bayes in a large unseeded space). */
-    const char *technique;
 } atune__search_result;
 
 /* A finalist whose rounds of the final pick took this much longer than
@@ -137,10 +134,9 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
  *   ils_restart          greedy_ils with issue 34's stagnation rules; like
  *                        the default, it stops by itself without a budget
  *   bayes                Bayesian optimisation, a Gaussian process of the
- *                        log times, in batches; the default's choice in an
- *                        unseeded space of 3500 valid configurations or
- *                        more, where it stops by itself as the default
- *                        does, at a tenth of the space at the latest
+ *                        log times, in batches; without a budget it stops
+ *                        by the default's rule, and in an unseeded space
+ *                        of 1000 or more at a tenth of it at the latest
  * Each is deterministic for a given seed and the times it is given.
  * stop in atune__search_result is "exhausted" (every valid configuration
  * was evaluated), "budget", "time", "converged" (the default search's
