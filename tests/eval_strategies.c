@@ -506,9 +506,10 @@ static void default_summary(const opts *o)
 
 /* Every strategy, a few seeds, 10% budget (at most SMOKE_MAX): no
  * contract violation. The cap keeps bayes's model, whose cost grows with
- * the evaluations, from taking minutes on the GEMM spaces; it has filled
- * its model (256 observations) well before. */
-enum { SMOKE_MAX = 400 };
+ * the evaluations, from taking minutes on the GEMM spaces (and more under
+ * the sanitizers); 100 evaluations take it through its random start and
+ * many batches. */
+enum { SMOKE_MAX = 100 };
 
 static int smoke_all(atune__sim *sim, const double *sorted)
 {

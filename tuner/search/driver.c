@@ -474,24 +474,6 @@ static int unknown(const char *name, atune__err *err)
                        name, list);
 }
 
-/* ---- the default in a large space (issue 34) -------------------------------
- * An unseeded search of at least BAYES_SPACE valid configurations is
- * bayes.c's model-guided search, not greedy_ils (docs/search.md has the
- * numbers). BAYES_SPACE is above every built-in template's space (matmul's
- * 3112 is the largest), so that the default run, whose time and quality
- * were measured on GPUs with greedy_ils, is unchanged. A seeded search (a
- * ladder's next size) starts from the winners of the sizes before it,
- * which a local search uses best. */
-#define BAYES_SPACE 3500
-
-static const atune__technique *
-default_technique(const atune__search_spec *spec, int64_t nvalid)
-{
-    if (spec->nseeds == 0 && nvalid >= BAYES_SPACE)
-        return &atune__bayes;
-    return techniques[0];
-}
-
 int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
                   atune__remeasure_fn remeasure, void *ctx,
                   atune__search_result *out, atune__err *err)
@@ -521,8 +503,6 @@ int atune__search(const atune__search_spec *spec, atune__eval_fn eval,
         return unknown(name, err);
     if ((rc = atune__space_view_init(&s.sp, spec, err)))
         goto done;
-    if (!spec->strategy)
-        tq = default_technique(spec, s.sp.nvalid);
     s.done = atune__calloc((size_t)s.sp.nvalid, 1);
     s.t = atune__calloc((size_t)s.sp.nvalid, sizeof(*s.t));
     st = atune__calloc(1, tq->state_size);
