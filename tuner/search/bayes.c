@@ -106,22 +106,23 @@ static int bayes_init(void *st, atune__search_state *s)
             b->ls[b->d++] = 0.5;
         }
     b->noise = 1e-2;
-
     b->init = 2 * b->d + 4;
     b->init = b->init < INIT_MIN   ? INIT_MIN
               : b->init > INIT_MAX ? INIT_MAX
                                    : b->init;
-    b->tr = calloc(GP_MAX, sizeof(*b->tr));
-    b->x = calloc((size_t)GP_MAX * (size_t)(b->d ? b->d : 1), sizeof(*b->x));
-    b->y = calloc(GP_MAX, sizeof(*b->y));
-    b->L = calloc((size_t)GP_MAX * GP_MAX, sizeof(*b->L));
-    b->U = calloc((size_t)GP_MAX * GP_MAX, sizeof(*b->U));
-    b->alpha = calloc(GP_MAX, sizeof(*b->alpha));
-    b->R = calloc((size_t)GP_MAX * NRHS, sizeof(*b->R));
-    b->obs = calloc((size_t)(nv ? nv : 1), sizeof(*b->obs));
-    b->cand = calloc(NCAND + TOP_NB * ATUNE__MAX_NEIGHBOURS, sizeof(*b->cand));
-    b->ei = calloc(NCAND + TOP_NB * ATUNE__MAX_NEIGHBOURS, sizeof(*b->ei));
-    b->mark = calloc((size_t)(nv ? nv : 1), 1);
+    b->tr = atune__calloc(GP_MAX, sizeof(*b->tr));
+    b->x = atune__calloc((size_t)GP_MAX * (size_t)b->d, sizeof(*b->x));
+    b->y = atune__calloc(GP_MAX, sizeof(*b->y));
+    b->L = atune__calloc((size_t)GP_MAX * GP_MAX, sizeof(*b->L));
+    b->U = atune__calloc((size_t)GP_MAX * GP_MAX, sizeof(*b->U));
+    b->alpha = atune__calloc(GP_MAX, sizeof(*b->alpha));
+    b->R = atune__calloc((size_t)GP_MAX * NRHS, sizeof(*b->R));
+    b->obs = atune__calloc((size_t)nv, sizeof(*b->obs));
+    b->cand =
+        atune__calloc(NCAND + TOP_NB * ATUNE__MAX_NEIGHBOURS, sizeof(*b->cand));
+    b->ei =
+        atune__calloc(NCAND + TOP_NB * ATUNE__MAX_NEIGHBOURS, sizeof(*b->ei));
+    b->mark = atune__calloc((size_t)nv, 1);
     if (!b->tr || !b->x || !b->y || !b->L || !b->U || !b->alpha || !b->R ||
         !b->obs || !b->cand || !b->ei || !b->mark)
         return atune__fail(s->err, ATUNE__EOSERR, "out of memory");
@@ -292,7 +293,7 @@ static int gather(bayes *b, atune__search_state *s)
     for (int64_t pos = 0; pos < s->sp.nvalid; pos++)
         if (s->done[pos]) {
             b->obs[nobs++] = (atune__member){pos, s->t[pos]};
-            if (isfinite(s->t[pos]) && log(s->t[pos]) > worst)
+            if (isfinite(s->t[pos]) && s->t[pos] > 0 && log(s->t[pos]) > worst)
                 worst = log(s->t[pos]);
         }
     if (!isfinite(worst))
@@ -311,7 +312,7 @@ static int gather(bayes *b, atune__search_state *s)
     for (int i = 0; i < b->n; i++) {
         double t = b->obs[i].t;
         b->tr[i] = b->obs[i].pos;
-        b->y[i] = isfinite(t) ? log(t) : worst;
+        b->y[i] = isfinite(t) && t > 0 ? log(t) : worst;
         scaled(b, s, b->tr[i], b->x + i * b->d);
         mean += b->y[i];
     }
