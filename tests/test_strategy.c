@@ -817,6 +817,19 @@ static void make_plain(space *s, const char *params, int ridge)
     s->name = ridge ? "ridge" : "plain";
 }
 
+/* A large unseeded space of 1280 (four parameters, no constraint) whose
+ * times make one bowl: what the stopping rules of ils_restart and bayes
+ * are tried on. */
+static void make_bowl(space *s)
+{
+    make_plain(s,
+               "A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
+               "B = 16, 1, 2, 4, 8, 32, 64, 128\n"
+               "C = 3, 1, 2, 4\nD = 1, 2, 3, 4\n",
+               0);
+    assert_int_equal(s->nvalid, 1280);
+}
+
 /* ils_restart (issue 34's candidate rule, an option): it stops by itself
  * without a budget; in a large unseeded space it waits for two climbs
  * from a restart after the last gain before the patience may stop it,
@@ -828,12 +841,7 @@ static void test_ils_restart(void **state)
     int64_t patience;
 
     (void)state;
-    make_plain(&s,
-               "A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
-               "B = 16, 1, 2, 4, 8, 32, 64, 128\n"
-               "C = 3, 1, 2, 4\nD = 1, 2, 3, 4\n",
-               0);
-    assert_int_equal(s.nvalid, 1280);
+    make_bowl(&s);
     patience = atune__search_patience(s.nvalid);
     assert_true(1 + patience < s.nvalid / 10);
     for (uint64_t seed = 1; seed <= 5; seed++) {
@@ -901,12 +909,7 @@ static void test_bayes(void **state)
     space s;
 
     (void)state;
-    make_plain(&s,
-               "A = 5, 0, 1, 2, 3, 4, 6, 7, 8, 9\n"
-               "B = 16, 1, 2, 4, 8, 32, 64, 128\n"
-               "C = 3, 1, 2, 4\nD = 1, 2, 3, 4\n",
-               0);
-    assert_int_equal(s.nvalid, 1280);
+    make_bowl(&s);
     for (uint64_t seed = 1; seed <= 5; seed++) {
         atune__search_result out;
         atune__err err = {0};

@@ -65,14 +65,13 @@ typedef struct bayes {
     int nbatch, ibatch;
     /* work space */
     int n;              /* observations in the model */
-    int64_t *tr;        /* their positions */
     double *x;          /* their scaled ranks, n * d */
     double *y;          /* normalised log times */
     double *L;          /* Cholesky factor, GP_MAX^2 */
     double *U;          /* its transpose, for the solves by columns */
     double *alpha;      /* K^-1 y */
     double *R;          /* right-hand sides, GP_MAX x NRHS */
-    atune__member *obs; /* every observation, sorted */
+    atune__member *obs; /* every observation; the model's are the first n */
     int64_t *cand;      /* candidates of a batch */
     double *ei;
     unsigned char *mark; /* per valid position: a candidate already */
@@ -82,7 +81,6 @@ static void bayes_fini(void *st)
 {
     bayes *b = st;
 
-    free(b->tr);
     free(b->x);
     free(b->y);
     free(b->L);
@@ -110,7 +108,6 @@ static int bayes_init(void *st, atune__search_state *s)
     b->init = b->init < INIT_MIN   ? INIT_MIN
               : b->init > INIT_MAX ? INIT_MAX
                                    : b->init;
-    b->tr = atune__calloc(GP_MAX, sizeof(*b->tr));
     b->x = atune__calloc((size_t)GP_MAX * (size_t)b->d, sizeof(*b->x));
     b->y = atune__calloc(GP_MAX, sizeof(*b->y));
     b->L = atune__calloc((size_t)GP_MAX * GP_MAX, sizeof(*b->L));
@@ -123,8 +120,8 @@ static int bayes_init(void *st, atune__search_state *s)
     b->ei =
         atune__calloc(NCAND + TOP_NB * ATUNE__MAX_NEIGHBOURS, sizeof(*b->ei));
     b->mark = atune__calloc((size_t)nv, 1);
-    if (!b->tr || !b->x || !b->y || !b->L || !b->U || !b->alpha || !b->R ||
-        !b->obs || !b->cand || !b->ei || !b->mark)
+    if (!b->x || !b->y || !b->L || !b->U || !b->alpha || !b->R || !b->obs ||
+        !b->cand || !b->ei || !b->mark)
         return atune__fail(s->err, ATUNE__EOSERR, "out of memory");
     s->cap_tenth = 1;
     return 0;
@@ -201,9 +198,10 @@ static void lower_solve(const bayes *b, double *r)
 }
 
 /* Solves L V = R for NRHS right-hand sides at once (R row-major, n x
- * NRHS, the first m columns used): each row of U is read once for all of
- * them, and the inner loop over the columns vectorises. */
-static void block_solve(const bayes *b, double *restrict R, int m)
+ * NRHS; a last block of fewer candidates leaves its other columns
+ * unread): each row of U is read once for all of them, and the inner loop
+ * over the columns vectorises. */
+static void block_solve(const bayes *b, double *restrict R)
 {
     for (int i = 0; i < b->n; i++) {
         const double *restrict u = b->U + i * GP_MAX;
@@ -216,7 +214,6 @@ static void block_solve(const bayes *b, double *restrict R, int m)
             for (int c = 0; c < NRHS; c++)
                 R[j * NRHS + c] -= u[j] * v[c];
     }
-    (void)m;
 }
 
 /* alpha = K^-1 y from the factor; returns the log marginal likelihood
@@ -311,9 +308,8 @@ static int gather(bayes *b, atune__search_state *s)
     b->n = (int)nobs;
     for (int i = 0; i < b->n; i++) {
         double t = b->obs[i].t;
-        b->tr[i] = b->obs[i].pos;
         b->y[i] = isfinite(t) && t > 0 ? log(t) : worst;
-        scaled(b, s, b->tr[i], b->x + i * b->d);
+        scaled(b, s, b->obs[i].pos, b->x + i * b->d);
         mean += b->y[i];
     }
     mean /= b->n;
@@ -411,7 +407,7 @@ static void next_batch(bayes *b, atune__search_state *s)
                 mu[c] += k * b->alpha[i];
             }
         }
-        block_solve(b, b->R, m);
+        block_solve(b, b->R);
         for (int c = 0; c < m; c++) {
             double sd, z, gap;
             var[c] = 1;

@@ -177,17 +177,20 @@ int64_t atune__search_patience(int64_t nvalid)
 #define RESTART_SPACE 1000
 #define RESTART_WAIT 2
 
+static int large_unseeded(const atune__search_state *s)
+{
+    return s->sp.nvalid >= RESTART_SPACE && s->spec->nseeds == 0;
+}
+
 static int restart_rule(const atune__search_state *s)
 {
-    return s->wait_restarts && s->sp.nvalid >= RESTART_SPACE &&
-           s->spec->nseeds == 0;
+    return s->wait_restarts && large_unseeded(s);
 }
 
 /* ils_restart's cap, which bayes.c asks for too (s->cap_tenth). */
 static int tenth_rule(const atune__search_state *s)
 {
-    return (s->wait_restarts || s->cap_tenth) &&
-           s->sp.nvalid >= RESTART_SPACE && s->spec->nseeds == 0;
+    return (s->wait_restarts || s->cap_tenth) && large_unseeded(s);
 }
 
 /* Moves the reference when t beats it by more than its noise. */
