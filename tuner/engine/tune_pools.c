@@ -138,10 +138,14 @@ static int64_t *nearest_default(const atune__manifest *m,
  * are idle (atune__pool_warm): on the GPU the first size of each
  * template waited for NVRTC while the cores had nothing to do during the
  * sizes before (H200 default run, 2026-11-26: 15 of its 17 s waiting for
- * NVRTC at the first sizes of constmem, copy, matmul and reduce). A
- * follower's next pool starts on at most ATUNE__POOL_FOLLOW_FLOOR of its
- * list, so no more of it is warmed: those nearest the default, where the
- * search starts. */
+ * NVRTC at the first sizes of constmem, copy, matmul and reduce). At
+ * most WARM_MAX of each, nearest the default first, where the search
+ * starts: with 256 (a follower's index-order floor), matmul's first size
+ * still compiled 40 modules for its 50 evaluations and waited 2.2 s for
+ * them (H100 default run, 2026-11-26 evening), while the workers had been
+ * idle through most of constmem's and copy's 10 s before it. */
+#define WARM_MAX 2048
+
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                            int i, const atune__size *size,
                            const atune__valid_set *lists,
@@ -171,8 +175,8 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                                   err);
             continue;
         }
-        if (n > ATUNE__POOL_FOLLOW_FLOOR)
-            n = ATUNE__POOL_FOLLOW_FLOOR;
+        if (n > WARM_MAX)
+            n = WARM_MAX;
         if (n > 0 && !(near = nearest_default(t->m[j], &lists[j], n))) {
             rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
             break;

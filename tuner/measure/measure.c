@@ -260,6 +260,22 @@ static int close_call(const atune__timing *t, const atune__summary *s)
  * and saxpy at 2^28 and more). */
 #define LONG_RACE_NS 5e5
 
+/* A warm-up launch against an incumbent of at least WARM_RACE_NS decides
+ * a loss by itself when even it is over the race's margin: a first launch
+ * can only be slower than the next (its extra cost, loading the function,
+ * is tens of microseconds, a fiftieth of the 3% margin at 2 ms), so a
+ * warm-up that loses is a loss the next launch would only confirm.
+ * Matmul's losers at 5796^3 and 8196^3 (9 and 24 ms) each took a warm-up
+ * and a timed launch, about 1.2 s of the H100's default run of 2026-11-26
+ * evening. */
+#define WARM_RACE_NS 2e6
+
+static int warmup_lost(const atune__timing *t, double ns)
+{
+    return t->cutoff_ns >= WARM_RACE_NS &&
+           ns > t->cutoff_ns * (1 + t->cutoff_margin);
+}
+
 static int first_batch(const atune__timing *t, int minn)
 {
     if (t->cutoff_ns >= LONG_RACE_NS)
@@ -322,8 +338,14 @@ static int measure(atune__problem *p, atune__kernel *k,
             return rc;
         if (res->status != ATUNE__ST_OK)
             return 0;
+        if (warmup_lost(t, ns[0])) {
+            *lost = n = 1;
+            sorted[0] = ns[0];
+            atune__summarize(sorted, 1, &s);
+            break;
+        }
     }
-    for (;;) {
+    while (!*lost) {
         int need;
 
         if (batch > maxn - n)
