@@ -29,6 +29,10 @@
 #                             (default /tmp/atune-default); "profiles" makes
 #                             this GPU's committed profile afresh
 #   NO_BRUTE=1                default: no brute force afterwards
+#   PREWARM=0                 default, cold: time the machine's first
+#                             process as it is (default: one untimed
+#                             autotune check reads NVRTC and the headers
+#                             first; see prewarm below)
 #   COLD_ARGS="--templates DIR --kernel K"
 #                             cold: what the cold default run tunes
 #                             (default: every built-in template); its
@@ -73,6 +77,22 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 say() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)" | tee -a "$log"; }
 has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
+# Before a timed cold run: one untimed process reads NVRTC and the toolkit
+# headers the templates include (autotune check, one configuration per
+# template, a module cache of its own), so that "cold" is autotune's module
+# cache and not also a freshly lent machine's first read of those files
+# from its disk. On one fresh H100 (2026-11-27) the first cold default run
+# waited 15.8 s for NVRTC and the next ones 1.0-3.2 s (constmem's first
+# size 8.2 s, then 0.4-0.6 s). PREWARM=0 times the first process as it is.
+prewarm() {
+  [ "${PREWARM:-1}" = 0 ] && return 0
+  local c
+  c=$(mktemp -d)
+  # shellcheck disable=SC2086
+  ATUNE_CACHE_DIR=$c "$build/autotune" check --budget 1 "$@" >/dev/null 2>&1
+  echo "machine warmed: autotune check --budget 1 $* (untimed, module cache discarded)" | tee -a "$log"
+  rm -rf "$c"
+}
 
 say "machine"
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem \
@@ -114,6 +134,7 @@ if has default; then
     mkdir -p /tmp/atune-old-profiles
     mv "$root"/profiles/* /tmp/atune-old-profiles/ 2>/dev/null
   fi
+  prewarm
   start=$(date +%s.%N)
   ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --profile-dir "$ddir" \
     --json >"$OUT/default.json" 2>>"$log"
@@ -160,6 +181,8 @@ if has cold; then
   say "cold default run: compile/eval split (${COLD_ARGS:-built-in templates})"
   cache=$(mktemp -d)
   rm -rf /tmp/atune-cold
+  # shellcheck disable=SC2086
+  prewarm ${COLD_ARGS:-}
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
   ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 ${COLD_ARGS:-} \
