@@ -77,21 +77,28 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 say() { printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)" | tee -a "$log"; }
 has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
-# Before a timed cold run: one untimed process reads NVRTC and the toolkit
-# headers the templates include (autotune check, one configuration per
-# template, a module cache of its own), so that "cold" is autotune's module
-# cache and not also a freshly lent machine's first read of those files
-# from its disk. On one fresh H100 (2026-11-27) the first cold default run
-# waited 15.8 s for NVRTC and the next ones 1.0-3.2 s (constmem's first
-# size 8.2 s, then 0.4-0.6 s). PREWARM=0 times the first process as it is.
+# A timed cold run is cold twice over: autotune's module cache and NVRTC's
+# own. NVRTC (12.9 and later) keeps what it compiled in the driver's
+# compute cache (CUDA_CACHE_PATH, ~/.nv/ComputeCache by default), so a
+# second run on one machine finds its compiles there whatever
+# ATUNE_CACHE_DIR says (H100, 2026-11-27: autotune check of 48
+# convolution configurations, fresh module caches, 45.1 s of CPU, then
+# 1.1 s). Each cold run gets fresh folders for both (cold_caches), and
+# before it one untimed process (prewarm: autotune check, one
+# configuration per template, caches of its own) reads NVRTC and the
+# toolkit headers, so that "cold" is not also a freshly lent machine's
+# first read of those files from its disk. PREWARM=0 leaves that out.
+cold_caches() {
+  cache=$(mktemp -d) nvcache=$(mktemp -d)
+}
 prewarm() {
   [ "${PREWARM:-1}" = 0 ] && return 0
-  local c
-  c=$(mktemp -d)
+  local c n
+  c=$(mktemp -d) n=$(mktemp -d)
   # shellcheck disable=SC2086
-  ATUNE_CACHE_DIR=$c "$build/autotune" check --budget 1 "$@" >/dev/null 2>&1
-  echo "machine warmed: autotune check --budget 1 $* (untimed, module cache discarded)" | tee -a "$log"
-  rm -rf "$c"
+  CUDA_CACHE_PATH=$n ATUNE_CACHE_DIR=$c "$build/autotune" check --budget 1 "$@" >/dev/null 2>&1
+  echo "machine warmed: autotune check --budget 1 $* (untimed, its caches discarded)" | tee -a "$log"
+  rm -rf "$c" "$n"
 }
 
 say "machine"
@@ -126,7 +133,7 @@ if has default; then
   # DEFAULT_DIR=profiles: the run writes this GPU's profile there afresh
   # (the committed one is moved aside), for committing.
   say "default run, cold module cache"
-  cache=$(mktemp -d)
+  cold_caches
   ddir=${DEFAULT_DIR:-/tmp/atune-default}
   case $ddir in /*) ;; *) ddir=$root/$ddir ;; esac
   rm -rf /tmp/atune-default /tmp/atune-brute
@@ -136,7 +143,7 @@ if has default; then
   fi
   prewarm
   start=$(date +%s.%N)
-  ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --profile-dir "$ddir" \
+  CUDA_CACHE_PATH=$nvcache ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --profile-dir "$ddir" \
     --json >"$OUT/default.json" 2>>"$log"
   trc=$?
   end=$(date +%s.%N)
@@ -179,13 +186,13 @@ if has cold; then
   # NVRTC, or the step fails. Each size's numbers are also in the journal's
   # "# size:" lines.
   say "cold default run: compile/eval split (${COLD_ARGS:-built-in templates})"
-  cache=$(mktemp -d)
+  cold_caches
   rm -rf /tmp/atune-cold
   # shellcheck disable=SC2086
   prewarm ${COLD_ARGS:-}
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 ${COLD_ARGS:-} \
+  CUDA_CACHE_PATH=$nvcache ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 ${COLD_ARGS:-} \
     --profile-dir /tmp/atune-cold --json >"$OUT/cold.json" 2>>"$log"
   trc=$?
   end=$(date +%s.%N)

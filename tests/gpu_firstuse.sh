@@ -54,9 +54,14 @@ export ATUNE_PROFILE_PATH=$tmp/path
 echo "gpu_firstuse: $gpu; other models' profiles on the path: $(ls "$tmp/path" | tr '\n' ' ')"
 
 field() { sed -n "s/^$1 //p" "$2" | head -1; }
-# run NAME KERNEL SIZE XDG CACHE EFFORT: the app at one size, output in $tmp/NAME
+# run NAME KERNEL SIZE XDG CACHE EFFORT: the app at one size, output in $tmp/NAME.
+# NVRTC (12.9 and later) keeps what it compiled in the driver's compute
+# cache (CUDA_CACHE_PATH) whatever ATUNE_CACHE_DIR says: each module cache
+# gets one of its own beside it, so that a cold run is cold for both and a
+# warm run warm for both (one shared by every run made the later sizes'
+# "cold" compiles hits of the earlier sizes').
 run() {
-  ATUNE_TEST_KERNEL=$2 XDG_DATA_HOME=$4 ATUNE_CACHE_DIR=$5 ATUNE_EFFORT=$6 \
+  CUDA_CACHE_PATH=$5.nv ATUNE_TEST_KERNEL=$2 XDG_DATA_HOME=$4 ATUNE_CACHE_DIR=$5 ATUNE_EFFORT=$6 \
     "$app" serve "$3" >"$tmp/$1" 2>&1 || fail "$2 $3 ($1): exit $?: $(tail -3 "$tmp/$1")"
 }
 
@@ -66,7 +71,7 @@ run() {
 # away, so that "cold" is a cold module cache, not a cold page cache.
 run warmup copy n=777 "$tmp/xdg-warmup" "$tmp/cache-warmup" measure
 echo "warm-up process (cold page cache, not counted): $(field MS "$tmp/warmup") ms"
-rm -rf "$tmp/xdg-warmup" "$tmp/cache-warmup"
+rm -rf "$tmp/xdg-warmup" "$tmp/cache-warmup" "$tmp/cache-warmup.nv"
 
 printf '%-9s %-22s %9s %9s %-6s %-10s %10s %10s %8s\n' kernel size cold_ms warm_ms exact profile pick_us opt_us "%opt" >"$tmp/table"
 for k in $kernels; do
