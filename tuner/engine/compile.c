@@ -224,6 +224,14 @@ static job *next_job(atune__pool *p)
         if (takeable(p, jb))
             return jb;
     }
+    /* Within the budget, the rest of the list before index order: where
+     * the search goes after the window (greedy_ils: the neighbours of
+     * its next candidates), not the space's order. */
+    while (!p->in_order && p->floor >= 0 && p->isoon < p->nsoon) {
+        job *jb = p->soon[p->isoon++];
+        if (takeable(p, jb))
+            return jb;
+    }
     while ((p->in_order || (p->nsoon > 0 && p->floor >= 0)) &&
            p->next < p->n) {
         job *jb = &p->jobs[p->next++];

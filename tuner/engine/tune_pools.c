@@ -138,13 +138,15 @@ static int64_t *nearest_default(const atune__manifest *m,
  * are idle (atune__pool_warm): on the GPU the first size of each
  * template waited for NVRTC while the cores had nothing to do during the
  * sizes before (H200 default run, 2026-11-26: 15 of its 17 s waiting for
- * NVRTC at the first sizes of constmem, copy, matmul and reduce). At
- * most WARM_MAX of each, nearest the default first, where the search
- * starts: with 256 (a follower's index-order floor), matmul's first size
- * still compiled 40 modules for its 50 evaluations and waited 2.2 s for
- * them (H100 default run, 2026-11-26 evening), while the workers had been
- * idle through most of constmem's and copy's 10 s before it. */
-#define WARM_MAX 2048
+ * NVRTC at the first sizes of constmem, copy, matmul and reduce). A
+ * follower's next pool starts on at most ATUNE__POOL_FOLLOW_FLOOR of its
+ * list, and no more of it is warmed: those nearest the default, where the
+ * search starts. Warming up to 2048 of each instead spent the idle
+ * workers on all of copy's list before matmul's: matmul's first size
+ * found 137-148 of its modules warmed instead of 194 and waited 5.7-5.9 s
+ * for NVRTC instead of 2.2 (H100 default runs, NVRTC's cache cold,
+ * 2026-11-26 and 27). */
+#define WARM_MAX ATUNE__POOL_FOLLOW_FLOOR
 
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                            int i, const atune__size *size,
