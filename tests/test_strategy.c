@@ -585,9 +585,10 @@ static void test_default_finds_bowl(void **state)
  * among it. */
 typedef struct hint_ctx {
     ctx c;
-    int64_t hint[64];
-    int nhint, hints;
+    int64_t hint[64], prev[64];
+    int nhint, nprev, hints;
     int64_t hinted, evaluated;
+    int64_t cold; /* evaluations in neither of the last two hints */
     int valid_only; /* every hinted index is valid and not evaluated */
 } hint_ctx;
 
@@ -600,6 +601,8 @@ static void hint_cb(void *p, const int64_t *idx, int n)
     for (int i = 0; i < n; i++)
         if (!h->c.s->valid[idx[i]] || h->c.seen[idx[i]])
             h->valid_only = 0;
+    memcpy(h->prev, h->hint, (size_t)h->nhint * sizeof(*idx));
+    h->nprev = h->nhint;
     memcpy(h->hint, idx, (size_t)n * sizeof(*idx));
     h->nhint = n;
 }
@@ -614,17 +617,27 @@ static int hint_eval(void *p, int64_t idx, double *time_ns, double *spread_ns,
             h->hinted++;
             break;
         }
+    {
+        int any = 0;
+        for (int i = 0; i < h->nhint; i++)
+            any |= h->hint[i] == idx;
+        for (int i = 0; i < h->nprev; i++)
+            any |= h->prev[i] == idx;
+        h->cold += !any;
+    }
     h->evaluated++;
     return eval_cb(&h->c, idx, time_ns, spread_ns, err);
 }
 
 /* The default strategy tells what it proposes next (the compile pool
  * compiles those first, tune.c): only valid, unevaluated configurations,
- * and the next evaluation is usually among them. Strategies that do
+ * and the next evaluation is usually among them, or among the hint
+ * before. Strategies that do
  * not know their next steps give no hint; a search without the callback
  * is the same search. */
 static void test_prefetch_hints(void **state)
 {
+    int64_t cold = 0, evaluated = 0;
     space s;
 
     (void)state;
@@ -647,6 +660,8 @@ static void test_prefetch_hints(void **state)
         /* Jumps (the start, perturbations, restarts) are not hinted: 75-84%
          * of the evaluations were, over these seeds. */
         assert_true(h.hinted >= 0.6 * (double)h.evaluated);
+        cold += h.cold;
+        evaluated += h.evaluated;
         spec.prefetch = NULL;
         ctx_init(&c, &s);
         assert_int_equal(atune__search(&spec, eval_cb, NULL, &c, &plain, &err),
@@ -657,6 +672,11 @@ static void test_prefetch_hints(void **state)
         ctx_free(&c);
         ctx_free(&h.c);
     }
+    /* A move's new neighbourhood was hinted before the move (the
+     * neighbours of the next candidates): what neither of the last two
+     * hints named is mostly jumps. 31 of 214 evaluations over these seeds;
+     * 43 with the neighbourhood alone. */
+    assert_true(cold <= 0.16 * (double)evaluated);
     {
         atune__search_spec spec = {.m = s.m, .valid = s.valid,
                                    .strategy = "random", .budget = 20,
