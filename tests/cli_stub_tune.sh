@@ -52,6 +52,11 @@ n=$(awk -F'\t' '/^copy/ && $10 != "final"' p1/$slug.journal | wc -l)
 [ "$n" -eq 12 ] && ok || ko "journal: $n search records for --budget 12"
 grep -q '"evaluations": 12' out.json && ok || ko "JSON does not say 12 evaluations"
 grep -q "uuid=GPU-5a5a5a5a" p1/$slug.journal && ok || ko "journal run line has no UUID"
+# The template whose source is over twice any other's (matmul) is tuned
+# last, the others in name order (tune_pools.c, atune__tune_order).
+"$bin" tune --size large --budget 1 -p p1o -q >/dev/null 2>&1
+order=$(sed -n 's/^# size: \([a-z]*\) .*/\1/p' p1o/$slug.journal | uniq | tr '\n' ' ')
+[ "$order" = "constmem copy reduce saxpy matmul " ] && ok || ko "templates tuned in the order '$order'"
 
 # --- resume after SIGKILL: nothing measured twice --------------------------
 export ATUNE_STUB_DELAY_US=1500

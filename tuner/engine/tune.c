@@ -677,9 +677,9 @@ static int make_dir(const char *dir, atune__err *err)
                        strerror(errno));
 }
 
-int atune__tune(atune__device *d, const atune__templates *t,
-                const atune__tune_opts *o, atune__tune_run *run,
-                atune__err *err)
+static int tune_all(atune__device *d, const atune__templates *t,
+                    const atune__tune_opts *o, atune__tune_run *run,
+                    atune__err *err)
 {
     run_state rs = {0};
     atune__valid_set *lists = NULL; /* each template's pool_list */
@@ -776,5 +776,18 @@ int atune__tune(atune__device *d, const atune__templates *t,
     }
     atune__journal_close(rs.j);
     atune__resume_free(rs.resume);
+    return rc;
+}
+
+int atune__tune(atune__device *d, const atune__templates *t,
+                const atune__tune_opts *o, atune__tune_run *run,
+                atune__err *err)
+{
+    atune__templates ord = {0};
+    int rc = atune__tune_order(t, &ord, err);
+
+    if (!rc)
+        rc = tune_all(d, &ord, o, run, err);
+    free(ord.m);
     return rc;
 }

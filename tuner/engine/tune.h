@@ -67,6 +67,13 @@ int atune__tune_pool_list(atune__device *d, const atune__manifest *m,
                           const struct atune__resume *r,
                           struct atune__valid_set *any, atune__err *err);
 
+/* The order a run tunes t's templates in, into out (out->m allocated;
+ * the manifests are t's): t's, but one whose source is at least twice as
+ * long as any other's last, so that the compile pool warms its modules
+ * while the others are tuned (tune_pools.c says why). */
+int atune__tune_order(const atune__templates *t, atune__templates *out,
+                      atune__err *err);
+
 /* Starts the pool of template i of t on lists[i] (following the search
  * where the strategy hints), with the templates after it to warm (each
  * at its first size when its names read the size). size: the size the
