@@ -1,7 +1,8 @@
-/* tune_pools.c -- the compile pools of a tuning run: which
- * configurations each template's pool is given, and which configurations
- * of the templates after it the pool compiles into the module cache while
- * its workers are idle (compile.h, atune__pool_warm). */
+/* tune_pools.c -- the compile pools of a tuning run: the order its
+ * templates are tuned in, which configurations each template's pool is
+ * given, and which configurations of the templates after it the pool
+ * compiles into the module cache while its workers are idle (compile.h,
+ * atune__pool_warm). */
 #include <stdlib.h>
 #include <string.h>
 
