@@ -182,11 +182,11 @@ static int64_t *nearest_default(const atune__manifest *m,
  * NVRTC at the first sizes of constmem, copy, matmul and reduce). A
  * follower's next pool starts on at most ATUNE__POOL_FOLLOW_FLOOR of its
  * list, and no more of it is warmed: those nearest the default, where the
- * search starts. Warming up to 2048 of each instead spent the idle
- * workers on all of copy's list before matmul's: matmul's first size
- * found 137-148 of its modules warmed instead of 194 and waited 5.7-5.9 s
- * for NVRTC instead of 2.2 (H100 default runs, NVRTC's cache cold,
- * 2026-11-26 and 27). */
+ * search starts. In name order, warming 2048 of each took the default
+ * run from 42.9 s to 40.2-41.1 s (one H100, both caches cold, 2026-11-27;
+ * most of it at reduce's first size); matmul tuned last
+ * (atune__tune_order) took it to 38.3-39.2 s with 256, and the two
+ * together were not measured. */
 #define WARM_MAX ATUNE__POOL_FOLLOW_FLOOR
 
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
