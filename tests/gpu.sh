@@ -95,7 +95,6 @@ prewarm() {
   [ "${PREWARM:-1}" = 0 ] && return 0
   local c n
   c=$(mktemp -d) n=$(mktemp -d)
-  # shellcheck disable=SC2086
   CUDA_CACHE_PATH=$n ATUNE_CACHE_DIR=$c "$build/autotune" check --budget 1 "$@" >/dev/null 2>&1
   echo "machine warmed: autotune check --budget 1 $* (untimed, its caches discarded)" | tee -a "$log"
   rm -rf "$c" "$n"
@@ -201,7 +200,7 @@ if has cold; then
   cp /tmp/atune-cold/*.journal "$OUT/cold.journal" 2>/dev/null
   python3 "$root/tests/bench/compile_split.py" "$OUT/cold.json" 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  rm -rf "$cache"
+  rm -rf "$cache" "$nvcache"
 fi
 kargs=()
 [ -n "$KERNELS" ] && kargs=(--kernel "$KERNELS")

@@ -611,20 +611,14 @@ static int hint_eval(void *p, int64_t idx, double *time_ns, double *spread_ns,
                      atune__err *err)
 {
     hint_ctx *h = p;
+    int in_hint = 0, in_prev = 0;
 
     for (int i = 0; i < h->nhint; i++)
-        if (h->hint[i] == idx) {
-            h->hinted++;
-            break;
-        }
-    {
-        int any = 0;
-        for (int i = 0; i < h->nhint; i++)
-            any |= h->hint[i] == idx;
-        for (int i = 0; i < h->nprev; i++)
-            any |= h->prev[i] == idx;
-        h->cold += !any;
-    }
+        in_hint |= h->hint[i] == idx;
+    for (int i = 0; i < h->nprev; i++)
+        in_prev |= h->prev[i] == idx;
+    h->hinted += in_hint;
+    h->cold += !in_hint && !in_prev;
     h->evaluated++;
     return eval_cb(&h->c, idx, time_ns, spread_ns, err);
 }

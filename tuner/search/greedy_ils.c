@@ -181,11 +181,11 @@ static void ils_tell(void *st, atune__search_state *s, int64_t pos, double t,
 
 /* The rest of the neighbourhood being climbed, in the order it is asked,
  * then the one-step neighbours of its next NEXT_CENTRES candidates: where
- * the climb goes first when one of those wins. A move made every next ask a compile
- * the workers had not started: with NVRTC's own cache cold, the default
- * run of copy at 2^28 waited 3.6 of its 4.2 s for NVRTC and took longer
- * than brute force, whose workers compile ahead in index order (H100,
- * 2026-11-27). */
+ * the climb goes first when one of those wins. Without them a move made
+ * every next ask a compile the workers had not started: with NVRTC's own
+ * cache cold, the default run of copy at 2^28 waited 3.6 of its 4.2 s for
+ * NVRTC and took longer than brute force, whose workers compile ahead in
+ * index order (H100, 2026-11-27). */
 enum { NEXT_CENTRES = 4 };
 
 static int ils_upcoming(void *st, const atune__search_state *s, int64_t *out,
