@@ -25,7 +25,11 @@
  * most 0.20, with the CLI's seed and as means over the seeds; and that a
  * compile pool following the default search's hints (the first --window
  * of each) would compile at most 2 modules per evaluation on average
- * (issue 34).
+ * (issue 34), and that on the spaces the pool paces (longer than
+ * ATUNE__POOL_FOLLOW_WHOLE) the timed model of the pool (compile_model.h,
+ * 0.1 s a compile and an evaluation, 16 workers) waits at most a quarter
+ * of the wall time and starts at most 2 modules per evaluation.
+ * --pipeline COMPILE_S,EVAL_S,WORKERS runs that model with --defaults.
  * --defaults prints only the default settings' table and summary, and
  * how many modules per evaluation a compile pool following the search's
  * hints would make when it compiles the first --window (default 4)
@@ -56,6 +60,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compile_model.h"
+#include "engine/compile.h"
 #include "engine/journal.h"
 #include "engine/simulate.h"
 #include "search/strategy.h"
@@ -348,11 +354,35 @@ static const char *default_strategy; /* --strategies with --defaults */
 /* What the hints reached (total entries), for prefetch_mark. */
 static unsigned char *hinted;
 
+/* --pipeline: the timed model of the compile pool (compile_model.h),
+ * and what it made of the replays: sums over runs. */
+static cmodel_opts pipe_opts;
+static cmodel *pipe_model;
+static struct {
+    double wait_share, worst_share, modules;
+    int runs;
+    /* of spaces longer than ATUNE__POOL_FOLLOW_WHOLE (the pool paces) */
+    double long_wait, long_modules;
+    int long_runs;
+} ptot;
+
+/* --check: issue 34 on the model, compiles as long as evaluations. */
+#define CHECK_PIPELINE_WAIT 0.25
+
 static void prefetch_mark(void *ctx, const int64_t *idx, int n)
 {
     (void)ctx;
     for (int i = 0; i < n && i < prefetch_window; i++)
         hinted[idx[i]] = 1;
+    if (pipe_model)
+        cmodel_hint(pipe_model, idx, n);
+}
+
+static int pipe_eval(void *ctx, int64_t idx, double *time_ns,
+                     double *spread_ns, atune__err *err)
+{
+    cmodel_eval(pipe_model, idx);
+    return atune__sim_eval(ctx, idx, time_ns, spread_ns, err);
 }
 
 static int default_once(atune__sim *sim, uint64_t seed, double *frac,
@@ -373,8 +403,32 @@ static int default_once(atune__sim *sim, uint64_t seed, double *frac,
     free(hinted);
     if (!(hinted = atune__calloc((size_t)sim->total, 1)))
         return ATUNE__EOSERR;
-    rc = atune__search(&spec, atune__sim_eval, atune__sim_remeasure, sim, &res,
-                       &err);
+    if (pipe_opts.workers > 0 &&
+        !(pipe_model = cmodel_open(&pipe_opts, sim->total, sim->valid)))
+        return ATUNE__EOSERR;
+    rc = atune__search(&spec, pipe_model ? pipe_eval : atune__sim_eval,
+                       atune__sim_remeasure, sim, &res, &err);
+    if (pipe_model) {
+        double wall, wait;
+        int64_t started;
+        cmodel_totals(pipe_model, &wall, &wait, &started);
+        if (wall > 0) {
+            ptot.wait_share += wait / wall;
+            if (wait / wall > ptot.worst_share)
+                ptot.worst_share = wait / wall;
+        }
+        if (res.evaluations > 0)
+            ptot.modules += (double)started / (double)res.evaluations;
+        ptot.runs++;
+        if (sim->space > ATUNE__POOL_FOLLOW_WHOLE && wall > 0 &&
+            res.evaluations > 0) {
+            ptot.long_wait += wait / wall;
+            ptot.long_modules += (double)started / (double)res.evaluations;
+            ptot.long_runs++;
+        }
+        cmodel_close(pipe_model);
+        pipe_model = NULL;
+    }
     if (!rc && res.evaluations != sim->evaluations)
         rc = atune__fail(
             &err, ATUNE__ESOFTWARE, "%lld evaluations reported, %lld made",
@@ -477,8 +531,34 @@ static void default_summary(const opts *o)
     printf("A compile pool following the hints (window %d) would make %.2f "
            "modules per evaluation on average, at most %.2f in one run\n",
            prefetch_window, dtot.compiled / dtot.n, dtot.worst_compiled);
+    if (ptot.runs > 0)
+        printf("The timed pool model (%.2f s a compile on %d workers, %.3f s "
+               "an evaluation) waits for NVRTC %.1f%% of the wall time on "
+               "average, %.1f%% at most in one run, and starts %.2f modules "
+               "per evaluation\n",
+               pipe_opts.compile_s, pipe_opts.workers, pipe_opts.eval_s,
+               100 * ptot.wait_share / ptot.runs, 100 * ptot.worst_share,
+               ptot.modules / ptot.runs);
+    if (ptot.long_runs > 0)
+        printf("On the spaces of more than %d configurations: %.1f%% "
+               "waiting, %.3f modules per evaluation\n",
+               ATUNE__POOL_FOLLOW_WHOLE,
+               100 * ptot.long_wait / ptot.long_runs,
+               ptot.long_modules / ptot.long_runs);
     if (!o->check)
         return;
+    /* Issue 34 on the model: a long space's cold search waits at most a
+     * quarter of its time and compiles at most twice what it evaluates. */
+    if (ptot.long_runs > 0 &&
+        (ptot.long_wait / ptot.long_runs > CHECK_PIPELINE_WAIT ||
+         ptot.long_modules / ptot.long_runs > 2)) {
+        printf("FAIL: the timed pool model waits %.1f%% and starts %.2f "
+               "modules per evaluation on the long spaces, want <= %.0f%% "
+               "and <= 2\n",
+               100 * ptot.long_wait / ptot.long_runs,
+               ptot.long_modules / ptot.long_runs, 100 * CHECK_PIPELINE_WAIT);
+        failures++;
+    }
     if (f < DEFAULT_FRACTION || mf < DEFAULT_FRACTION) {
         printf("FAIL: the default settings reach %.2f%% (CLI seed) / %.2f%% "
                "(mean over seeds) of the optimum on average, want >= "
@@ -671,6 +751,7 @@ static int usage(void)
 {
     fputs("usage: eval_strategies [--check | --defaults | --heldout]\n"
           "                       [--seeds N] [--window W]\n"
+          "                       [--pipeline COMPILE_S,EVAL_S,WORKERS]\n"
           "                       [--strategies a,b]\n"
           "                       [--budgets 5,10,20,50] [--templates DIR]\n"
           "                       [JOURNAL|DIR]...\n",
@@ -687,6 +768,10 @@ static int parse(int argc, char **argv, opts *o)
         int last = i + 1 == argc;
         if (strcmp(a, "--check") == 0) {
             o->check = 1;
+            if (pipe_opts.workers == 0)
+                pipe_opts = (cmodel_opts){.compile_s = 0.1, .eval_s = 0.1,
+                                          .workers = 16, .window = 16,
+                                          .floor = ATUNE__POOL_FOLLOW_FLOOR};
         } else if (strcmp(a, "--seeds") == 0 && !last) {
             o->seeds = atoi(argv[++i]);
             if (o->seeds < 1 || o->seeds > 100000)
@@ -703,6 +788,15 @@ static int parse(int argc, char **argv, opts *o)
             prefetch_window = atoi(argv[++i]);
             if (prefetch_window < 0 || prefetch_window > 64)
                 return usage();
+        } else if (strcmp(a, "--pipeline") == 0 && !last) {
+            /* COMPILE_S,EVAL_S,WORKERS: compile_model.h */
+            if (sscanf(argv[++i], "%lf,%lf,%d", &pipe_opts.compile_s,
+                       &pipe_opts.eval_s, &pipe_opts.workers) != 3 ||
+                !(pipe_opts.compile_s > 0) || !(pipe_opts.eval_s > 0) ||
+                pipe_opts.workers < 1 || pipe_opts.workers > 64)
+                return usage();
+            pipe_opts.window = pipe_opts.workers;
+            pipe_opts.floor = ATUNE__POOL_FOLLOW_FLOOR;
         } else if (strcmp(a, "--heldout") == 0) {
             o->defaults = o->heldout = 1;
             if (o->seeds == 50)

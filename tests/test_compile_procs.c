@@ -361,6 +361,64 @@ static void test_follow_budget(void **state)
     atune__procs_stop(ps);
 }
 
+/* A follower of a long list (more than ATUNE__POOL_FOLLOW_WHOLE /
+ * ATUNE__POOL_FOLLOW_FLOOR times its floor) spends its floor only
+ * ATUNE__POOL_FOLLOW_AHEAD compiles ahead of the configurations asked
+ * for, on the hints, never in index order; a configuration asked for
+ * again does not grow the budget. */
+static void test_follow_paced(void **state)
+{
+    enum { ALL = 630, FLOOR = 64, HINTS = 20 };
+    const atune__manifest *m;
+    const char *names[1];
+    int64_t index[ALL], hint[HINTS], compiled = 0, cached = 0;
+    atune__procs *ps = NULL;
+    atune__pool *pool = NULL;
+    const atune__cubin *got;
+    const char *cerr;
+    atune__err err;
+    const int64_t ahead = 1 + ATUNE__POOL_FOLLOW_AHEAD;
+
+    (void)state;
+    load(NULL, "copy");
+    m = t.m[0];
+    names[0] = m->kernel;
+    assert_int_equal(atune__space_size(m), ALL);
+    assert_true(ALL > ATUNE__POOL_FOLLOW_WHOLE / ATUNE__POOL_FOLLOW_FLOOR * FLOOR);
+    for (int i = 0; i < ALL; i++)
+        index[i] = i;
+    assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
+    /* Two workers may take a job in index order before the follow. */
+    assert_int_equal(atune__pool_start(m, NULL, "sm_90", names, 1, index, ALL,
+                                       0, NULL, ps, &pool, &err),
+                     0);
+    atune__pool_follow(pool, 0, FLOOR);
+    for (int i = 0; i < HINTS; i++)
+        hint[i] = index[100 + i];
+    atune__pool_prefetch(pool, hint, HINTS);
+    assert_int_equal(atune__pool_get(pool, index[100], &got, &cerr, &err), 0);
+    assert_non_null(got);
+    for (int i = 0; i < 600 && compiled < ahead; i++) {
+        nap(50);
+        atune__pool_counts(pool, &compiled, &cached);
+    }
+    assert_true(compiled >= ahead);
+    nap(500);
+    atune__pool_counts(pool, &compiled, &cached);
+    assert_true(compiled <= ahead + 2);
+    /* The same configuration again: the budget stays. */
+    {
+        int64_t before = compiled;
+        assert_int_equal(atune__pool_get(pool, index[100], &got, &cerr, &err),
+                         0);
+        nap(500);
+        atune__pool_counts(pool, &compiled, &cached);
+        assert_int_equal(compiled, before);
+    }
+    atune__pool_free(pool);
+    atune__procs_stop(ps);
+}
+
 /* Workers left idle by a follower compile the next template's
  * configurations into the module cache: that template's pool then gets
  * every module from the cache. Without a cache nothing is warmed. */
@@ -449,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_cache_counts),
         cmocka_unit_test(test_follow),
         cmocka_unit_test(test_follow_budget),
+        cmocka_unit_test(test_follow_paced),
         cmocka_unit_test(test_warm),
         cmocka_unit_test(test_children_reaped),
         cmocka_unit_test(test_time_limit),

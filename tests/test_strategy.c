@@ -651,9 +651,12 @@ static void test_prefetch_hints(void **state)
                          0);
         assert_true(h.hints > 0);
         assert_true(h.valid_only);
-        /* Jumps (the start, perturbations, restarts) are not hinted: 75-84%
-         * of the evaluations were, over these seeds. */
-        assert_true(h.hinted >= 0.6 * (double)h.evaluated);
+        /* What the climb asks after a loss or after one win is known
+         * (greedy_ils's ils_upcoming); the start and restarts are not:
+         * 87-90% of the evaluations were hinted, over these seeds (75-84%
+         * when the hints were the rest of the neighbourhood and the
+         * neighbours of the next candidates). */
+        assert_true(h.hinted >= 0.85 * (double)h.evaluated);
         cold += h.cold;
         evaluated += h.evaluated;
         spec.prefetch = NULL;
@@ -666,11 +669,10 @@ static void test_prefetch_hints(void **state)
         ctx_free(&c);
         ctx_free(&h.c);
     }
-    /* A move's new neighbourhood was hinted before the move (the
-     * neighbours of the next candidates): what neither of the last two
-     * hints named is mostly jumps. 31 of 214 evaluations over these seeds;
-     * 43 with the neighbourhood alone. */
-    assert_true(cold <= 0.16 * (double)evaluated);
+    /* What neither of the last two hints named: 18 of 214 evaluations
+     * over these seeds; 31 with the neighbours of the next candidates in
+     * index order, 43 with the neighbourhood alone. */
+    assert_true(cold <= 0.10 * (double)evaluated);
     {
         atune__search_spec spec = {.m = s.m, .valid = s.valid,
                                    .strategy = "random", .budget = 20,

@@ -31,7 +31,8 @@
  * matmul 20.8 s of 22 s at 4096^3, the compiles held to twice its
  * requests): a space of up to FOLLOW_FLOOR configurations is compiled
  * whole from the start, as brute force does, and a larger one at most
- * twice what its search evaluates. */
+ * twice what its search evaluates, or FOLLOW_FLOOR (within_budget says
+ * how that is spent). */
 #define DEFAULT_WINDOW 4
 #define FOLLOW_FLOOR ATUNE__POOL_FOLLOW_FLOOR
 #define MAX_WARM 64
@@ -62,6 +63,7 @@ typedef struct job {
     int released;           /* released by the consumer */
     int keyed;              /* key computed (twin_of) */
     int freed;              /* its result is gone (released, refs 0) */
+    int asked;              /* atune__pool_get asked for it */
     int64_t idx;
     int state;
     atune__cubin cubin;
@@ -205,6 +207,36 @@ static int takeable(atune__pool *p, job *jb)
            (p->in_order || !((o = twin_of(p, jb)) && o->state == RUNNING));
 }
 
+/* Whether a follower spends its floor at once and then compiles its list
+ * in index order: when the floor covers at least an eighth of the list
+ * (ATUNE__POOL_FOLLOW_WHOLE), a short search then finds most of what it
+ * asks for compiled. The built-in default run (lists of 315-1890) took
+ * 34.2-36.4 s so, 39.4-40.8 s paced (H200, both caches cold, 2026-11-27). */
+static int whole(const atune__pool *p)
+{
+    return p->n <= (int64_t)ATUNE__POOL_FOLLOW_WHOLE / FOLLOW_FLOOR * p->floor;
+}
+
+/* A follower's budget: twice the configurations asked for, or its floor.
+ * A longer list spends the floor at most ATUNE__POOL_FOLLOW_AHEAD
+ * compiles ahead of the requests. Spent at once, on the hints of the
+ * first evaluations and then in index order, it left the search nothing
+ * to compile ahead with until its requests had caught up (128
+ * evaluations), and each ask in between waited for a whole compile: the
+ * benchmark hub's dedispersion (11130 configurations) waited 25.4% of its
+ * cold run for NVRTC so, 12.9-14.3% paced with the hints of greedy_ils.c
+ * (H200, 2026-11-27); tests/eval_strategies --pipeline shows the same on
+ * the design spaces (34% and 21%, compiles as long as evaluations). */
+static int within_budget(const atune__pool *p)
+{
+    if (p->started < 2 * p->requests)
+        return 1;
+    if (whole(p))
+        return p->started < p->floor;
+    return p->started < p->floor &&
+           p->started < p->requests + ATUNE__POOL_FOLLOW_AHEAD;
+}
+
 /* The next job: one a consumer waits for, else one wanted soon, else the
  * next in order. Called with the lock held; NULL when there is none left. */
 static job *next_job(atune__pool *p)
@@ -214,10 +246,7 @@ static job *next_job(atune__pool *p)
         if (jb->state == PENDING)
             return jb;
     }
-    /* A follower compiles ahead only within its budget (DEFAULT_WINDOW),
-     * and in index order only while the search runs. */
-    if (!p->in_order && p->floor >= 0 && p->started >= 2 * p->requests &&
-        p->started >= p->floor)
+    if (!p->in_order && p->floor >= 0 && !within_budget(p))
         return NULL;
     while (p->isoon < p->nsoon && (p->in_order || p->isoon < p->window)) {
         job *jb = p->soon[p->isoon++];
@@ -232,7 +261,7 @@ static job *next_job(atune__pool *p)
         if (takeable(p, jb))
             return jb;
     }
-    while ((p->in_order || (p->nsoon > 0 && p->floor >= 0)) &&
+    while ((p->in_order || (p->nsoon > 0 && p->floor >= 0 && whole(p))) &&
            p->next < p->n) {
         job *jb = &p->jobs[p->next++];
         if (takeable(p, jb))
@@ -493,12 +522,17 @@ int atune__pool_get(atune__pool *p, int64_t idx, const atune__cubin **cubin,
     *cubin = NULL;
     *error = NULL;
     pthread_mutex_lock(&p->lock);
-    p->requests++;
-    if (!p->in_order)
-        pthread_cond_broadcast(&p->work); /* the budget grew */
     if (!(jb = find(p, idx)) && !(jb = extra_job(p, idx))) {
         pthread_mutex_unlock(&p->lock);
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    /* The budget counts configurations, not gets: a winner verified after
+     * its race, or re-timed by the final pick, is asked for again. */
+    if (!jb->asked) {
+        jb->asked = 1;
+        p->requests++;
+        if (!p->in_order)
+            pthread_cond_broadcast(&p->work); /* the budget grew */
     }
     /* A search that jumps around the space should not wait for the
      * workers to reach its configuration in index order: the next free

@@ -13,8 +13,14 @@
 
 typedef struct atune__pool atune__pool;
 
-/* A follower's index-order budget at least (atune__pool_follow). */
+/* A follower's budget at least (atune__pool_follow); the longest list
+ * that spends it at once and goes on in index order (longer lists spend
+ * it at most FOLLOW_AHEAD compiles ahead of the configurations asked for;
+ * compile.c's within_budget says why). tests/compile_model.c models the
+ * same rules. */
 #define ATUNE__POOL_FOLLOW_FLOOR 256
+#define ATUNE__POOL_FOLLOW_WHOLE 2048
+#define ATUNE__POOL_FOLLOW_AHEAD 8
 
 /* Starts compiling configurations index[0..n) of m (in that order) for
  * arch on `threads` workers (0: one per core), at size when m's name

@@ -23,10 +23,14 @@
  * ended (s->restarts), which waits for ATUNE__RESTART_WAIT of them after
  * the last gain in a large space (driver.c has the rule and the numbers). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "search/technique.h"
 
 enum { ILS_PERTURB = 3, ILS_RESTART = 4, RESTART_DRAWS = 16, MAX_OPTIMA = 64 };
+/* ils_upcoming: the branches it follows, the asks it looks ahead. */
+enum { NEXT_CENTRES = 8, BRANCH_ASKS = 8, PREFETCH_DEPTH = 32, WIN_SPAN = 16 };
+#define WIN_START 0.25
 
 typedef struct ils {
     int64_t cur;
@@ -43,6 +47,9 @@ typedef struct ils {
     int fresh;      /* the climb started from a restart */
     int64_t optima[MAX_OPTIMA]; /* local optima found (a sample of them) */
     int noptima;
+    double win_rate; /* of a neighbour told (ils_tell) */
+    /* ils_upcoming's neighbourhoods: the loss path's and its branches' */
+    int64_t walk_nb[2][ATUNE__MAX_NEIGHBOURS];
 } ils;
 
 static int ils_init(void *st, atune__search_state *s)
@@ -50,6 +57,7 @@ static int ils_init(void *st, atune__search_state *s)
     ils *g = st;
 
     (void)s;
+    g->win_rate = WIN_START;
     g->cur = g->home = -1;
     g->cur_t = g->home_t = INFINITY;
     g->starting = 1;
@@ -173,34 +181,203 @@ static void ils_tell(void *st, atune__search_state *s, int64_t pos, double t,
 {
     ils *g = st;
 
+    /* How often a neighbour wins, for ils_upcoming: a moving average over
+     * about WIN_SPAN evaluations of the climbs. */
+    if (!g->starting && how == ATUNE__TOLD_NEW && g->cur >= 0)
+        g->win_rate += ((t < g->cur_t) - g->win_rate) / WIN_SPAN;
     if (g->starting || how == ATUNE__TOLD_JUMP || g->cur < 0 || t < g->cur_t) {
         g->starting = 0;
         ils_move(g, s, pos, t);
     }
 }
 
-/* The rest of the neighbourhood being climbed, in the order it is asked,
- * then the one-step neighbours of its next NEXT_CENTRES candidates: where
- * the climb goes first when one of those wins. Without them a move made
- * every next ask a compile the workers had not started: with NVRTC's own
- * cache cold, the default run of copy at 2^28 waited 3.6 of its 4.2 s for
- * NVRTC and took longer than brute force, whose workers compile ahead in
- * index order (H100, 2026-11-27). */
-enum { NEXT_CENTRES = 4 };
+/* ---- what the search will ask next (the compile pool's hints) ----------
+ *
+ * With NVRTC's own cache cold, the default run of copy at 2^28 waited 3.6
+ * of its 4.2 s for NVRTC when only the rest of the neighbourhood was
+ * hinted: every move made the next ask a compile nobody had begun (H100,
+ * 2026-11-27). The pool may start at most twice as many compiles as the
+ * search evaluates, so the hints must name what is needed first. The
+ * search is a pure function of its generator and the times it is told,
+ * and a tell that loses changes nothing: the asks that follow if nothing
+ * wins (the loss path: the rest of the neighbourhood, then the
+ * perturbation and its neighbourhood) and those after one win (a branch:
+ * the winner's neighbourhood, in the order a copy of the generator
+ * shuffles it) are known exactly. The hints are those asks, most likely
+ * first: the loss path's d-th with chance (1 - w)^d, a branch's, w times
+ * the chance of its winner, with w how often a neighbour has won lately.
+ * Replayed on the design spaces with the pool's rules
+ * (tests/eval_strategies --pipeline 0.1,0.1,16: compiles as long as
+ * evaluations), the search waited 23.1% of its time with the earlier
+ * hints and 21.0% with these, at 2 modules per evaluation. */
+
+/* A copy of a climb's state, walked without measuring. */
+typedef struct walk {
+    atune__rng r;
+    const int64_t *nb;
+    int nnb, inb;
+    int64_t *own; /* a neighbourhood after a move */
+    int64_t cur, home;
+    double cur_t, home_t;
+    int stale, restarting;
+} walk;
+
+static void walk_from(walk *w, const ils *g, const atune__search_state *s,
+                      int64_t *own)
+{
+    w->r = s->r;
+    w->nb = g->nb;
+    w->nnb = g->nnb;
+    w->inb = g->inb;
+    w->own = own;
+    w->cur = g->cur;
+    w->cur_t = g->cur_t;
+    w->home = g->home;
+    w->home_t = g->home_t;
+    w->stale = g->stale;
+    w->restarting = g->restarting;
+}
+
+/* The climb moves to pos (told t). */
+static void walk_move(walk *w, const atune__search_state *s, int64_t pos,
+                      double t)
+{
+    w->cur = pos;
+    w->cur_t = t;
+    w->nnb = atune__neighbourhood_r(s, &w->r, pos, w->own);
+    w->nb = w->own;
+    w->inb = 0;
+}
+
+/* A branch: the one-step neighbours of pos in the order its climb asks
+ * them (the shuffle that atune__neighbourhood_r draws first), and nothing
+ * after them: the rest are asked too late to matter. */
+static void walk_branch(walk *w, const atune__search_state *s, int64_t pos)
+{
+    w->cur = pos;
+    w->cur_t = -INFINITY;
+    w->nnb = atune__adjacent(s, pos, w->own);
+    atune__rng_shuffle(&w->r, w->own, w->nnb);
+    w->nb = w->own;
+    w->inb = 0;
+    w->home = -2; /* the walk ends with the neighbours (walk_next) */
+}
+
+/* The next ask when nothing told since wins: ils_ask without the
+ * ils_restart rules (its two-parameter moves and restarts end the walk),
+ * and the perturbation's target moved to, as its tell will. -1 where it
+ * cannot be known (a restart draws from what has been evaluated by then).
+ * *branch: a configuration whose win would change the path. */
+static int64_t walk_next(walk *w, const atune__search_state *s, int *branch)
+{
+    int64_t pos;
+
+    *branch = 0;
+    if (w->inb < w->nnb) {
+        *branch = 1;
+        return w->nb[w->inb++];
+    }
+    if (w->restarting || w->home == -2)
+        return -1;
+    if (w->home < 0 || w->cur_t < w->home_t) {
+        w->home = w->cur;
+        w->home_t = w->cur_t;
+        w->stale = 0;
+    } else if (++w->stale >= ILS_RESTART) {
+        return -1;
+    }
+    pos = w->home;
+    for (int i = 0; i < ILS_PERTURB; i++) {
+        int64_t nb[2 * ATUNE__MAX_PARAMS];
+        int n = atune__adjacent(s, pos, nb);
+        if (n == 0)
+            break;
+        pos = nb[atune__rng_below(&w->r, n)];
+    }
+    walk_move(w, s, pos, INFINITY);
+    return pos;
+}
+
+/* The next configuration of the walk that costs an evaluation: not
+ * evaluated, and not one of the loss path's first `upto` (evaluated by the
+ * time a branch from there is taken). */
+static int64_t walk_new(walk *w, const atune__search_state *s,
+                        const int64_t *path, int upto, int *branch)
+{
+    for (int guard = 0; guard < ATUNE__MAX_NEIGHBOURS; guard++) {
+        int64_t pos = walk_next(w, s, branch);
+        int seen = 0;
+        if (pos < 0)
+            return -1;
+        for (int i = 0; i < upto && !seen; i++)
+            seen = path[i] == pos;
+        if (!s->done[pos] && !seen)
+            return pos;
+    }
+    return -1;
+}
+
+typedef struct hint {
+    int64_t pos;
+    double p;  /* the chance that the search asks for it */
+    int depth; /* evaluations before it is asked, when it is */
+} hint;
+
+static int by_chance(const void *a, const void *b)
+{
+    const hint *x = a, *y = b;
+
+    if (x->p != y->p)
+        return x->p > y->p ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
 
 static int ils_upcoming(void *st, const atune__search_state *s, int64_t *out,
                         int max)
 {
-    const ils *g = st;
-    int n = 0;
+    ils *g = st;
+    walk loss, br;
+    int64_t path[PREFETCH_DEPTH];
+    hint h[PREFETCH_DEPTH + NEXT_CENTRES * BRANCH_ASKS];
+    int npath = 0, nbr = 0, nh = 0, n = 0;
+    double w = g->win_rate, stay = 1;
 
-    for (int i = g->inb; i < g->nnb && n < max; i++)
-        out[n++] = g->nb[i];
-    for (int i = g->inb; i < g->nnb && i < g->inb + NEXT_CENTRES; i++) {
-        int64_t adj[2 * ATUNE__MAX_PARAMS];
-        int na = atune__adjacent(s, g->nb[i], adj);
-        for (int k = 0; k < na && n < max; k++)
-            out[n++] = adj[k];
+    if (g->cur < 0)
+        return 0;
+    walk_from(&loss, g, s, g->walk_nb[0]);
+    /* The loss path: at depth d with chance (1 - w)^d. A win at a
+     * neighbour of depth d starts a branch: its k-th ask at depth d + 1 +
+     * k, with chance (1 - w)^d w (1 - w)^k. */
+    while (npath < PREFETCH_DEPTH) {
+        int branch;
+        int64_t pos = walk_new(&loss, s, path, npath, &branch);
+        if (pos < 0)
+            break;
+        path[npath] = pos;
+        h[nh++] = (hint){pos, stay, npath};
+        if (branch && nbr < NEXT_CENTRES) {
+            double q = stay * w;
+            br = loss;
+            br.own = g->walk_nb[1];
+            walk_branch(&br, s, pos);
+            for (int k = 0; k < BRANCH_ASKS; k++, q *= 1 - w) {
+                int64_t b = walk_new(&br, s, path, npath + 1, &branch);
+                if (b < 0)
+                    break;
+                h[nh++] = (hint){b, q, npath + 1 + k};
+            }
+            nbr++;
+        }
+        stay *= 1 - w;
+        npath++;
+    }
+    qsort(h, (size_t)nh, sizeof(*h), by_chance);
+    for (int i = 0; i < nh && n < max; i++) {
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++)
+            dup = out[k] == h[i].pos;
+        if (!dup)
+            out[n++] = h[i].pos;
     }
     return n;
 }

@@ -123,18 +123,24 @@ int atune__adjacent(const atune__search_state *s, int64_t pos, int64_t *out)
  * GRID = 1 while behaving like the largest grids. */
 int atune__neighbourhood(atune__search_state *s, int64_t pos, int64_t *out)
 {
+    return atune__neighbourhood_r(s, &s->r, pos, out);
+}
+
+int atune__neighbourhood_r(const atune__search_state *s, atune__rng *r,
+                           int64_t pos, int64_t *out)
+{
     atune__rank c[ATUNE__MAX_PARAMS];
     const atune__rank *at = atune__coord(s, pos);
     int n = atune__adjacent(s, pos, out), near = n;
 
-    atune__rng_shuffle(&s->r, out, near);
+    atune__rng_shuffle(r, out, near);
     memcpy(c, at, (size_t)s->sp.np);
     for (int p = 0; p < s->sp.np; p++) {
-        for (int r = 0; r < s->sp.nv[p]; r++) {
+        for (int v = 0; v < s->sp.nv[p]; v++) {
             int64_t q;
             int dup = 0;
-            c[p] = (atune__rank)r;
-            if (r == at[p] || (q = atune__lookup(&s->sp, c)) < 0)
+            c[p] = (atune__rank)v;
+            if (v == at[p] || (q = atune__lookup(&s->sp, c)) < 0)
                 continue;
             for (int i = 0; i < near && !dup; i++)
                 dup = out[i] == q;
@@ -143,7 +149,7 @@ int atune__neighbourhood(atune__search_state *s, int64_t pos, int64_t *out)
         }
         c[p] = at[p];
     }
-    atune__rng_shuffle(&s->r, out + near, n - near);
+    atune__rng_shuffle(r, out + near, n - near);
     return n;
 }
 

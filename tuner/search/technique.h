@@ -154,6 +154,10 @@ enum { ATUNE__MAX_NEIGHBOURS = ATUNE__MAX_PARAMS * ATUNE__MAX_VALUES };
  * neighbours first (see space_view.c). Returns the count; out has room
  * for ATUNE__MAX_NEIGHBOURS. */
 int atune__neighbourhood(atune__search_state *s, int64_t pos, int64_t *out);
+/* The same, its random order drawn from r instead of s->r: what the
+ * search would see from a copy of its generator. */
+int atune__neighbourhood_r(const atune__search_state *s, atune__rng *r,
+                           int64_t pos, int64_t *out);
 
 /* The configurations one step away from pos in two parameters at once
  * (4 per pair of parameters, those that are valid), in random order: the
