@@ -242,13 +242,29 @@ static void nap(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* copy's first n configurations (index[i] = i) in a pool on two compile
+ * children, for the tests of a pool following a search. */
+static void copy_pool(int64_t *index, int n, atune__procs **ps,
+                      atune__pool **pool)
+{
+    const char *names[1];
+    atune__err err;
+
+    load(NULL, "copy");
+    names[0] = t.m[0]->kernel;
+    for (int i = 0; i < n; i++)
+        index[i] = i;
+    assert_int_equal(atune__procs_start(&t, NULL, 2, ps, &err), 0);
+    assert_int_equal(atune__pool_start(t.m[0], NULL, "sm_90", names, 1, index,
+                                       n, 0, NULL, *ps, pool, &err),
+                     0);
+}
+
 /* A pool following a search (atune__pool_follow) compiles what is asked
  * for and the first `window` hinted configurations, not the rest of the
  * index order, and nothing more once the hints are dropped. */
 static void test_follow(void **state)
 {
-    const atune__manifest *m;
-    const char *names[1];
     int64_t index[N], hint[4], compiled = 0, cached = 0;
     atune__procs *ps = NULL;
     atune__pool *pool = NULL;
@@ -257,15 +273,7 @@ static void test_follow(void **state)
     atune__err err;
 
     (void)state;
-    load(NULL, "copy");
-    m = t.m[0];
-    names[0] = m->kernel;
-    for (int i = 0; i < N; i++)
-        index[i] = i;
-    assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
-    assert_int_equal(atune__pool_start(m, NULL, "sm_90", names, 1, index, N, 0,
-                                       NULL, ps, &pool, &err),
-                     0);
+    copy_pool(index, N, &ps, &pool);
     /* Before this, each of the 2 workers may have taken one job in index
      * order. */
     atune__pool_follow(pool, 2, -1);
@@ -305,8 +313,6 @@ static void test_follow(void **state)
  * at most twice the configurations asked for, and stop with the search. */
 static void test_follow_budget(void **state)
 {
-    const atune__manifest *m;
-    const char *names[1];
     int64_t index[N], hint[1], compiled = 0, cached = 0;
     atune__procs *ps = NULL;
     atune__pool *pool = NULL;
@@ -315,15 +321,7 @@ static void test_follow_budget(void **state)
     atune__err err;
 
     (void)state;
-    load(NULL, "copy");
-    m = t.m[0];
-    names[0] = m->kernel;
-    for (int i = 0; i < N; i++)
-        index[i] = i;
-    assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
-    assert_int_equal(atune__pool_start(m, NULL, "sm_90", names, 1, index, N, 0,
-                                       NULL, ps, &pool, &err),
-                     0);
+    copy_pool(index, N, &ps, &pool);
     atune__pool_follow(pool, 0, 6);
     hint[0] = index[2];
     atune__pool_prefetch(pool, hint, 1);
@@ -369,8 +367,6 @@ static void test_follow_budget(void **state)
 static void test_follow_paced(void **state)
 {
     enum { ALL = 630, FLOOR = 64, HINTS = 20 };
-    const atune__manifest *m;
-    const char *names[1];
     int64_t index[ALL], hint[HINTS], compiled = 0, cached = 0;
     atune__procs *ps = NULL;
     atune__pool *pool = NULL;
@@ -380,18 +376,10 @@ static void test_follow_paced(void **state)
     const int64_t ahead = 1 + ATUNE__POOL_FOLLOW_AHEAD;
 
     (void)state;
-    load(NULL, "copy");
-    m = t.m[0];
-    names[0] = m->kernel;
-    assert_int_equal(atune__space_size(m), ALL);
     assert_true(ALL > ATUNE__POOL_FOLLOW_WHOLE / ATUNE__POOL_FOLLOW_FLOOR * FLOOR);
-    for (int i = 0; i < ALL; i++)
-        index[i] = i;
-    assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
     /* Two workers may take a job in index order before the follow. */
-    assert_int_equal(atune__pool_start(m, NULL, "sm_90", names, 1, index, ALL,
-                                       0, NULL, ps, &pool, &err),
-                     0);
+    copy_pool(index, ALL, &ps, &pool);
+    assert_int_equal(atune__space_size(t.m[0]), ALL);
     atune__pool_follow(pool, 0, FLOOR);
     for (int i = 0; i < HINTS; i++)
         hint[i] = index[100 + i];

@@ -83,18 +83,33 @@ static void ils_move(ils *g, atune__search_state *s, int64_t pos, double t)
     g->diagonal = 0;
 }
 
-static int64_t ils_perturb(ils *g, atune__search_state *s)
+/* The perturbation: a random walk of ILS_PERTURB one-step moves from
+ * pos, drawn from r (the search's generator, or ils_upcoming's copy). */
+static int64_t perturb(const atune__search_state *s, atune__rng *r,
+                       int64_t pos)
 {
-    int64_t pos = g->home;
-
     for (int i = 0; i < ILS_PERTURB; i++) {
         int64_t nb[2 * ATUNE__MAX_PARAMS];
         int n = atune__adjacent(s, pos, nb);
         if (n == 0)
             break;
-        pos = nb[atune__rng_below(&s->r, n)];
+        pos = nb[atune__rng_below(r, n)];
     }
     return pos;
+}
+
+/* A climb ended at cur: cur becomes home when it beats it; else one more
+ * stale perturbation. 1 when ILS_RESTART of them call for a restart. */
+static int settle(int64_t *home, double *home_t, int *stale, int64_t cur,
+                  double cur_t)
+{
+    if (*home < 0 || cur_t < *home_t) {
+        *home = cur;
+        *home_t = cur_t;
+        *stale = 0;
+        return 0;
+    }
+    return ++*stale >= ILS_RESTART;
 }
 
 /* Rank distance of two configurations, each parameter's scaled to 0..1. */
@@ -161,11 +176,7 @@ static int64_t ils_ask(void *st, atune__search_state *s)
             s->restarts++;
         g->fresh = 0;
     }
-    if (g->home < 0 || g->cur_t < g->home_t) {
-        g->home = g->cur;
-        g->home_t = g->cur_t;
-        g->stale = 0;
-    } else if (++g->stale >= ILS_RESTART) {
+    if (settle(&g->home, &g->home_t, &g->stale, g->cur, g->cur_t)) {
         g->home = -1;
         g->home_t = INFINITY;
         if (!g->restarting)
@@ -173,7 +184,7 @@ static int64_t ils_ask(void *st, atune__search_state *s)
         g->fresh = 1;
         return far_restart(g, s);
     }
-    return ils_perturb(g, s);
+    return perturb(s, &s->r, g->home);
 }
 
 static void ils_tell(void *st, atune__search_state *s, int64_t pos, double t,
@@ -279,21 +290,9 @@ static int64_t walk_next(walk *w, const atune__search_state *s, int *branch)
     }
     if (w->restarting || w->home == -2)
         return -1;
-    if (w->home < 0 || w->cur_t < w->home_t) {
-        w->home = w->cur;
-        w->home_t = w->cur_t;
-        w->stale = 0;
-    } else if (++w->stale >= ILS_RESTART) {
+    if (settle(&w->home, &w->home_t, &w->stale, w->cur, w->cur_t))
         return -1;
-    }
-    pos = w->home;
-    for (int i = 0; i < ILS_PERTURB; i++) {
-        int64_t nb[2 * ATUNE__MAX_PARAMS];
-        int n = atune__adjacent(s, pos, nb);
-        if (n == 0)
-            break;
-        pos = nb[atune__rng_below(&w->r, n)];
-    }
+    pos = perturb(s, &w->r, w->home);
     walk_move(w, s, pos, INFINITY);
     return pos;
 }
