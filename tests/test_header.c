@@ -131,7 +131,8 @@ static void check_line(const atune__manifest *m, const char *line,
     (*checked)++;
 }
 
-static void check_template(const atune__manifest *m)
+/* dir: the template folder (NULL: the built-in templates). */
+static void check_template(const char *dir, const atune__manifest *m)
 {
     const char *bin = getenv("ATUNE_BINARY");
     char T[64], path[4200], line[512];
@@ -143,7 +144,9 @@ static void check_template(const atune__manifest *m)
         T[i] = (char)(m->name[i] >= 'a' && m->name[i] <= 'z'
                           ? m->name[i] - 'a' + 'A'
                           : m->name[i]);
-    sh("'%s' header --kernel %s -o %s/atune_%s.h", bin, m->name, tmp, m->name);
+    sh("'%s' header %s%s%s --kernel %s -o %s/atune_%s.h", bin,
+       dir ? "--templates '" : "", dir ? dir : "", dir ? "'" : "", m->name,
+       tmp, m->name);
     snprintf(path, sizeof(path), "%s/drv_%s.c", tmp, m->name);
     write_driver(path, m->name, T);
     sh("cc -std=c17 -Wall -Wextra -Wpedantic -Werror -O1 -I%s -o %s/drv_%s "
@@ -171,7 +174,73 @@ static void test_every_builtin_template(void **state)
         fail_msg("%s", err.msg);
     assert_true(t.n >= 5);
     for (int i = 0; i < t.n; i++)
-        check_template(t.m[i]);
+        check_template(NULL, t.m[i]);
+    atune__templates_free(&t);
+}
+
+/* A size may name its variables in another order than the first size:
+ * each value goes to its own variable (the header once assigned them in
+ * the first size's order, swapping m and n below, and with them the
+ * grid). */
+static void test_size_variable_order(void **state)
+{
+    static const char cu[] =
+        "extern \"C\" __global__ void order_tuned(float *out, int m, int n)\n"
+        "{\n"
+        "    const int c = blockIdx.x * BX + threadIdx.x;\n"
+        "    const int r = blockIdx.y * 16 + threadIdx.y;\n"
+        "    if (r < m && c < n)\n"
+        "        out[r * n + c] = (float)(r - c);\n"
+        "}\n"
+        "extern \"C\" __global__ void order_ref(float *out, int m, int n)\n"
+        "{\n"
+        "    const int c = blockIdx.x * 16 + threadIdx.x;\n"
+        "    const int r = blockIdx.y * 16 + threadIdx.y;\n"
+        "    if (r < m && c < n)\n"
+        "        out[r * n + c] = (float)(r - c);\n"
+        "}\n";
+    static const char ini[] =
+        "[template]\n"
+        "kernel = order_tuned\n"
+        "reference = order_ref\n"
+        "reference_block = 16, 16\n"
+        "reference_grid = cdiv(n, 16), cdiv(m, 16)\n"
+        "metric = GB/s\n"
+        "work = 4 * m * n\n"
+        "tolerance = 0\n"
+        "[sizes]\n"
+        "first = m=300, n=20\n"
+        "second = n=500, m=10\n"
+        "third = n=m=64\n"
+        "[params]\n"
+        "BX = 16, 32\n"
+        "[launch]\n"
+        "block = BX, 16\n"
+        "grid = cdiv(n, BX), cdiv(m, 16)\n"
+        "[args]\n"
+        "out = float[m * n] output\n"
+        "m = int m\n"
+        "n = int n\n";
+    atune__templates t = {0};
+    atune__err err = {0};
+    char dir[4200], path[4300];
+    FILE *f;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/order", tmp);
+    sh("mkdir -p '%s'", dir);
+    snprintf(path, sizeof(path), "%s/order.cu", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(cu, f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(path, sizeof(path), "%s/order.ini", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(ini, f);
+    assert_int_equal(fclose(f), 0);
+    if (atune__templates_load(dir, "order", &t, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(t.m[0]->nsizes, 3);
+    check_template(dir, t.m[0]);
     atune__templates_free(&t);
 }
 
@@ -212,6 +281,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_builtin_template),
         cmocka_unit_test(test_hash_and_errors),
+        cmocka_unit_test(test_size_variable_order),
     };
     int rc;
 
