@@ -23,7 +23,7 @@
 #                             a line) of template x/KERNEL and the vendor in
 #                             alternating rounds (tests/bench/bench
 #                             BENCH_CONFIGS)
-#   SHAPES_LIMIT=14           shapes: tests/bench/shapes.sh, matmul tuned at
+#   SHAPES_LIMIT=12           shapes: tests/bench/shapes.sh, matmul tuned at
 #                             issue 36's 16 (m, n, k) shapes (seconds per
 #                             shape) and benchmarked against cuBLAS
 #   CAND="studies/x"         cand: candidate template folders to brute-force
@@ -466,7 +466,7 @@ if has shapes; then
   # Issue 36's shape suite: the matmul template at 16 (m, n, k) shapes
   # against cuBLAS SGEMM FP32, one process each for tuning and bench.
   say "shape suite: matmul tuned at 16 shapes, then against cuBLAS SGEMM"
-  OUT="$OUT/shapes" LIMIT=${SHAPES_LIMIT:-14} bash "$root/tests/bench/shapes.sh" "$build" 2>&1 |
+  OUT="$OUT/shapes" LIMIT=${SHAPES_LIMIT:-12} bash "$root/tests/bench/shapes.sh" "$build" 2>&1 |
     tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
