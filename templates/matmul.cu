@@ -34,8 +34,12 @@
  *            outputs
  *   VEC      1: float4 (16-byte) loads of A and B and stores of C; needs k
  *            and n multiples of 4 (rows 16-byte aligned) -- manifest
- *            constraint. 0: 4-byte loads, for sizes such as 1037; the
- *            manifest offers VEC=0 only at such sizes
+ *            constraint. 2: the same float4 registers and shared-memory
+ *            layout at any k and n: a float4 is loaded (stored) whole
+ *            where its matrix's rows are aligned, else element by element
+ *            with each element's bounds checked (4-byte cp.async for B).
+ *            0: 4-byte loads. The manifest offers VEC=0 and VEC=2 only
+ *            where rows are not aligned (1037^3)
  *   STAGES   shared-memory stages of B. 1: one buffer; the next tiles of A
  *            and B are loaded into registers before the current tile is
  *            used and stored after it (two barriers per tile). 2, 3: B
@@ -48,6 +52,14 @@
  *            blocks resident at once share A rows and B columns in L2
  *            (Triton's "grouped ordering"); 1: the plain row-major order.
  *            Offered only where the matrices outgrow L2 (m, n >= 2048)
+ *   SPLITK   slices of k: grid z = SPLITK blocks per output tile, each
+ *            summing whole BK tiles of its slice; the partial tiles meet
+ *            in the workspace ws and the last block of a tile to arrive
+ *            (an atomic ticket per tile) adds them in slice order and
+ *            stores C, in the same launch. For shapes with fewer output
+ *            tiles than SMs (long k, skinny, 1037^3 at 128 x 128). ws and
+ *            tickets are unused at SPLITK = 1; tickets must be zero before
+ *            the first launch, and every launch leaves them zero
  *
  * Layout. A is stored transposed in shared memory, As[kk][row], so that a
  * thread reads the TM values of A for one kk as float4s, like its TN
