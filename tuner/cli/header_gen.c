@@ -402,8 +402,9 @@ static void emit_sizes(FILE *f, const atune__manifest *m, const char *t)
         fprintf(f, "    case %d:\n", i);
         for (int v = 0; v < z->nvars; v++) {
             char mb[ATUNE__NAME_MAX + 2];
-            c_member(m->sizes[0].var[v], strlen(m->sizes[0].var[v]), mb,
-                     sizeof(mb));
+            /* z's own order: a size may name its variables in another
+             * order than the first (n=..., m=k=...) */
+            c_member(z->var[v], strlen(z->var[v]), mb, sizeof(mb));
             fprintf(f, "        s->%s = INT64_C(%" PRId64 ");\n", mb,
                     z->value[v]);
         }
