@@ -823,6 +823,92 @@ static void test_search_on_set(void **state)
     atune__templates_free(&t);
 }
 
+static int64_t size_value(const atune__size *z, const char *var)
+{
+    for (int v = 0; v < z->nvars; v++)
+        if (strcmp(z->var[v], var) == 0)
+            return z->value[v];
+    fail_msg("size %s has no %s", z->name, var);
+    return 0;
+}
+
+static int param_index(const atune__manifest *m, const char *name)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (strcmp(m->params[i].name, name) == 0)
+            return i;
+    fail_msg("matmul has no parameter %s", name);
+    return -1;
+}
+
+/* matmul's spaces by shape (issue 36): split-K only where the output
+ * tiles leave SMs idle (never at 4096^3, whose 197 configurations stay),
+ * but at every long-k and skinny size; float4 kernels at every size,
+ * VEC=2 exactly where rows are not 16-byte aligned, scalar warp-tiled
+ * kernels nowhere; tiles of aspect 4 only where m or n is at most 256. */
+static void test_matmul_shapes(void **state)
+{
+    atune__templates t = {0};
+    atune__devattr dev;
+    atune__err err = {0};
+    const atune__manifest *m;
+    int wt, bm, bn, vec, splitk;
+
+    (void)state;
+    atune__devattr_default(&dev);
+    if (atune__templates_load(NULL, "matmul", &t, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    m = t.m[0];
+    wt = param_index(m, "WT");
+    bm = param_index(m, "BM");
+    bn = param_index(m, "BN");
+    vec = param_index(m, "VEC");
+    splitk = param_index(m, "SPLITK");
+    for (int s = 0; s < m->nsizes; s++) {
+        const atune__size *z = &m->sizes[s];
+        const int64_t mm = size_value(z, "m"), nn = size_value(z, "n"),
+                      kk = size_value(z, "k");
+        const int aligned = kk % 4 == 0 && nn % 4 == 0;
+        atune__valid_set set = {0};
+        int64_t split = 0, vec_kernels = 0, seeds = 0;
+
+        assert_int_equal(atune__space_build(m, z, &dev, NULL, &set, NULL, &err),
+                         0);
+        for (int64_t i = 0; i < set.n; i++) {
+            atune__config c;
+            atune__space_config(m, set.index[i], &c);
+            if (c.v[wt] == 0) {
+                seeds++;
+                assert_int_equal(c.v[splitk], 1);
+                continue;
+            }
+            assert_int_equal(c.v[vec], aligned ? 1 : 2);
+            vec_kernels++;
+            if (c.v[splitk] > 1) {
+                const int64_t tiles = ((mm + c.v[bm] - 1) / c.v[bm]) *
+                                      ((nn + c.v[bn] - 1) / c.v[bn]);
+                assert_true(tiles * (c.v[splitk] / 2) < dev.sm_count);
+                assert_true(kk >= 256 * c.v[splitk]);
+                split++;
+            }
+            if (c.v[bm] > 2 * c.v[bn] || c.v[bn] > 2 * c.v[bm])
+                assert_true(mm <= 256 || nn <= 256);
+        }
+        assert_int_equal(seeds, 1);
+        assert_true(vec_kernels > 0);
+        if (strcmp(z->name, "large") == 0) {
+            assert_int_equal(split, 0);
+            assert_int_equal(set.n, 197);
+        }
+        if (!strncmp(z->name, "longk_", 6) || !strncmp(z->name, "thin_", 5) ||
+            !strncmp(z->name, "flat_", 5))
+            if (split == 0)
+                fail_msg("matmul %s: no split-K configuration", z->name);
+        atune__valid_set_free(&set);
+    }
+    atune__templates_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -836,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_visit_limit),
         cmocka_unit_test(test_set_union),
         cmocka_unit_test(test_search_on_set),
+        cmocka_unit_test(test_matmul_shapes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
