@@ -38,8 +38,8 @@
  *            layout at any k and n: a float4 is loaded (stored) whole
  *            where its matrix's rows are aligned, else element by element
  *            with each element's bounds checked (4-byte cp.async for B).
- *            0: 4-byte loads. The manifest offers VEC=0 and VEC=2 only
- *            where rows are not aligned (1037^3)
+ *            0: 4-byte loads. The manifest offers VEC=2 only where rows
+ *            are not aligned (1037^3), VEC=0 only for the seed
  *   STAGES   shared-memory stages of B. 1: one buffer; the next tiles of A
  *            and B are loaded into registers before the current tile is
  *            used and stored after it (two barriers per tile). 2, 3: B
@@ -56,10 +56,14 @@
  *            summing whole BK tiles of its slice; the partial tiles meet
  *            in the workspace ws and the last block of a tile to arrive
  *            (an atomic ticket per tile) adds them in slice order and
- *            stores C, in the same launch. For shapes with fewer output
- *            tiles than SMs (long k, skinny, 1037^3 at 128 x 128). ws and
- *            tickets are unused at SPLITK = 1; tickets must be zero before
- *            the first launch, and every launch leaves them zero
+ *            stores C, in the same launch. For shapes with few output
+ *            tiles per SM (long k, skinny, 1037^3 at 64 x 128). The
+ *            kernel reads the slices from gridDim.z, so SPLITK is a
+ *            launch-only parameter: its values share one module. ws and
+ *            tickets are unused with one slice; tickets must be zero
+ *            before the first launch, and every launch leaves them zero
+ *   SPLIT    1: the split-K code is compiled in (SPLITK > 1), 0: it is
+ *            not (SPLITK = 1; the manifest ties the two)
  *
  * Layout. A is stored transposed in shared memory, As[kk][row], so that a
  * thread reads the TM values of A for one kk as float4s, like its TN
@@ -91,8 +95,8 @@
 
 #if WT == 0
 /* ---- the seed: classic 16 x 16 tiled kernel --------------------------- */
-#if BM != 16 || BN != 16 || BK != 16 || SPLITK != 1
-#error "WT=0 is the 16 x 16 tiled kernel: BM = BN = BK = 16, SPLITK = 1"
+#if BM != 16 || BN != 16 || BK != 16
+#error "WT=0 is the 16 x 16 tiled kernel: BM = BN = BK = 16"
 #endif
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -154,8 +158,8 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #if GROUP_M < 1
 #error "GROUP_M must be >= 1"
 #endif
-#if SPLITK < 1
-#error "SPLITK must be >= 1"
+#if SPLIT != 0 && SPLIT != 1
+#error "SPLIT must be 0 or 1"
 #endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800 && STAGES > 1
 #error "STAGES > 1 needs cp.async (sm_80+)"
@@ -262,7 +266,8 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
     /* This block's slice of k: whole BK tiles kt0 .. kt0 + tiles - 1 (none
      * for a trailing slice when the tiles do not divide evenly). */
     const int k_tiles = (k + BK - 1) / BK;
-    const int per_slice = (k_tiles + SPLITK - 1) / SPLITK;
+    const int slices = SPLIT ? (int)gridDim.z : 1;
+    const int per_slice = (k_tiles + slices - 1) / slices;
     const int kt0 = min((int)blockIdx.z * per_slice, k_tiles);
     const int tiles = min(per_slice, k_tiles - kt0);
     const int kbase = kt0 * BK;
@@ -496,16 +501,20 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
     cp_async_wait<0>(); /* no copies left in flight at exit (all empty) */
 #endif
 
-#if SPLITK > 1
     /* Split-K fixup in one launch ("stream-K" style): every slice stores
      * its partial tile in ws, slot (slice, tile), each thread its own
      * accumulators as float4s (coalesced: element e of thread t at
      * e * THREADS + t); the block that arrives last at the tile's ticket
-     * sums the SPLITK partials in slice order (the same result whichever
+     * sums the partials in slice order (the same result whichever
      * block is last) and stores C. It sets the ticket back to 0, so the
      * tickets stay zero between launches (zero them once at allocation).
      * __threadfence before the ticket publishes the partial; after it,
-     * the last block reads the others' partials from L2 (__ldcg). */
+     * the last block reads the others' partials from L2 (__ldcg). The
+     * number of slices is the grid's depth, not a macro, so the kernels of
+     * every SPLITK are one module (a launch-only parameter); SPLIT=0
+     * leaves the code out, which cost the kernels of one slice 3-5% at
+     * 4096^3 (H100, tests/bench/bench). */
+#if SPLIT
     {
 #define ACC4 ((WMITER * TM) * (WNITER * TN) / 4)
         __shared__ int last_arrival;
@@ -524,7 +533,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
         __syncthreads();
         if (tid == 0) {
             const int before = atomicAdd(tickets + tile, 1);
-            last_arrival = before == SPLITK - 1;
+            last_arrival = before == slices - 1;
             if (last_arrival)
                 tickets[tile] = 0; /* every slice has arrived */
         }
@@ -538,7 +547,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             const float4 *const p = w4 + (long)tile * slot + (long)e * THREADS;
             float4 sum = __ldcg(p);
 #pragma unroll 1
-            for (int z = 1; z < SPLITK; z++) {
+            for (int z = 1; z < slices; z++) {
                 const float4 v = __ldcg(p + z * ntile * slot);
                 sum.x += v.x;
                 sum.y += v.y;

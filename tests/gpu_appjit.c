@@ -334,9 +334,9 @@ static void test_matmul_sizes_from_args(void **state)
                                     ATUNE_JIT_PTR, ATUNE_JIT_PTR};
     size_t ba = sizeof(float) * m * k, bb = sizeof(float) * k * n,
            bc = sizeof(float) * m * n;
-    /* [args]: ws = float[min(16 * (m + 255) * (n + 255), 1 << 24)],
+    /* [args]: ws = float[min(32 * (m + 255) * (n + 255), 1 << 24)],
      * tickets = int[cdiv(m, 64) * cdiv(n, 64)] */
-    size_t bw = sizeof(float) * 16 * (m + 255) * (n + 255),
+    size_t bw = sizeof(float) * 32 * (m + 255) * (n + 255),
            bt = sizeof(int) * ((m + 63) / 64) * ((n + 63) / 64);
     float *a = malloc(ba), *b = malloc(bb), *c = malloc(bc);
     CUdeviceptr da, db, dc, dw, dt;

@@ -841,8 +841,9 @@ static int param_index(const atune__manifest *m, const char *name)
     return -1;
 }
 
-/* matmul's spaces by shape (issue 36): split-K only where the output
- * tiles leave SMs idle (never at 4096^3, whose 197 configurations stay),
+/* matmul's spaces by shape (issue 36): split-K only where the blocks
+ * leave SMs idle (never at 4096^3, whose 197 configurations stay), launch
+ * only (one module for every SPLITK),
  * but at every long-k and skinny size; float4 kernels at every size,
  * VEC=2 exactly where rows are not 16-byte aligned, scalar warp-tiled
  * kernels nowhere; tiles of aspect 4 only where m or n is at most 256. */
@@ -852,7 +853,7 @@ static void test_matmul_shapes(void **state)
     atune__devattr dev;
     atune__err err = {0};
     const atune__manifest *m;
-    int wt, bm, bn, vec, splitk;
+    int wt, bm, bn, vec, splitk, split_code;
 
     (void)state;
     atune__devattr_default(&dev);
@@ -864,6 +865,9 @@ static void test_matmul_shapes(void **state)
     bn = param_index(m, "BN");
     vec = param_index(m, "VEC");
     splitk = param_index(m, "SPLITK");
+    split_code = param_index(m, "SPLIT");
+    assert_false(m->params[splitk].macro);
+    assert_true(m->params[split_code].macro);
     for (int s = 0; s < m->nsizes; s++) {
         const atune__size *z = &m->sizes[s];
         const int64_t mm = size_value(z, "m"), nn = size_value(z, "n"),
@@ -884,10 +888,11 @@ static void test_matmul_shapes(void **state)
             }
             assert_int_equal(c.v[vec], aligned ? 1 : 2);
             vec_kernels++;
+            assert_int_equal(c.v[split_code], c.v[splitk] > 1);
             if (c.v[splitk] > 1) {
                 const int64_t tiles = ((mm + c.v[bm] - 1) / c.v[bm]) *
                                       ((nn + c.v[bn] - 1) / c.v[bn]);
-                assert_true(tiles * (c.v[splitk] / 2) < dev.sm_count);
+                assert_true(tiles * c.v[splitk] < 4 * dev.sm_count);
                 assert_true(kk >= 256 * c.v[splitk]);
                 split++;
             }
