@@ -876,9 +876,10 @@ static void test_ladder_lookup(void **state)
     free(text);
 }
 
-/* The sizes templates/matmul.ini tunes (its named sizes, both square
- * ladders and the shape classes of issue 36), in a profile as tune writes
- * one. */
+/* The sizes templates/matmul.ini tunes (its named sizes and both square
+ * ladders) and rectangular shapes of six classes (tall, wide, thin, flat,
+ * long k, short k: tuned with --size or --sizes-from), in a profile as
+ * tune writes one. */
 static char *shape_profile(void)
 {
     static const int sq[] = {260,  364,  516,  724,  1028, 1452, 2052, 2900,
