@@ -160,7 +160,7 @@ int main(void)
         return 1;
     }
     snprintf(tdir, sizeof(tdir), "%s/templates", src);
-    rc = atune__device_open(0, &dev, &err);
+    rc = atune__device_open(0, NULL, &dev, &err);
     if (rc == ATUNE__EUNAVAIL) {
         printf("skipped: %s\n", err.msg);
         return 77;

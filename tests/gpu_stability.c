@@ -113,7 +113,7 @@ int main(void)
         cmocka_unit_test(test_twice),
     };
     atune__err err;
-    int rc = atune__device_open(0, &dev, &err);
+    int rc = atune__device_open(0, NULL, &dev, &err);
 
     if (rc == ATUNE__EUNAVAIL) {
         printf("skipped: %s\n", err.msg);

@@ -483,7 +483,7 @@ int main(int argc, char **argv)
         }
     }
     setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
-    if ((rc = atune__device_open(ordinal, &d, &err))) {
+    if ((rc = atune__device_open(ordinal, NULL, &d, &err))) {
         fprintf(stderr, "bench: %s\n", err.msg);
         return rc == ATUNE__EUNAVAIL ? 77 : 1;
     }

@@ -53,7 +53,7 @@ static int open_gpu(const atune__cli *o, const atune__templates *t,
 
     atune__err_clear(&err);
     if ((rc = atune__procs_start(t, g->cache, 0, procs, &err)) ||
-        (rc = atune__device_open(o->device_num, &g->d, &err)))
+        (rc = atune__device_open(o->device_num, g->cache, &g->d, &err)))
         return atune__cli_error(rc, "%s", err.msg);
     atune__device_set_compiler(g->d, atune__procs_compile_hook, *procs);
     name = atune__device_info(g->d)->name;

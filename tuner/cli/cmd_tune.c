@@ -162,7 +162,7 @@ static int tune_device(int ordinal, const atune__cli *o,
     int rc;
 
     atune__err_clear(&err);
-    rc = atune__device_open(ordinal, &d, &err);
+    rc = atune__device_open(ordinal, cache, &d, &err);
     if (rc)
         return atune__cli_error(rc, "%s", err.msg);
     atune__device_set_compiler(d, atune__procs_compile_hook, procs);

@@ -148,7 +148,8 @@ static int load_util(atune__device *d, atune__err *err)
     return 0;
 }
 
-int atune__device_open(int ordinal, atune__device **out, atune__err *err)
+int atune__device_open(int ordinal, atune__cache *cache, atune__device **out,
+                       atune__err *err)
 {
     atune__device *d;
     int count = 0, rc;
@@ -164,6 +165,7 @@ int atune__device_open(int ordinal, atune__device **out, atune__err *err)
     if (!d)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     d->cu = atune__cudrv_load(err);
+    d->cache = cache;
     d->info.ordinal = ordinal;
     rc = atune__cucheck(d->cu->cuDeviceGet(&d->dev, ordinal), "cuDeviceGet", err);
     if (!rc)

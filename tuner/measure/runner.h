@@ -37,8 +37,10 @@ typedef struct atune__device atune__device;
 
 /* Opens GPU ordinal: loads the driver (ATUNE__EUNAVAIL when there is none,
  * or no such GPU), retains its primary context and compiles the tuner's
- * device helpers for its architecture. */
-int atune__device_open(int ordinal, atune__device **out, atune__err *err);
+ * device helpers for its architecture through cache (may be NULL: NVRTC
+ * took 4.5 s of one core on them at every start, on the CI machine). */
+int atune__device_open(int ordinal, atune__cache *cache, atune__device **out,
+                       atune__err *err);
 void atune__device_close(atune__device *d);
 
 /* Opens the device of the calling thread's current context (the
