@@ -40,15 +40,6 @@ static void path_in(char *buf, size_t len, const char *base, const char *rel)
     snprintf(buf, len, "%s/%s", base, rel);
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    assert_non_null(f);
-    assert_true(fputs(text, f) >= 0);
-    assert_int_equal(fclose(f), 0);
-}
-
 static char *read_text(const char *path)
 {
     char *text = NULL, *copy;

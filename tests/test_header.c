@@ -224,19 +224,14 @@ static void test_size_variable_order(void **state)
     atune__templates t = {0};
     atune__err err = {0};
     char dir[4200], path[4300];
-    FILE *f;
 
     (void)state;
     snprintf(dir, sizeof(dir), "%s/order", tmp);
     sh("mkdir -p '%s'", dir);
     snprintf(path, sizeof(path), "%s/order.cu", dir);
-    assert_non_null(f = fopen(path, "w"));
-    fputs(cu, f);
-    assert_int_equal(fclose(f), 0);
+    write_text(path, cu);
     snprintf(path, sizeof(path), "%s/order.ini", dir);
-    assert_non_null(f = fopen(path, "w"));
-    fputs(ini, f);
-    assert_int_equal(fclose(f), 0);
+    write_text(path, ini);
     if (atune__templates_load(dir, "order", &t, &err) != 0)
         fail_msg("%s", err.msg);
     assert_int_equal(t.m[0]->nsizes, 3);

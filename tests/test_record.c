@@ -39,15 +39,6 @@ static void path_in(char *buf, size_t len, const char *name)
     snprintf(buf, len, "%s/%s", tmp, name);
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
 static char *slurp(const char *path)
 {
     static char buf[1 << 20];

@@ -29,4 +29,14 @@ static inline void rm_rf(const char *path)
     rmdir(path);
 }
 
+/* Writes text to path, replacing it (include cmocka.h first). */
+static inline void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
 #endif

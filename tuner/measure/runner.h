@@ -37,8 +37,8 @@ typedef struct atune__device atune__device;
 
 /* Opens GPU ordinal: loads the driver (ATUNE__EUNAVAIL when there is none,
  * or no such GPU), retains its primary context and compiles the tuner's
- * device helpers for its architecture through cache (may be NULL: NVRTC
- * took 4.5 s of one core on them at every start, on the CI machine). */
+ * device helpers for its architecture through cache (may be NULL), so
+ * that a warm start compiles nothing. */
 int atune__device_open(int ordinal, atune__cache *cache, atune__device **out,
                        atune__err *err);
 void atune__device_close(atune__device *d);
