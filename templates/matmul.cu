@@ -34,8 +34,12 @@
  *            outputs
  *   VEC      1: float4 (16-byte) loads of A and B and stores of C; needs k
  *            and n multiples of 4 (rows 16-byte aligned) -- manifest
- *            constraint. 0: 4-byte loads, for sizes such as 1037; the
- *            manifest offers VEC=0 only at such sizes
+ *            constraint. 2: the same float4 registers and shared-memory
+ *            layout at any k and n: a float4 is loaded (stored) whole
+ *            where its matrix's rows are aligned, else element by element
+ *            with each element's bounds checked (4-byte cp.async for B).
+ *            0: 4-byte loads. The manifest offers VEC=2 only where rows
+ *            are not aligned (1037^3), VEC=0 only for the seed
  *   STAGES   shared-memory stages of B. 1: one buffer; the next tiles of A
  *            and B are loaded into registers before the current tile is
  *            used and stored after it (two barriers per tile). 2, 3: B
@@ -48,6 +52,18 @@
  *            blocks resident at once share A rows and B columns in L2
  *            (Triton's "grouped ordering"); 1: the plain row-major order.
  *            Offered only where the matrices outgrow L2 (m, n >= 2048)
+ *   SPLITK   slices of k: grid z = SPLITK blocks per output tile, each
+ *            summing whole BK tiles of its slice; the partial tiles meet
+ *            in the workspace ws and the last block of a tile to arrive
+ *            (an atomic ticket per tile) adds them in slice order and
+ *            stores C, in the same launch. For shapes with few output
+ *            tiles per SM (long k, skinny, 1037^3 at 64 x 128). The
+ *            kernel reads the slices from gridDim.z, so SPLITK is a
+ *            launch-only parameter: its values share one module. ws and
+ *            tickets are unused with one slice; tickets must be zero
+ *            before the first launch, and every launch leaves them zero
+ *   SPLIT    1: the split-K code is compiled in (SPLITK > 1), 0: it is
+ *            not (SPLITK = 1; the manifest ties the two)
  *
  * Layout. A is stored transposed in shared memory, As[kk][row], so that a
  * thread reads the TM values of A for one kk as float4s, like its TN
@@ -85,7 +101,8 @@
 
 extern "C" __global__ void __launch_bounds__(256)
 matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
-             float *__restrict__ C, int m, int n, int k)
+             float *__restrict__ C, int m, int n, int k, float *ws,
+             int *tickets)
 {
     __shared__ float As[16][16], Bs[16][16];
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -141,13 +158,16 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #if GROUP_M < 1
 #error "GROUP_M must be >= 1"
 #endif
+#if SPLIT != 0 && SPLIT != 1
+#error "SPLIT must be 0 or 1"
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800 && STAGES > 1
 #error "STAGES > 1 needs cp.async (sm_80+)"
 #endif
 
-#if VEC == 1
+#if VEC == 1 || VEC == 2
 #if BK % 4 != 0 || BN % 4 != 0
-#error "VEC=1 needs BK and BN multiples of 4"
+#error "VEC=1 and VEC=2 need BK and BN multiples of 4"
 #endif
 #define VW 4
 typedef float4 ld_t;
@@ -157,7 +177,7 @@ typedef float4 ld_t;
 typedef float ld_t;
 #define LD_ZERO 0.0f
 #else
-#error "VEC must be 0 or 1"
+#error "VEC must be 0, 1 or 2"
 #endif
 
 #define AS (BM + 4)                 /* row stride of the transposed A tile */
@@ -174,22 +194,22 @@ typedef float ld_t;
 #define B_LOADS ((B_CHUNKS + THREADS - 1) / THREADS)
 
 #if STAGES > 1
-/* cp.async of VW floats; src_bytes = 0 writes zeros and reads nothing
+/* cp.async of 16 (4) bytes; src_bytes = 0 writes zeros and reads nothing
  * (the source address must still be a valid one: the caller passes B).
  * 16-byte copies may bypass L1 (.cg); 4-byte ones must use .ca. */
-__device__ __forceinline__ void cp_async(float *dst, const float *src, bool in)
+__device__ __forceinline__ void cp_async16(float *dst, const float *src, bool in)
 {
     const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    const int bytes = in ? 4 * VW : 0;
-#if VW == 4
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
-                 "l"(src), "r"(bytes)
+                 "l"(src), "r"(in ? 16 : 0)
                  : "memory");
-#else
+}
+__device__ __forceinline__ void cp_async4(float *dst, const float *src, bool in)
+{
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d),
-                 "l"(src), "r"(bytes)
+                 "l"(src), "r"(in ? 4 : 0)
                  : "memory");
-#endif
 }
 __device__ __forceinline__ void cp_async_commit()
 {
@@ -207,7 +227,8 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
  * the ", 1" lets them take the ~90 they need. */
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
-             float *__restrict__ C, int m, int n, int k)
+             float *__restrict__ C, int m, int n, int k, float *ws,
+             int *tickets)
 {
     /* float4 so the buffer is 16-byte aligned; B tiles first: their size
      * is a multiple of 4 floats, so the A tiles stay aligned too. */
@@ -242,14 +263,32 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
     const int bm0 = pm * BM;
     const int bn0 = pn * BN;
 #endif
+    /* This block's slice of k: whole BK tiles kt0 .. kt0 + tiles - 1 (none
+     * for a trailing slice when the tiles do not divide evenly). */
+    const int k_tiles = (k + BK - 1) / BK;
+    const int slices = SPLIT ? (int)gridDim.z : 1;
+    const int per_slice = (k_tiles + slices - 1) / slices;
+    const int kt0 = min((int)blockIdx.z * per_slice, k_tiles);
+    const int tiles = min(per_slice, k_tiles - kt0);
+    const int kbase = kt0 * BK;
+#if VEC == 1
+    const bool a_vec = true, b_vec = true; /* the manifest's vec_aligned */
+#elif VEC == 2
+    /* Rows are 16-byte aligned when k (A) or n (B, C) is a multiple of 4:
+     * then a float4 is wholly inside the matrix or wholly outside; else
+     * its elements are loaded (stored) one by one, predicated. Uniform
+     * over the grid, so the branch never diverges. A separate value, as
+     * the second path cost VEC=1 kernels registers (126 to 167, ptxas,
+     * STAGES=1) at sizes that never take it. */
+    const bool a_vec = k % 4 == 0, b_vec = n % 4 == 0;
+#endif
 
     ld_t ra[A_LOADS];
 #if STAGES == 1
     ld_t rb[B_LOADS];
 #endif
 
-    /* A tile at depth kt into registers; zeros outside A. With VEC, a
-     * float4 is wholly inside or wholly outside, as k % 4 == 0. */
+    /* A tile at depth kt into registers; zeros outside A. */
     auto load_a = [&](int kt) {
 #pragma unroll
         for (int l = 0; l < A_LOADS; l++) {
@@ -257,8 +296,21 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             const int row = c / (BK / VW), kc = (c % (BK / VW)) * VW;
             const int gr = bm0 + row, gk = kt + kc;
             ra[l] = LD_ZERO;
-            if ((A_CHUNKS % THREADS == 0 || c < A_CHUNKS) && gr < m && gk < k)
-                ra[l] = *reinterpret_cast<const ld_t *>(A + (long)gr * k + gk);
+            if ((A_CHUNKS % THREADS == 0 || c < A_CHUNKS) && gr < m && gk < k) {
+                const float *const src = A + (long)gr * k + gk;
+#if VEC
+                if (a_vec) {
+                    ra[l] = *reinterpret_cast<const float4 *>(src);
+                } else {
+                    ra[l].x = src[0];
+                    if (gk + 1 < k) ra[l].y = src[1];
+                    if (gk + 2 < k) ra[l].z = src[2];
+                    if (gk + 3 < k) ra[l].w = src[3];
+                }
+#else
+                ra[l] = *src;
+#endif
+            }
         }
     };
     /* Registers into the transposed A buffer buf. */
@@ -289,8 +341,21 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             const int row = c / (BN / VW), nc = (c % (BN / VW)) * VW;
             const int gk = kt + row, gn = bn0 + nc;
             rb[l] = LD_ZERO;
-            if ((B_CHUNKS % THREADS == 0 || c < B_CHUNKS) && gk < k && gn < n)
-                rb[l] = *reinterpret_cast<const ld_t *>(B + (long)gk * n + gn);
+            if ((B_CHUNKS % THREADS == 0 || c < B_CHUNKS) && gk < k && gn < n) {
+                const float *const src = B + (long)gk * n + gn;
+#if VEC
+                if (b_vec) {
+                    rb[l] = *reinterpret_cast<const float4 *>(src);
+                } else {
+                    rb[l].x = src[0];
+                    if (gn + 1 < n) rb[l].y = src[1];
+                    if (gn + 2 < n) rb[l].z = src[2];
+                    if (gn + 3 < n) rb[l].w = src[3];
+                }
+#else
+                rb[l] = *src;
+#endif
+            }
         }
     };
     auto store_b = [&]() {
@@ -312,8 +377,22 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             const int row = c / (BN / VW), nc = (c % (BN / VW)) * VW;
             const int gk = kt + row, gn = bn0 + nc;
             if (B_CHUNKS % THREADS == 0 || c < B_CHUNKS) {
+                const float *const src = B + (long)gk * n + gn;
+#if VEC
+                if (b_vec) {
+                    const bool in = gk < k && gn < n;
+                    cp_async16(b + row * BN + nc, in ? src : B, in);
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 4; q++) {
+                        const bool in = gk < k && gn + q < n;
+                        cp_async4(b + row * BN + nc + q, in ? src + q : B, in);
+                    }
+                }
+#else
                 const bool in = gk < k && gn < n;
-                cp_async(b + row * BN + nc, in ? B + (long)gk * n + gn : B, in);
+                cp_async4(b + row * BN + nc, in ? src : B, in);
+#endif
             }
         }
     };
@@ -370,19 +449,17 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
         }
     };
 
-    const int tiles = (k + BK - 1) / BK;
-
 #if STAGES == 1
-    load_a(0);
-    load_b(0);
+    load_a(kbase);
+    load_b(kbase);
     store_a(0);
     store_b();
     __syncthreads();
     for (int t = 0; t < tiles; t++) {
         const bool more = t + 1 < tiles; /* uniform over the block */
         if (more) { /* in flight during compute */
-            load_a((t + 1) * BK);
-            load_b((t + 1) * BK);
+            load_a(kbase + (t + 1) * BK);
+            load_b(kbase + (t + 1) * BK);
         }
         compute(0, 0);
         if (more) {
@@ -398,10 +475,10 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles)
-            copy_b(s, s * BK);
+            copy_b(s, kbase + s * BK);
         cp_async_commit();
     }
-    load_a(0);
+    load_a(kbase);
     store_a(0);
     cp_async_wait<STAGES - 2>();
     __syncthreads();
@@ -409,10 +486,10 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
         const bool more = t + 1 < tiles; /* uniform over the block */
         /* B tile t + STAGES - 1 into the buffer read by step t - 1. */
         if (t + STAGES - 1 < tiles)
-            copy_b((t + STAGES - 1) % STAGES, (t + STAGES - 1) * BK);
+            copy_b((t + STAGES - 1) % STAGES, kbase + (t + STAGES - 1) * BK);
         cp_async_commit();
         if (more)
-            load_a((t + 1) * BK); /* in flight during compute */
+            load_a(kbase + (t + 1) * BK); /* in flight during compute */
         compute(t & 1, t % STAGES);
         if (more) {
             /* A buffer (t + 1) & 1 was last read by step t - 1. */
@@ -422,6 +499,71 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
         }
     }
     cp_async_wait<0>(); /* no copies left in flight at exit (all empty) */
+#endif
+
+    /* Split-K fixup in one launch ("stream-K" style): every slice stores
+     * its partial tile in ws, slot (slice, tile), each thread its own
+     * accumulators as float4s (coalesced: element e of thread t at
+     * e * THREADS + t); the block that arrives last at the tile's ticket
+     * sums the partials in slice order (the same result whichever
+     * block is last) and stores C. It sets the ticket back to 0, so the
+     * tickets stay zero between launches (zero them once at allocation).
+     * __threadfence before the ticket publishes the partial; after it,
+     * the last block reads the others' partials from L2 (__ldcg). The
+     * number of slices is the grid's depth, not a macro, so the kernels of
+     * every SPLITK are one module (a launch-only parameter); SPLIT=0
+     * leaves the code out, which cost the kernels of one slice 3-5% at
+     * 4096^3 (H100, tests/bench/bench). */
+#if SPLIT
+    {
+#define ACC4 ((WMITER * TM) * (WNITER * TN) / 4)
+        __shared__ int last_arrival;
+        const int tile = (bm0 / BM) * (int)gridDim.x + bn0 / BN;
+        const long slot = (long)THREADS * ACC4;
+        const long ntile = (long)gridDim.x * gridDim.y;
+        float4 *const w4 = reinterpret_cast<float4 *>(ws) + tid;
+        float4 *const mine = w4 + ((long)blockIdx.z * ntile + tile) * slot;
+#pragma unroll
+        for (int e = 0; e < ACC4; e++) {
+            const int i = e / (WNITER * TN / 4), j = (e % (WNITER * TN / 4)) * 4;
+            mine[(long)e * THREADS] = make_float4(acc[i][j], acc[i][j + 1],
+                                                  acc[i][j + 2], acc[i][j + 3]);
+        }
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) {
+            const int before = atomicAdd(tickets + tile, 1);
+            last_arrival = before == slices - 1;
+            if (last_arrival)
+                tickets[tile] = 0; /* every slice has arrived */
+        }
+        __syncthreads();
+        if (!last_arrival)
+            return;
+        __threadfence();
+#pragma unroll
+        for (int e = 0; e < ACC4; e++) {
+            const int i = e / (WNITER * TN / 4), j = (e % (WNITER * TN / 4)) * 4;
+            const float4 *const p = w4 + (long)tile * slot + (long)e * THREADS;
+            float4 sum = __ldcg(p);
+#pragma unroll 1
+            for (int z = 1; z < slices; z++) {
+                const float4 v = __ldcg(p + z * ntile * slot);
+                sum.x += v.x;
+                sum.y += v.y;
+                sum.z += v.z;
+                sum.w += v.w;
+            }
+            acc[i][j] = sum.x;
+            acc[i][j + 1] = sum.y;
+            acc[i][j + 2] = sum.z;
+            acc[i][j + 3] = sum.w;
+        }
+#undef ACC4
+    }
+#else
+    (void)ws;
+    (void)tickets;
 #endif
 
     /* Row i of the thread tile, in sub-tile wm, is C row
@@ -442,10 +584,17 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
                     const int col = bn0 + b_off + wn * WSUBN + (j / 4) * (TRN * 4);
                     const int ai = wm * TM + i, aj = wn * TN + j;
 #if VEC
-                    if (col < n) /* n % 4 == 0: all four or none */
-                        *reinterpret_cast<float4 *>(crow + col) =
-                            make_float4(acc[ai][aj], acc[ai][aj + 1],
-                                        acc[ai][aj + 2], acc[ai][aj + 3]);
+                    if (b_vec) {
+                        if (col < n) /* n % 4 == 0: all four or none */
+                            *reinterpret_cast<float4 *>(crow + col) =
+                                make_float4(acc[ai][aj], acc[ai][aj + 1],
+                                            acc[ai][aj + 2], acc[ai][aj + 3]);
+                    } else {
+#pragma unroll
+                        for (int q = 0; q < 4; q++)
+                            if (col + q < n)
+                                crow[col + q] = acc[ai][aj + q];
+                    }
 #else
 #pragma unroll
                     for (int q = 0; q < 4; q++)
@@ -463,8 +612,11 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 /* Obviously correct: one thread per element of C, launched with 16 x 16
  * threads. Like the tuned kernel it sums over k in order with fmaf. */
 extern "C" __global__ void matmul_ref(const float *A, const float *B, float *C,
-                                      int m, int n, int k)
+                                      int m, int n, int k, float *ws,
+                                      int *tickets)
 {
+    (void)ws;
+    (void)tickets;
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= m || col >= n)

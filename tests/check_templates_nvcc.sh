@@ -13,7 +13,7 @@
 # a host header passes here and fails there.
 #
 # Usage: tests/check_templates_nvcc.sh [options] [NAME...]
-#   --all          compile every valid configuration (matmul: 257)
+#   --all          compile every valid configuration (matmul: 343)
 #   -n N           configurations per template in sample mode (default 24):
 #                  the default configuration plus evenly spaced valid ones
 #   -j JOBS        parallel nvcc processes (default: nproc)

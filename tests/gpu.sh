@@ -7,7 +7,7 @@
 #
 #   STEPS="test default cold tune bench consumer kt published evaluate all
 #          ncu engine flush study regret merge profmerge cand sweep record
-#          firstuse docs verify"  (run in this order; record:
+#          shapes firstuse docs verify"  (run in this order; record:
 #          tests/gpu_record.sh, record-tune-serve of copy; firstuse:
 #          tests/gpu_firstuse.sh, ATUNE_EFFORT=measure at untuned sizes,
 #          FIRSTUSE_KERNELS / FIRSTUSE_BRUTE pass through; published: tests/gpu_published.sh,
@@ -23,6 +23,9 @@
 #                             a line) of template x/KERNEL and the vendor in
 #                             alternating rounds (tests/bench/bench
 #                             BENCH_CONFIGS)
+#   SHAPES_LIMIT=12           shapes: tests/bench/shapes.sh, matmul tuned at
+#                             issue 36's 16 (m, n, k) shapes (seconds per
+#                             shape) and benchmarked against cuBLAS
 #   CAND="studies/x"         cand: candidate template folders to brute-force
 #                             and benchmark (tests/bench/bench --templates)
 #   DEFAULT_DIR=profiles      default: where the cold default run writes
@@ -456,6 +459,15 @@ if has record; then
   say "record, tune, serve"
   (cd "$build" && ctest -R '^gpu.gpu_record$' -V --timeout 900) 2>&1 | tee -a "$log" |
     grep -E "record-tune-serve|tune --sizes-from|FAIL|tests passed" | tee "$OUT/record.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if has shapes; then
+  # Issue 36's shape suite: the matmul template at 16 (m, n, k) shapes
+  # against cuBLAS SGEMM FP32, one process each for tuning and bench.
+  say "shape suite: matmul tuned at 16 shapes, then against cuBLAS SGEMM"
+  OUT="$OUT/shapes" LIMIT=${SHAPES_LIMIT:-12} bash "$root/tests/bench/shapes.sh" "$build" 2>&1 |
+    tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

@@ -322,18 +322,26 @@ static void test_refused_launches(void **state)
 }
 
 /* matmul through atune_jit_run: three size variables read from the int
- * arguments m, n, k at an odd size, checked against the CPU. */
+ * arguments m, n, k at an odd size, checked against the CPU. The split-K
+ * workspace and tickets are allocated as the manifest sizes them, the
+ * tickets zeroed once. */
 static void test_matmul_sizes_from_args(void **state)
 {
     const int m = 65, n = 67, k = 66;
     const atune_jit_type types[] = {ATUNE_JIT_PTR, ATUNE_JIT_PTR,
                                     ATUNE_JIT_PTR, ATUNE_JIT_INT,
-                                    ATUNE_JIT_INT, ATUNE_JIT_INT};
+                                    ATUNE_JIT_INT, ATUNE_JIT_INT,
+                                    ATUNE_JIT_PTR, ATUNE_JIT_PTR};
     size_t ba = sizeof(float) * m * k, bb = sizeof(float) * k * n,
            bc = sizeof(float) * m * n;
+    /* [args]: ws = float[min(32 * (m + 255) * (n + 255), 1 << 24)],
+     * tickets = int[cdiv(m, 64) * cdiv(n, 64)] */
+    size_t bw = sizeof(float) * 32 * (m + 255) * (n + 255),
+           bt = sizeof(int) * ((m + 63) / 64) * ((n + 63) / 64);
     float *a = malloc(ba), *b = malloc(bb), *c = malloc(bc);
-    CUdeviceptr da, db, dc;
-    void *args[] = {&da, &db, &dc, (void *)&m, (void *)&n, (void *)&k};
+    CUdeviceptr da, db, dc, dw, dt;
+    void *args[] = {&da, &db, &dc, (void *)&m, (void *)&n, (void *)&k,
+                    &dw, &dt};
     atune_jit *j = NULL;
     atune_jit_kernel *kk;
     uint32_t x = 7;
@@ -347,11 +355,14 @@ static void test_matmul_sizes_from_args(void **state)
     for (int i = 0; i < k * n; i++, x = x * 1664525u + 1013904223u)
         b[i] = (float)(x >> 8) / 16777216.0f - 0.5f;
     assert_int_equal(atune_jit_open(NULL, "matmul", &j), ATUNE_OK);
-    assert_int_equal(atune_jit_declare_args(j, types, 6), ATUNE_OK);
+    assert_int_equal(atune_jit_declare_args(j, types, 8), ATUNE_OK);
     kk = build(j, NULL);
     CHECK_CU(cu->cuMemAlloc(&da, ba));
     CHECK_CU(cu->cuMemAlloc(&db, bb));
     CHECK_CU(cu->cuMemAlloc(&dc, bc));
+    CHECK_CU(cu->cuMemAlloc(&dw, bw));
+    CHECK_CU(cu->cuMemAlloc(&dt, bt));
+    CHECK_CU(cu->cuMemsetD8Async(dt, 0, bt, stream));
     CHECK_CU(cu->cuMemcpyHtoD(da, a, ba));
     CHECK_CU(cu->cuMemcpyHtoD(db, b, bb));
     CHECK_CU(cu->cuMemsetD8Async(dc, 0xA5, bc, stream));
@@ -372,6 +383,8 @@ static void test_matmul_sizes_from_args(void **state)
     CHECK_CU(cu->cuMemFree(da));
     CHECK_CU(cu->cuMemFree(db));
     CHECK_CU(cu->cuMemFree(dc));
+    CHECK_CU(cu->cuMemFree(dw));
+    CHECK_CU(cu->cuMemFree(dt));
     atune_jit_close(j);
     free(a);
     free(b);

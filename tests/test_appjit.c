@@ -564,7 +564,7 @@ static void test_declare_args(void **state)
     int *in = NULL;
     CUdeviceptr out = 0;
     long n = 3000017;
-    int n32 = 3000017, m = 64;
+    int n32 = 3000017, m = 64, *tickets = NULL;
     float *f = NULL;
     atune_jit_type good[] = {ATUNE_JIT_TYPE_OF(in), ATUNE_JIT_TYPE_OF(out),
                              ATUNE_JIT_TYPE_OF(n)};
@@ -574,7 +574,8 @@ static void test_declare_args(void **state)
                                ATUNE_JIT_TYPE_OF(n)};
     atune_jit_type mmt[] = {ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(f),
                             ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(m),
-                            ATUNE_JIT_TYPE_OF(m), ATUNE_JIT_TYPE_OF(m)};
+                            ATUNE_JIT_TYPE_OF(m), ATUNE_JIT_TYPE_OF(m),
+                            ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(tickets)};
 
     (void)state;
     assert_int_equal(good[0], ATUNE_JIT_PTR_INT);
@@ -596,7 +597,9 @@ static void test_declare_args(void **state)
     assert_non_null(strstr(atune_jit_errmsg(j), "2 argument types for the 3"));
     assert_int_equal(atune_jit_declare_args(j, NULL, 3), ATUNE_EINVAL);
     assert_int_equal(atune_jit_declare_args(NULL, good, 3), ATUNE_EINVAL);
-    assert_int_equal(atune_jit_declare_args(mm, mmt, 6), ATUNE_OK);
+    /* matmul's split-K workspace and tickets follow m, n, k. */
+    assert_int_equal(atune_jit_declare_args(mm, mmt, 6), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_declare_args(mm, mmt, 8), ATUNE_OK);
     assert_int_equal(atune_jit_run(NULL, NULL, NULL), ATUNE_EINVAL);
     atune_jit_close(mm);
     atune_jit_close(j);
@@ -646,7 +649,7 @@ static void test_shape_from_args(void **state)
     int m = 1000, nn = 2000, k = 3000;
     void *args[] = {&in, &out, &n};
     void *bad[] = {&in, &out, &neg};
-    void *mmargs[] = {&in, &in, &out, &m, &nn, &k};
+    void *mmargs[] = {&in, &in, &out, &m, &nn, &k, &out, &out};
     atune_jit_dims a, b;
 
     (void)state;

@@ -876,6 +876,89 @@ static void test_ladder_lookup(void **state)
     free(text);
 }
 
+/* The sizes templates/matmul.ini tunes (its named sizes and both square
+ * ladders) and rectangular shapes of six classes (tall, wide, thin, flat,
+ * long k, short k: tuned with --size or --sizes-from), in a profile as
+ * tune writes one. */
+static char *shape_profile(void)
+{
+    static const int sq[] = {260,  364,  516,  724,  1028, 1452, 2052, 2900,
+                             4100, 5796, 8196, 257,  363,  513,  725,  1025,
+                             1449, 2049, 4096, 1024, 1000, 1037};
+    static const int cls[][3] = {
+        {4096, 256, 256},  {8192, 512, 512},   {16384, 1024, 1024}, /* tall */
+        {256, 4096, 256},  {512, 8192, 512},   {1024, 16384, 1024}, /* wide */
+        {64, 2048, 2048},  {64, 4096, 4096},   {64, 8192, 8192},    /* thin */
+        {2048, 64, 2048},  {4096, 64, 4096},   {8192, 64, 8192},    /* flat */
+        {256, 256, 16384}, {512, 512, 16384},  {1024, 1024, 16384}, /* long k */
+        {2048, 2048, 128}, {4096, 4096, 128},  {8192, 8192, 128}};  /* short k */
+    size_t cap = 16384, n;
+    char *text = malloc(cap);
+
+    assert_non_null(text);
+    n = (size_t)snprintf(text, cap,
+                         "[device]\nformat = 1\nname = G\ncc = 90\n"
+                         "sm_count = 132\n");
+    for (size_t i = 0; i < sizeof(sq) / sizeof(sq[0]); i++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "[matmul m=%d,n=%d,k=%d]\nBM = %zu\n", sq[i],
+                              sq[i], sq[i], i);
+    for (size_t i = 0; i < sizeof(cls) / sizeof(cls[0]); i++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "[matmul m=%d,n=%d,k=%d]\nBM = %zu\n",
+                              cls[i][0], cls[i][1], cls[i][2], 100 + i);
+    assert_true(n < cap);
+    return text;
+}
+
+/* Rectangular GEMMs get the entry of their shape class, not a square's:
+ * the nearest (m, n, k) on a log scale over all three variables. The
+ * shapes of issue 36's suite and their neighbours. */
+static void test_shape_class_lookup(void **state)
+{
+    static const char *const cases[][2] = {
+        /* tall and wide: 16384 x 1024 x 1024 and its transpose */
+        {"m=16384,n=1024,k=1024", "m=16384,n=1024,k=1024"},
+        {"m=15000,n=1000,k=1000", "m=16384,n=1024,k=1024"},
+        {"m=1000,n=15000,k=1000", "m=1024,n=16384,k=1024"},
+        {"m=6000,n=300,k=300", "m=4096,n=256,k=256"},
+        /* thin and flat: 64 or 128 rows (columns) under large squares */
+        {"m=60,n=7000,k=7000", "m=64,n=8192,k=8192"},
+        {"m=128,n=4096,k=4096", "m=64,n=4096,k=4096"},
+        {"m=4096,n=128,k=4096", "m=4096,n=64,k=4096"},
+        {"m=8192,n=64,k=8192", "m=8192,n=64,k=8192"},
+        /* long k */
+        {"m=300,n=300,k=12000", "m=256,n=256,k=16384"},
+        {"m=512,n=512,k=8192", "m=512,n=512,k=16384"},
+        {"m=1000,n=1000,k=20000", "m=1024,n=1024,k=16384"},
+        /* short k */
+        {"m=6000,n=6000,k=100", "m=8192,n=8192,k=128"},
+        {"m=4096,n=4096,k=200", "m=4096,n=4096,k=128"},
+        /* squares stay on the square ladders (4100 rather than 4096:
+         * fewer powers of two, within 0.7%) */
+        {"m=4095,n=4095,k=4095", "m=4100,n=4100,k=4100"},
+        {"m=2048,n=2048,k=2048", "m=2049,n=2049,k=2049"},
+        {"m=3000,n=3000,k=3000", "m=2900,n=2900,k=2900"},
+        /* between classes: 2048 x 8192 x 2048 is one octave from 2049^3
+         * and 2052^3 in n (the odd one answers: fewer powers of two),
+         * three from the wide and short-k points */
+        {"m=2048,n=8192,k=2048", "m=2049,n=2049,k=2049"},
+    };
+    char *text = shape_profile();
+    atune_profile *p = NULL;
+
+    (void)state;
+    assert_int_equal(
+        atune_profile_open_string("shapes.ini", text, strlen(text), &p),
+        ATUNE_OK);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        expect(p, "matmul", cases[i][0], cases[i][1],
+               strcmp(cases[i][0], cases[i][1]) == 0 ? ATUNE_SIZE_EXACT
+                                                     : ATUNE_SIZE_NEAREST);
+    atune_profile_close(p);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -892,6 +975,7 @@ int main(void)
         cmocka_unit_test(test_every_entry_in_file_order),
         cmocka_unit_test(test_describe),
         cmocka_unit_test(test_ladder_lookup),
+        cmocka_unit_test(test_shape_class_lookup),
         cmocka_unit_test(test_device_ladder),
         cmocka_unit_test(test_device_ladder_with_broken_files),
         cmocka_unit_test(test_lookup_speed),

@@ -166,7 +166,7 @@ static void small_device(atune__devattr *d)
     d->max_block[1] = 64;
     d->max_block[2] = 4;
     d->max_grid[0] = 2147483647;
-    d->max_grid[1] = 1000;
+    d->max_grid[1] = 1024; /* matmul's reference at m = 16384 */
     d->max_grid[2] = 8;
     d->max_shared_per_block = 16384;
 }
@@ -183,10 +183,19 @@ static void test_builtin_templates(void **state)
     if (atune__templates_load(NULL, NULL, &t, &err) != ATUNE__OK)
         fail_msg("%s", err.msg);
     assert_true(t.n >= 5);
-    for (int i = 0; i < t.n; i++)
+    /* The reference walks every combination: matmul's 2,239,488 took
+     * 8 s a size, so in spaces of more than a million the default device
+     * sees every seventh size and the last (matmul: 4096^3, 724^3, 8196^3
+     * and 2049^3), the small device every 28th and the last; elsewhere
+     * every size and every fourth. */
+    for (int i = 0; i < t.n; i++) {
+        const int big = atune__space_size(t.m[i]) > 1000000;
         for (int s = 0; s < t.m[i]->nsizes; s++)
             for (int d = 0; d < 2; d++)
-                compare(t.m[i], &t.m[i]->sizes[s], &devs[d]);
+                if (s % ((d ? 4 : 1) * (big ? 7 : 1)) == 0 ||
+                    s == t.m[i]->nsizes - 1)
+                    compare(t.m[i], &t.m[i]->sizes[s], &devs[d]);
+    }
     atune__templates_free(&t);
 }
 
@@ -819,6 +828,96 @@ static void test_search_on_set(void **state)
     atune__templates_free(&t);
 }
 
+static int64_t size_value(const atune__size *z, const char *var)
+{
+    for (int v = 0; v < z->nvars; v++)
+        if (strcmp(z->var[v], var) == 0)
+            return z->value[v];
+    fail_msg("size %s has no %s", z->name, var);
+    return 0;
+}
+
+static int param_index(const atune__manifest *m, const char *name)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (strcmp(m->params[i].name, name) == 0)
+            return i;
+    fail_msg("matmul has no parameter %s", name);
+    return -1;
+}
+
+/* matmul's spaces by shape (issue 36): split-K only where the blocks
+ * leave SMs idle (never at 4096^3, whose 197 configurations stay), launch
+ * only (one module for every SPLITK),
+ * but at 1024^3; float4 kernels at every size,
+ * VEC=2 exactly where rows are not 16-byte aligned, scalar warp-tiled
+ * kernels nowhere; tiles of aspect 4 only where m or n is at most 256. */
+static void test_matmul_shapes(void **state)
+{
+    atune__templates t = {0};
+    atune__devattr dev;
+    atune__err err = {0};
+    const atune__manifest *m;
+    int wt, bm, bn, vec, splitk, split_code;
+
+    (void)state;
+    atune__devattr_default(&dev);
+    if (atune__templates_load(NULL, "matmul", &t, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    m = t.m[0];
+    wt = param_index(m, "WT");
+    bm = param_index(m, "BM");
+    bn = param_index(m, "BN");
+    vec = param_index(m, "VEC");
+    splitk = param_index(m, "SPLITK");
+    split_code = param_index(m, "SPLIT");
+    assert_false(m->params[splitk].macro);
+    assert_true(m->params[split_code].macro);
+    for (int s = 0; s < m->nsizes; s++) {
+        const atune__size *z = &m->sizes[s];
+        const int64_t mm = size_value(z, "m"), nn = size_value(z, "n"),
+                      kk = size_value(z, "k");
+        const int aligned = kk % 4 == 0 && nn % 4 == 0;
+        atune__valid_set set = {0};
+        int64_t split = 0, vec_kernels = 0, seeds = 0;
+
+        assert_int_equal(atune__space_build(m, z, &dev, NULL, &set, NULL, &err),
+                         0);
+        for (int64_t i = 0; i < set.n; i++) {
+            atune__config c;
+            atune__space_config(m, set.index[i], &c);
+            if (c.v[wt] == 0) {
+                seeds++;
+                assert_int_equal(c.v[splitk], 1);
+                continue;
+            }
+            assert_int_equal(c.v[vec], aligned ? 1 : 2);
+            vec_kernels++;
+            assert_int_equal(c.v[split_code], c.v[splitk] > 1);
+            if (c.v[splitk] > 1) {
+                const int64_t tiles = ((mm + c.v[bm] - 1) / c.v[bm]) *
+                                      ((nn + c.v[bn] - 1) / c.v[bn]);
+                assert_true(tiles * c.v[splitk] < 2 * dev.sm_count);
+                assert_true(kk >= 256 * c.v[splitk]);
+                split++;
+            }
+            if (c.v[bm] > 2 * c.v[bn] || c.v[bn] > 2 * c.v[bm])
+                assert_true(mm <= 256 || nn <= 256);
+        }
+        assert_int_equal(seeds, 1);
+        assert_true(vec_kernels > 0);
+        if (strcmp(z->name, "large") == 0) {
+            assert_int_equal(split, 0);
+            assert_int_equal(set.n, 197);
+        }
+        /* 1024^3: 64 tiles of 128 x 128, where split-K won on the H100 */
+        if (strcmp(z->name, "mid") == 0 && split == 0)
+            fail_msg("matmul %s: no split-K configuration", z->name);
+        atune__valid_set_free(&set);
+    }
+    atune__templates_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -832,6 +931,7 @@ int main(void)
         cmocka_unit_test(test_visit_limit),
         cmocka_unit_test(test_set_union),
         cmocka_unit_test(test_search_on_set),
+        cmocka_unit_test(test_matmul_shapes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

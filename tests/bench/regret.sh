@@ -19,6 +19,9 @@
 #   KERNELS=copy,saxpy    kernels (default copy,saxpy,reduce,constmem,matmul)
 #   SIZES_1D=20 SIZES_2D=8  untuned sizes per 1-D kernel / per constmem, matmul
 #   SEED=12               the draw's seed
+#   MATMUL_SHAPES=1       matmul at (m, n, k) shapes, each variable drawn
+#                         log-uniform in 64..16384 on its own (issue 36),
+#                         SIZES_2D of them, instead of squares
 #   PROFILE=file.ini      measure this profile instead of tuning the
 #                         templates (e.g. the committed one)
 #   DEVICE=0  OUT=dir     GPU ordinal; results (default ./out/regret)
@@ -83,6 +86,19 @@ draw() { # LO HI COUNT SEED POINTSFILE
         if (x <= lo || x >= hi || (x in point) || (x in seen)) continue
         seen[x] = 1; k++; print x
       } }' "$5" | sort -n
+}
+
+# COUNT (m, n, k) triples "M N K", each value log-uniform in (LO, HI) on
+# its own (the same generator as draw), in the order drawn.
+draw3() { # LO HI COUNT SEED
+  awk -v lo="$1" -v hi="$2" -v n="$3" -v seed="$4" '
+    function uniform() { state = (state * 16807) % 2147483647; return state / 2147483647 }
+    function value() { return int(exp(log(lo) + uniform() * (log(hi) - log(lo)))) }
+    BEGIN {
+      state = seed % 2147483646 + 1
+      for (i = 0; i < 10; i++) uniform()
+      for (j = 0; j < n; j++) { m = value(); nn = value(); k = value(); print m, nn, k }
+    }'
 }
 
 # A copy of templates/K.ini with its [sizes] replaced by the lines of FILE.
@@ -247,10 +263,19 @@ for k in "${kernels[@]}"; do
     draw "$lo" "$hi" "$count" "$SEED" "$tmp/$k.points" >"$tmp/$k.drawn"
     [ "$DRY_RUN" = 1 ] || cp "$tmp/$k.drawn" "$OUT/drawn-$k"
   fi
+  if [ "$k" = matmul ] && [ "${MATMUL_SHAPES:-0}" = 1 ]; then
+    if [ "$DRY_RUN" = 1 ] || [ ! -s "$OUT/drawn-$k-shapes" ]; then
+      draw3 64 16384 "$count" "$SEED" >"$tmp/$k.drawn"
+      [ "$DRY_RUN" = 1 ] || cp "$tmp/$k.drawn" "$OUT/drawn-$k-shapes"
+    else
+      cp "$OUT/drawn-$k-shapes" "$tmp/$k.drawn"
+    fi
+  fi
   i=0
-  while read -r x; do
+  while read -r x y z; do
     i=$((i + 1))
     key=${form//%d/$x}
+    [ -n "$z" ] && key="m=$x,n=$y,k=$z"
     echo "u$i = $key" >>"$tmp/$k.untuned"
     echo "$k $key" >>"$tmp/picks.in"
   done <"$tmp/$k.drawn"

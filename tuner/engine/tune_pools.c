@@ -186,7 +186,11 @@ static int64_t *nearest_default(const atune__manifest *m,
  * run from 42.9 s to 40.2-41.1 s (one H100, both caches cold, 2026-11-27;
  * most of it at reduce's first size); matmul tuned last
  * (atune__tune_order) took it to 38.3-39.2 s with 256, and the two
- * together were not measured. */
+ * together were not measured. The template tuned last is warmed whole
+ * (up to ATUNE__POOL_FOLLOW_WHOLE): matmul with 363 modules over 40 sizes
+ * (branch sg36r) took the default run from 65.4-66.9 s to 46.1-51.0 s
+ * (one H100, alternating, 2026-11-27), its first sizes no longer waiting
+ * for the VEC=2 kernels nothing before them needed. */
 #define WARM_MAX ATUNE__POOL_FOLLOW_FLOOR
 
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
@@ -218,8 +222,9 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                                   err);
             continue;
         }
-        if (n > WARM_MAX)
-            n = WARM_MAX;
+        const int64_t cap = j == t->n - 1 ? ATUNE__POOL_FOLLOW_WHOLE : WARM_MAX;
+        if (n > cap)
+            n = cap;
         if (n > 0 && !(near = nearest_default(t->m[j], &lists[j], n))) {
             rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
             break;
