@@ -13,7 +13,7 @@
 # a host header passes here and fails there.
 #
 # Usage: tests/check_templates_nvcc.sh [options] [NAME...]
-#   --all          compile every valid configuration (matmul: 343)
+#   --all          compile every valid configuration (matmul: 407)
 #   -n N           configurations per template in sample mode (default 24):
 #                  the default configuration plus evenly spaced valid ones
 #   -j JOBS        parallel nvcc processes (default: nproc)
@@ -182,7 +182,7 @@ _check_template() {
     local _name=$1
     local _ini="$_tdir/$_name.ini" _cu="$_tdir/$_name.cu"
     local _section="" _line _key _val _kernel=""
-    local -a _pn=() _cons=() _sizes=() _block=()
+    local -a _pn=() _cons=() _sizes=() _block=() _mn=() _mv=()
     local _shared="0"
 
     if [ ! -f "$_ini" ] || [ ! -f "$_cu" ]; then
@@ -222,6 +222,10 @@ _check_template() {
             ;;
         constraints)
             _cons+=("$(_rewrite "$_val")") || return 2
+            ;;
+        macros) # -D values computed from the parameters
+            _mn+=("$_key")
+            _mv+=("$(_rewrite "$_val")") || return 2
             ;;
         sizes)
             # "m=4096, n=4096" -> "m=4096 n=4096", run through eval
@@ -280,6 +284,9 @@ _check_template() {
             _p=${_pn[_i]}
             eval "$_p=\${_pv_$_p[_idx[_i]]}"
             _defs+=" -D$_p=${!_p}"
+        done
+        for ((_i = 0; _i < ${#_mn[@]}; _i++)); do
+            _defs+=" -D${_mn[_i]}=$((${_mv[_i]}))"
         done
         # Valid when, for at least one size, every constraint holds and
         # the block and shared memory fit.

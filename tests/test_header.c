@@ -2,8 +2,8 @@
  * generated header compiles alone with cc -Wall -Wextra -Werror (twice
  * included), and a program built on it agrees with the tool's own
  * evaluation (atune__space_check) on every configuration at every tuned
- * size: the constraint predicate, whether the launch may run, and its
- * grid, block and shared memory. */
+ * size: the constraint predicate, whether the launch may run, its grid,
+ * block and shared memory, and the [macros]' values. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -27,7 +27,7 @@ static char tmp[] = "/tmp/atune-test-header-XXXXXX";
 /* The program that prints, for each tuned size z (every STRIDE-th and
  * the last, LAST: its arguments) and configuration index i (last
  * parameter fastest, as atune__space_config counts), "z i valid runs [gx
- * gy gz bx by bz shared]". */
+ * gy gz bx by bz shared] | macro values". */
 static const char driver[] =
     "#include <inttypes.h>\n"
     "#include <stdio.h>\n"
@@ -59,6 +59,13 @@ static const char driver[] =
     "            if (l)\n"
     "                printf(\" %%u %%u %%u %%u %%u %%u %%zu\", g[0], g[1], "
     "g[2], b[0], b[1], b[2], sh);\n"
+    "            printf(\" |\");\n"
+    "            for (int q = 0;; q++) {\n"
+    "                int64_t mv;\n"
+    "                if (!atune_%s_macro(&c, q, &mv))\n"
+    "                    break;\n"
+    "                printf(\" %%\" PRId64, mv);\n"
+    "            }\n"
     "            printf(\"\\n\");\n"
     "            for (p = ATUNE_%s_NPARAMS - 1; p >= 0; p--) {\n"
     "                const int64_t *vals;\n"
@@ -77,7 +84,7 @@ static void write_driver(const char *path, const char *t, const char *T)
     FILE *f = fopen(path, "w");
 
     assert_non_null(f);
-    fprintf(f, driver, t, t, t, t, T, t, t, T, t, t, t, t, T, t);
+    fprintf(f, driver, t, t, t, t, T, t, t, T, t, t, t, t, t, T, t);
     assert_int_equal(fclose(f), 0);
 }
 
@@ -134,6 +141,22 @@ static void check_line(const atune__manifest *m, const char *line,
                     (int64_t)d[5] != l.block[2] || (int64_t)d[6] != l.shared))
         fail_msg("%s size %s config %ld: header launch %s differs", m->name,
                  m->sizes[z].name, i, line);
+    {
+        int64_t mv[ATUNE__MAX_MACROS];
+        const char *p = strchr(line, '|');
+        int nm = 0, used;
+        long long x;
+        assert_non_null(p);
+        if (atune__macro_values(m, c.v, mv, &err) != 0)
+            fail_msg("%s config %ld: %s", m->name, i, err.msg);
+        for (p++; sscanf(p, "%lld%n", &x, &used) == 1; p += used, nm++) {
+            assert_true(nm < m->nmacros);
+            if (x != mv[nm])
+                fail_msg("%s config %ld: header macro %s = %lld, the tool %" PRId64,
+                         m->name, i, m->macros[nm].name, x, mv[nm]);
+        }
+        assert_int_equal(nm, m->nmacros);
+    }
     (*checked)++;
 }
 

@@ -17,6 +17,7 @@
 
 #include "testutil.h"
 
+#include "jit/jit.h"
 #include "template/manifest.h"
 #include "template/space.h"
 #include "template/templates.h"
@@ -210,6 +211,47 @@ static void test_base(void **state)
     assert_string_equal(m->constants[0].name, "table");
     assert_int_equal(m->constants[0].role, ATUNE__INPUT);
 
+    atune__manifest_free(m);
+    free(ini);
+}
+
+/* [macros]: -D values computed from each configuration's parameters,
+ * passed to NVRTC after the parameters (and so in the module's cache key). */
+static void test_macros(void **state)
+{
+    static const struct edit e[] = {
+        {21, 21, "[macros]\nWIDE = BLOCK * VW >= 256\nPOS = NEG > 0 ? NEG : 0"}};
+    char *ini = edited_base(e, 1);
+    atune__manifest *m = NULL;
+    atune__err err = {0};
+    atune__config c = {0};
+    atune__jit_opts o;
+    int64_t mv[ATUNE__MAX_MACROS];
+    int wide = 0, pos = 0;
+
+    (void)state;
+    if (parse_text(ini, &m, &err) != ATUNE__OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->nmacros, 2);
+    assert_string_equal(m->macros[0].name, "WIDE");
+    assert_int_equal(m->macros[0].line, 22);
+    assert_string_equal(m->macros[1].name, "POS");
+    c.v[0] = 128, c.v[1] = 4, c.v[2] = -1;
+    assert_int_equal(atune__macro_values(m, c.v, mv, &err), 0);
+    assert_int_equal(mv[0], 1);
+    assert_int_equal(mv[1], 0);
+    c.v[0] = 64, c.v[1] = 1, c.v[2] = 16;
+    assert_int_equal(atune__macro_values(m, c.v, mv, &err), 0);
+    assert_int_equal(mv[0], 0);
+    assert_int_equal(mv[1], 16);
+    assert_int_equal(atune__jit_options(m, &c, "sm_90", &o, &err), 0);
+    for (int i = 0; i < o.nkey; i++) {
+        wide += strcmp(o.v[i], "-DWIDE=0") == 0;
+        pos += strcmp(o.v[i], "-DPOS=16") == 0;
+    }
+    assert_int_equal(wide, 1);
+    assert_int_equal(pos, 1);
+    atune__jit_options_free(&o);
     atune__manifest_free(m);
     free(ini);
 }
@@ -419,6 +461,17 @@ struct defect {
 /* One defect per entry: kept as a table. */
 /* clang-format off */
 static const struct defect defects[] = {
+    /* [macros]: computed from the parameters only, under a name of their own */
+    {{{21, 21, "[macros]\nX = BLOCK * n"}}, "dir/t.ini:22: ",
+     "macro 'X' uses 'n': a macro is computed from the parameters only"},
+    {{{21, 21, "[macros]\nVW = 1"}}, "dir/t.ini:22: ",
+     "macro 'VW' has the name of a parameter"},
+    {{{21, 21, "[macros]\nsm_count = 1"}}, "dir/t.ini:22: ",
+     "macro 'sm_count' has the name of"},
+    {{{21, 21, "[macros]\nX = 1\nX = 2"}}, "dir/t.ini:23: ",
+     "duplicate key 'X' in [macros] (first at line 22)"},
+    {{{21, 21, "[macros]\nX = BLOCK +"}}, "dir/t.ini:22: ",
+     "expected an operand in 'BLOCK +'"},
     {{{34, 34, "[constant]"}}, "dir/t.ini:34: ", "unknown section [constant]"},
     {{{10, 10, "[params]"}}, "dir/t.ini:14: ",
      "duplicate section [params] (first at line 10)"},
@@ -2239,6 +2292,7 @@ int main(void)
         cmocka_unit_test(test_reference_default),
         cmocka_unit_test(test_reference_default_errors),
         cmocka_unit_test(test_defects),
+        cmocka_unit_test(test_macros),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_ladders),
         cmocka_unit_test(test_value_repeats),

@@ -54,6 +54,9 @@ static void list_text(const atune__manifest *m, const int64_t *valid)
                        : pa->named   ? "  (not a macro)"
                                      : "  (launch only)");
     }
+    for (int i = 0; i < m->nmacros; i++)
+        printf("  %-*s = %s  (macro)\n", width, m->macros[i].name,
+               atune__expr_text(m->macros[i].expr));
     if (m->nnvrtc_opts || m->ninclude_dirs || m->nheaders ||
         !m->param_macros || m->compiler) {
         int any = 0;
@@ -122,6 +125,10 @@ static void list_json(atune__json *j, const atune__manifest *m,
             atune__json_int(j, NULL, m->params[i].values[v]);
         atune__json_end(j);
     }
+    atune__json_end(j);
+    atune__json_object(j, "macros");
+    for (int i = 0; i < m->nmacros; i++)
+        atune__json_str(j, m->macros[i].name, atune__expr_text(m->macros[i].expr));
     atune__json_end(j);
     atune__json_int(j, "space", atune__space_size(m));
     atune__json_array(j, "sizes");

@@ -291,6 +291,7 @@ static void emit_types(FILE *f, const atune__manifest *m, const char *t,
     fprintf(f, "#define ATUNE_%s_TEMPLATE_HASH \"%016" PRIx64 "\"\n", T,
             m->hash);
     fprintf(f, "#define ATUNE_%s_NPARAMS %d\n", T, m->nparams);
+    fprintf(f, "#define ATUNE_%s_NMACROS %d /* [macros] */\n", T, m->nmacros);
     fprintf(f, "#define ATUNE_%s_NSIZES %d /* tuned sizes */\n\n", T,
             m->nsizes);
     fprintf(f,
@@ -444,6 +445,34 @@ static int emit_valid(FILE *f, const atune__manifest *m, const char *t,
     return 0;
 }
 
+/* [macros]: what an application that compiles the kernel itself passes
+ * as -D besides the parameters. */
+static int emit_macros(FILE *f, const atune__manifest *m, const char *t,
+                       atune__err *err)
+{
+    int rc;
+
+    fprintf(f,
+            "/* [macros]: macro i computed from c's parameters, passed as "
+            "-DNAME=VALUE\n * besides the parameters: its name, and its "
+            "value in *value; NULL past\n * the last. */\n"
+            "static inline const char *atune_%s_macro(const atune_%s_config "
+            "*c, int i,\n"
+            "                                        int64_t *value)\n{\n"
+            "    switch (i) {\n",
+            t, t);
+    for (int i = 0; i < m->nmacros; i++) {
+        const atune__named_expr *k = &m->macros[i];
+        fprintf(f, "    case %d:\n        *value = ", i);
+        if ((rc = emit_expr(f, m, k->expr, k->line, err)) != 0)
+            return rc;
+        fprintf(f, ";\n        return \"%s\";\n", k->name);
+    }
+    fprintf(f, "    default:\n        (void)c;\n        (void)value;\n"
+               "        return NULL;\n    }\n}\n\n");
+    return 0;
+}
+
 static int emit_dim3(FILE *f, const atune__manifest *m, const char *var,
                      const atune__dim3 *d, atune__err *err)
 {
@@ -574,7 +603,8 @@ int atune__header_write(FILE *f, const atune__manifest *m, atune__err *err)
     emit_types(f, m, t, T);
     emit_params(f, m, t);
     emit_sizes(f, m, t);
-    if ((rc = emit_valid(f, m, t, err)) || (rc = emit_launch(f, m, t, err)))
+    if ((rc = emit_valid(f, m, t, err)) || (rc = emit_macros(f, m, t, err)) ||
+        (rc = emit_launch(f, m, t, err)))
         return rc;
     emit_from_profile(f, t, T);
     fprintf(f, "#endif\n");

@@ -119,8 +119,8 @@ int atune__pool_default_threads(void)
 static void compile_job(atune__pool *p, job *jb, int self);
 
 /* What decides a configuration's module besides the template: the values
- * of the parameters passed as macros and the name expressions with the
- * values substituted. Configurations that differ only in launch-only
+ * of the parameters passed as macros, of the [macros] computed from them,
+ * and the name expressions with the values substituted. Configurations that differ only in launch-only
  * parameters (or in parameters the names do not use, with param_macros =
  * no) have the same key, the same cache key and the same CUBIN, so one
  * compile serves them all. */
@@ -133,11 +133,16 @@ static uint64_t manifest_key(const atune__manifest *m,
     atune__err err;
     uint64_t h = ATUNE__FNV_SEED;
 
+    int64_t mv[ATUNE__MAX_MACROS];
+
     for (int i = 0; i < m->nparams; i++)
         if (m->params[i].macro)
             h = atune__fnv1a(&c->v[i], sizeof(c->v[i]), h);
         else
             h = atune__fnv1a("-", 1, h);
+    if (atune__macro_values(m, c->v, mv, &err))
+        return 0; /* 0: not shared; the compile reports the error */
+    h = atune__fnv1a(mv, sizeof(mv[0]) * (size_t)m->nmacros, h);
     if (atune__jit_names(m, c, names, nnames, text, subst, &err))
         return 0; /* 0: not shared; the compile reports the error */
     for (int i = 0; i < nnames; i++)

@@ -262,6 +262,17 @@ int atune__jit_options(const atune__manifest *m, const atune__config *c,
                  (long long)c->v[i]);
         add_opt(o, o->defs[i]);
     }
+    if (m->nmacros > 0) {
+        int64_t mv[ATUNE__MAX_MACROS];
+        int rc = atune__macro_values(m, c->v, mv, err);
+        if (rc)
+            return rc;
+        for (int i = 0; i < m->nmacros; i++) {
+            snprintf(o->mdefs[i], sizeof(o->mdefs[i]), "-D%s=%lld",
+                     m->macros[i].name, (long long)mv[i]);
+            add_opt(o, o->mdefs[i]);
+        }
+    }
     o->nkey = o->n;
     if (add_includes(m, o) != 0) {
         atune__jit_options_free(o);

@@ -38,10 +38,12 @@ typedef struct atune__cubin {
  * its entries. The compile and the key both come from here, so they cannot
  * drift. */
 #define ATUNE__JIT_MAX_OPTS                                                    \
-    (ATUNE__MAX_PARAMS + ATUNE__MAX_NVRTC_OPTS + ATUNE__MAX_INCLUDE_DIRS + 8)
+    (ATUNE__MAX_PARAMS + ATUNE__MAX_MACROS + ATUNE__MAX_NVRTC_OPTS +          \
+     ATUNE__MAX_INCLUDE_DIRS + 8)
 typedef struct atune__jit_opts {
     char arch[64];
     char defs[ATUNE__MAX_PARAMS][ATUNE__NAME_MAX + 32];
+    char mdefs[ATUNE__MAX_MACROS][ATUNE__NAME_MAX + 32]; /* [macros] */
     char *incs[ATUNE__MAX_INCLUDE_DIRS + 4]; /* "-I..." on the heap */
     int nincs;
     const char *v[ATUNE__JIT_MAX_OPTS];
@@ -49,7 +51,8 @@ typedef struct atune__jit_opts {
 } atune__jit_opts;
 
 /* Fills o for configuration c of m (the default when c is NULL). Returns
- * ATUNE__EOSERR when out of memory; free o with atune__jit_options_free. */
+ * ATUNE__EOSERR when out of memory, ATUNE__EDATA when a [macros]
+ * expression fails; free o with atune__jit_options_free. */
 int atune__jit_options(const atune__manifest *m, const atune__config *c,
                        const char *arch, atune__jit_opts *o, atune__err *err);
 void atune__jit_options_free(atune__jit_opts *o);

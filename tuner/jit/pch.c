@@ -38,7 +38,7 @@ int atune__pch_eligible(const atune__manifest *m)
     for (int i = 0; i < m->nparams; i++)
         if (m->params[i].macro)
             return 0;
-    return 1;
+    return m->nmacros == 0;
 }
 
 int atune__pch_root(const char *cache_dir, char *root, size_t len,

@@ -24,7 +24,7 @@ static const struct {
     int required;
 } section_specs[] = {
     {"template", 1}, {"sizes", 1}, {"params", 1},    {"constraints", 0},
-    {"launch", 1},   {"args", 1},  {"constants", 0},
+    {"macros", 0},   {"launch", 1},   {"args", 1},  {"constants", 0},
 };
 
 static const char *const template_keys[] = {
@@ -350,7 +350,8 @@ static int load_sections(struct loader *ld)
         (!ld->ref_code &&
          (rc = atune__mf_entry_found(ld, "reference", ld->m->reference,
                                      ld->m->reference_line))) ||
-        (rc = atune__mf_parse_constraints(ld)) || (rc = parse_launch(ld)) ||
+        (rc = atune__mf_parse_constraints(ld)) ||
+        (rc = atune__mf_parse_macros(ld)) || (rc = parse_launch(ld)) ||
         (rc = atune__mf_parse_args(ld)) ||
         (rc = atune__mf_step_args(ld)) || (rc = atune__mf_parse_constants(ld)) ||
         (rc = atune__mf_parse_ref_extras(ld)) ||
@@ -488,6 +489,8 @@ void atune__manifest_free(atune__manifest *m)
     atune__expr_free(m->work);
     for (int i = 0; i < m->nconstraints; i++)
         atune__expr_free(m->constraints[i].expr);
+    for (int i = 0; i < m->nmacros; i++)
+        atune__expr_free(m->macros[i].expr);
     free_dim3(&m->block);
     free_dim3(&m->grid);
     atune__expr_free(m->shared);
@@ -539,6 +542,27 @@ int atune__size_vars(const atune__size *s, atune__vars *vs)
     for (int i = 0; i < s->nvars; i++) {
         if (atune__vars_set(vs, s->var[i], s->value[i]) != 0)
             return -1;
+    }
+    return 0;
+}
+
+int atune__macro_values(const atune__manifest *m, const int64_t *v,
+                        int64_t *out, atune__err *err)
+{
+    atune__vars vs;
+
+    if (m->nmacros == 0)
+        return 0;
+    vs.n = 0;
+    for (int i = 0; i < m->nparams; i++)
+        if (atune__vars_set(&vs, m->params[i].name, v[i]) != 0)
+            return atune__fail(err, ATUNE__EDATA, "%s: too many parameters",
+                               m->ini_path);
+    for (int i = 0; i < m->nmacros; i++) {
+        int rc = atune__manifest_eval(m, m->macros[i].expr, m->macros[i].line,
+                                      &vs, &out[i], err);
+        if (rc)
+            return rc;
     }
     return 0;
 }

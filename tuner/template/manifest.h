@@ -14,6 +14,7 @@
 #define ATUNE__MAX_SIZES 64   /* sizes of one template, ladders expanded */
 #define ATUNE__MAX_SIZE_VARS 4
 #define ATUNE__MAX_CONSTRAINTS 16
+#define ATUNE__MAX_MACROS 8 /* [macros]: -D values computed from parameters */
 #define ATUNE__MAX_ARGS 16
 #define ATUNE__MAX_CONSTANTS 8
 #define ATUNE__MAX_INCLUDE_DIRS 8
@@ -255,6 +256,13 @@ typedef struct atune__manifest {
     atune__param params[ATUNE__MAX_PARAMS];
     int nconstraints;
     atune__named_expr constraints[ATUNE__MAX_CONSTRAINTS];
+    /* [macros]: NAME = EXPR of parameters, passed as -DNAME=VALUE. A
+     * switch that follows from launch-only parameters (matmul's SPLIT
+     * from SPLITK and SKB) is computed, not searched: configurations
+     * that differ only in those share a module when the values agree,
+     * and no tie between parameters hides them from one-step moves. */
+    int nmacros;
+    atune__named_expr macros[ATUNE__MAX_MACROS];
     atune__dim3 block, grid;
     atune__expr *shared; /* dynamic shared memory bytes; never NULL */
     int shared_line;
@@ -298,6 +306,12 @@ int atune__manifest_load(const char *dir, const char *name,
                          atune__manifest **out, atune__err *err);
 
 void atune__manifest_free(atune__manifest *m);
+
+/* The values of m's [macros] for parameter values v (m->nparams of them),
+ * into out (m->nmacros). Returns ATUNE__EDATA, with file:line, where an
+ * expression fails (division by zero, overflow). */
+int atune__macro_values(const atune__manifest *m, const int64_t *v,
+                        int64_t *out, atune__err *err);
 
 /* Whether an expression of [launch], [constraints] or [args] reads the
  * parameter called name: then its value changes the launch even where it

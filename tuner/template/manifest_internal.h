@@ -175,6 +175,7 @@ const char *atune__mf_pre_include(const char *opt);
 int atune__mf_parse_sizes(struct loader *ld);
 int atune__mf_parse_params(struct loader *ld);
 int atune__mf_parse_constraints(struct loader *ld);
+int atune__mf_parse_macros(struct loader *ld);
 
 /* manifest_args.c */
 int atune__mf_parse_args(struct loader *ld);

@@ -1,5 +1,6 @@
-/* manifest_params.c -- [sizes], [params] and [constraints] of a manifest:
- * the problem sizes and the tuning space. */
+/* manifest_params.c -- [sizes], [params], [constraints] and [macros] of a
+ * manifest: the problem sizes, the tuning space and the macros computed
+ * from it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -255,6 +256,66 @@ int atune__mf_parse_constraints(struct loader *ld)
         m->nconstraints++;
         if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &c->expr)) != 0)
             return rc;
+    }
+    return 0;
+}
+
+/* [macros]: NAME = EXPR, an expression of the parameters only (it is
+ * computed for each configuration's compile, where no size is known). */
+static int is_param_name(const atune__manifest *m, const char *name)
+{
+    for (int i = 0; i < m->nparams; i++)
+        if (strcmp(m->params[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+struct first_name {
+    const atune__manifest *m;
+    char name[ATUNE__NAME_MAX];
+};
+
+static int first_non_param(void *ctx, const char *name)
+{
+    struct first_name *f = ctx;
+
+    if (is_param_name(f->m, name))
+        return 0;
+    atune__strlcpy(f->name, name, sizeof(f->name));
+    return 1;
+}
+
+int atune__mf_parse_macros(struct loader *ld)
+{
+    const atune__ini_section *s = atune__ini_find(ld->ini, "macros");
+    atune__manifest *m = ld->m;
+    int rc;
+
+    for (int i = 0; s && i < s->nentries; i++) {
+        const atune__ini_entry *en = &s->entries[i];
+        atune__named_expr *d = &m->macros[i];
+        struct first_name f = {.m = m};
+        if (i == ATUNE__MAX_MACROS)
+            return atune__mf_bad(ld, en->line, "more than %d macros",
+                                 ATUNE__MAX_MACROS);
+        if ((rc = atune__mf_copy_ident(ld, en->line, "macro", en->key,
+                                       d->name)))
+            return rc;
+        if (is_param_name(m, d->name) || atune__mf_is_size_var(m, d->name) ||
+            atune__mf_is_devattr(d->name))
+            return atune__mf_bad(ld, en->line,
+                                 "macro '%s' has the name of a parameter, a "
+                                 "size variable or a device attribute",
+                                 d->name);
+        d->line = en->line;
+        m->nmacros++;
+        if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &d->expr)) != 0)
+            return rc;
+        if (atune__expr_names(d->expr, first_non_param, &f))
+            return atune__mf_bad(ld, en->line,
+                                 "macro '%s' uses '%s': a macro is computed "
+                                 "from the parameters only",
+                                 d->name, f.name);
     }
     return 0;
 }
