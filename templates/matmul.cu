@@ -62,8 +62,17 @@
  *            launch-only parameter: its values share one module. ws and
  *            tickets are unused with one slice; tickets must be zero
  *            before the first launch, and every launch leaves them zero
- *   SPLIT    1: the split-K code is compiled in (SPLITK > 1), 0: it is
- *            not (SPLITK = 1; the manifest ties the two)
+ *   SKB      stream-K (Osama et al., "Stream-K: Work-centric Parallel
+ *            Decomposition for Dense Matrix Multiplication", 2023): a
+ *            persistent grid of SKB blocks per SM splits the (tile, k
+ *            tile) iterations of the whole product evenly, so that the
+ *            last wave of whole tiles does not leave SMs idle (1037^3:
+ *            153 tiles of 128 x 64 on 132 SMs); a tile shared by several
+ *            blocks is finished by the last to arrive, as with split-K.
+ *            The kernel reads the blocks from gridDim.x: launch-only
+ *   SPLIT    the code compiled in: 1 split-K (SPLITK > 1), 2 stream-K
+ *            (SKB > 0), 0 neither: the manifest computes it from those
+ *            two ([macros])
  *
  * Layout. A is stored transposed in shared memory, As[kk][row], so that a
  * thread reads the TM values of A for one kk as float4s, like its TN
@@ -158,8 +167,8 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #if GROUP_M < 1
 #error "GROUP_M must be >= 1"
 #endif
-#if SPLIT != 0 && SPLIT != 1
-#error "SPLIT must be 0 or 1"
+#if SPLIT < 0 || SPLIT > 2
+#error "SPLIT must be 0, 1 or 2"
 #endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800 && STAGES > 1
 #error "STAGES > 1 needs cp.async (sm_80+)"
@@ -244,33 +253,47 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
     const int tr = lane / TRN;     /* thread row in a warp sub-tile */
     const int tc = lane % TRN;     /* thread column */
 
+    /* The work of a block comes in units: one output tile at
+     * (bm0, bn0), its k tiles kbase / BK .. kbase / BK + tiles - 1. Without
+     * stream-K a block has one unit: its tile (grid x, y, swizzled), whole
+     * or its slice of k (grid z, whole BK tiles; none for a trailing slice
+     * when the tiles do not divide evenly). */
+    const int k_tiles = (k + BK - 1) / BK;
+    int bm0, bn0, kbase, tiles;
+#if SPLIT == 2
+    /* Stream-K: the (tile, k tile) iterations of the whole product, tile
+     * by tile in row-major order, are split evenly over the grid's blocks
+     * (a persistent grid of a few blocks per SM), so every SM has the
+     * same work however many tiles there are: a block's range covers
+     * the end of one tile, whole tiles, the start of another. */
+    const int tiles_n = (n + BN - 1) / BN;
+    const long total = (long)tiles_n * ((m + BM - 1) / BM) * k_tiles;
+    const long workers = gridDim.x;
+    const long it_begin = (long)blockIdx.x * total / workers;
+    const long it_end = ((long)blockIdx.x + 1) * total / workers;
+#else
 #if GROUP_M == 1
-    const int bm0 = blockIdx.y * BM;
-    const int bn0 = blockIdx.x * BN;
+    bm0 = blockIdx.y * BM;
+    bn0 = blockIdx.x * BN;
 #else
     /* Blocks are issued in order of pid; GROUP_M block rows at a time,
      * down each column of tiles. The last group may be shorter. */
-    int pm, pn;
     {
         const int grid_n = gridDim.x, grid_m = gridDim.y;
         const int pid = blockIdx.y * grid_n + blockIdx.x;
         const int in_group = GROUP_M * grid_n;
         const int first_m = (pid / in_group) * GROUP_M;
         const int size_m = min(grid_m - first_m, GROUP_M);
-        pm = first_m + (pid % in_group) % size_m;
-        pn = (pid % in_group) / size_m;
+        bm0 = (first_m + (pid % in_group) % size_m) * BM;
+        bn0 = ((pid % in_group) / size_m) * BN;
     }
-    const int bm0 = pm * BM;
-    const int bn0 = pn * BN;
 #endif
-    /* This block's slice of k: whole BK tiles kt0 .. kt0 + tiles - 1 (none
-     * for a trailing slice when the tiles do not divide evenly). */
-    const int k_tiles = (k + BK - 1) / BK;
     const int slices = SPLIT ? (int)gridDim.z : 1;
     const int per_slice = (k_tiles + slices - 1) / slices;
     const int kt0 = min((int)blockIdx.z * per_slice, k_tiles);
-    const int tiles = min(per_slice, k_tiles - kt0);
-    const int kbase = kt0 * BK;
+    tiles = min(per_slice, k_tiles - kt0);
+    kbase = kt0 * BK;
+#endif
 #if VEC == 1
     const bool a_vec = true, b_vec = true; /* the manifest's vec_aligned */
 #elif VEC == 2
@@ -399,11 +422,6 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #endif
 
     float acc[WMITER * TM][WNITER * TN];
-#pragma unroll
-    for (int i = 0; i < WMITER * TM; i++)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; j++)
-            acc[i][j] = 0.0f;
 
     /* Offsets of this thread's first float4 of A (B) in a row of the
      * tile; sub-tile wm (wn), chunk i4 (j4) adds wm * WSUBM + i4 * TRM * 4
@@ -449,160 +467,211 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
         }
     };
 
-#if STAGES == 1
-    load_a(kbase);
-    load_b(kbase);
-    store_a(0);
-    store_b();
-    __syncthreads();
-    for (int t = 0; t < tiles; t++) {
-        const bool more = t + 1 < tiles; /* uniform over the block */
-        if (more) { /* in flight during compute */
-            load_a(kbase + (t + 1) * BK);
-            load_b(kbase + (t + 1) * BK);
-        }
-        compute(0, 0);
-        if (more) {
-            __syncthreads(); /* everyone is done reading the tiles */
-            store_a(0);
-            store_b();
-            __syncthreads();
-        }
-    }
+#if SPLIT == 2
+    for (long it = it_begin; it < it_end; it += tiles) {
+        const int tile = (int)(it / k_tiles);
+        const int ktb = (int)(it % k_tiles);
+        tiles = (int)min((long)(k_tiles - ktb), it_end - it);
+        bm0 = (tile / tiles_n) * BM;
+        bn0 = (tile % tiles_n) * BN;
+        kbase = ktb * BK;
+        if (it != it_begin)
+            __syncthreads(); /* the previous unit's last reads of the tiles */
 #else
-    /* Prologue: B tiles 0 .. STAGES - 2 in flight (group g = tile g), A
-     * tile 0 stored; then B tile 0 waited for. */
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles)
-            copy_b(s, kbase + s * BK);
-        cp_async_commit();
-    }
-    load_a(kbase);
-    store_a(0);
-    cp_async_wait<STAGES - 2>();
-    __syncthreads();
-    for (int t = 0; t < tiles; t++) {
-        const bool more = t + 1 < tiles; /* uniform over the block */
-        /* B tile t + STAGES - 1 into the buffer read by step t - 1. */
-        if (t + STAGES - 1 < tiles)
-            copy_b((t + STAGES - 1) % STAGES, kbase + (t + STAGES - 1) * BK);
-        cp_async_commit();
-        if (more)
-            load_a(kbase + (t + 1) * BK); /* in flight during compute */
-        compute(t & 1, t % STAGES);
-        if (more) {
-            /* A buffer (t + 1) & 1 was last read by step t - 1. */
-            store_a((t + 1) & 1);
-            cp_async_wait<STAGES - 2>(); /* groups 0 .. t + 1 done */
-            __syncthreads();
-        }
-    }
-    cp_async_wait<0>(); /* no copies left in flight at exit (all empty) */
-#endif
-
-    /* Split-K fixup in one launch ("stream-K" style): every slice stores
-     * its partial tile in ws, slot (slice, tile), each thread its own
-     * accumulators as float4s (coalesced: element e of thread t at
-     * e * THREADS + t); the block that arrives last at the tile's ticket
-     * sums the partials in slice order (the same result whichever
-     * block is last) and stores C. It sets the ticket back to 0, so the
-     * tickets stay zero between launches (zero them once at allocation).
-     * __threadfence before the ticket publishes the partial; after it,
-     * the last block reads the others' partials from L2 (__ldcg). The
-     * number of slices is the grid's depth, not a macro, so the kernels of
-     * every SPLITK are one module (a launch-only parameter); SPLIT=0
-     * leaves the code out, which cost the kernels of one slice 3-5% at
-     * 4096^3 (H100, tests/bench/bench). */
-#if SPLIT
     {
-#define ACC4 ((WMITER * TM) * (WNITER * TN) / 4)
-        __shared__ int last_arrival;
-        const int tile = (bm0 / BM) * (int)gridDim.x + bn0 / BN;
-        const long slot = (long)THREADS * ACC4;
-        const long ntile = (long)gridDim.x * gridDim.y;
-        float4 *const w4 = reinterpret_cast<float4 *>(ws) + tid;
-        float4 *const mine = w4 + ((long)blockIdx.z * ntile + tile) * slot;
+#endif
 #pragma unroll
-        for (int e = 0; e < ACC4; e++) {
-            const int i = e / (WNITER * TN / 4), j = (e % (WNITER * TN / 4)) * 4;
-            mine[(long)e * THREADS] = make_float4(acc[i][j], acc[i][j + 1],
-                                                  acc[i][j + 2], acc[i][j + 3]);
-        }
-        __threadfence();
-        __syncthreads();
-        if (tid == 0) {
-            const int before = atomicAdd(tickets + tile, 1);
-            last_arrival = before == slices - 1;
-            if (last_arrival)
-                tickets[tile] = 0; /* every slice has arrived */
-        }
-        __syncthreads();
-        if (!last_arrival)
-            return;
-        __threadfence();
+        for (int i = 0; i < WMITER * TM; i++)
 #pragma unroll
-        for (int e = 0; e < ACC4; e++) {
-            const int i = e / (WNITER * TN / 4), j = (e % (WNITER * TN / 4)) * 4;
-            const float4 *const p = w4 + (long)tile * slot + (long)e * THREADS;
-            float4 sum = __ldcg(p);
-#pragma unroll 1
-            for (int z = 1; z < slices; z++) {
-                const float4 v = __ldcg(p + z * ntile * slot);
-                sum.x += v.x;
-                sum.y += v.y;
-                sum.z += v.z;
-                sum.w += v.w;
+            for (int j = 0; j < WNITER * TN; j++)
+                acc[i][j] = 0.0f;
+
+#if STAGES == 1
+        load_a(kbase);
+        load_b(kbase);
+        store_a(0);
+        store_b();
+        __syncthreads();
+        for (int t = 0; t < tiles; t++) {
+            const bool more = t + 1 < tiles; /* uniform over the block */
+            if (more) { /* in flight during compute */
+                load_a(kbase + (t + 1) * BK);
+                load_b(kbase + (t + 1) * BK);
             }
-            acc[i][j] = sum.x;
-            acc[i][j + 1] = sum.y;
-            acc[i][j + 2] = sum.z;
-            acc[i][j + 3] = sum.w;
+            compute(0, 0);
+            if (more) {
+                __syncthreads(); /* everyone is done reading the tiles */
+                store_a(0);
+                store_b();
+                __syncthreads();
+            }
         }
-#undef ACC4
-    }
 #else
-    (void)ws;
-    (void)tickets;
+        /* Prologue: B tiles 0 .. STAGES - 2 in flight (group g = tile g), A
+         * tile 0 stored; then B tile 0 waited for. */
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < tiles)
+                copy_b(s, kbase + s * BK);
+            cp_async_commit();
+        }
+        load_a(kbase);
+        store_a(0);
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();
+        for (int t = 0; t < tiles; t++) {
+            const bool more = t + 1 < tiles; /* uniform over the block */
+            /* B tile t + STAGES - 1 into the buffer read by step t - 1. */
+            if (t + STAGES - 1 < tiles)
+                copy_b((t + STAGES - 1) % STAGES, kbase + (t + STAGES - 1) * BK);
+            cp_async_commit();
+            if (more)
+                load_a(kbase + (t + 1) * BK); /* in flight during compute */
+            compute(t & 1, t % STAGES);
+            if (more) {
+                /* A buffer (t + 1) & 1 was last read by step t - 1. */
+                store_a((t + 1) & 1);
+                cp_async_wait<STAGES - 2>(); /* groups 0 .. t + 1 done */
+                __syncthreads();
+            }
+        }
+        cp_async_wait<0>(); /* no copies left in flight at exit (all empty) */
 #endif
 
-    /* Row i of the thread tile, in sub-tile wm, is C row
-     * bm0 + a_off + wm * WSUBM + (i / 4) * TRM * 4 + i % 4; likewise
-     * columns. */
+        /* Split-K and stream-K fixup in one launch: every block that has part
+         * of a tile's k stores its partial tile in ws, each thread its own
+         * accumulators as float4s (coalesced: element e of thread t at
+         * e * THREADS + t); the block that arrives last at the tile's ticket
+         * sums the partials in k order (the same result whichever block is
+         * last) and stores C. It sets the ticket back to 0, so the tickets
+         * stay zero between launches (zero them once at allocation).
+         * __threadfence before the ticket publishes the partial; after it,
+         * the last block reads the others' partials from L2 (__ldcg). The
+         * number of slices (split-K) or of blocks (stream-K) is the grid's,
+         * not a macro, so those launch parameters share one module; SPLIT=0
+         * leaves the code out, which cost the kernels of one slice 3-5% at
+         * 4096^3 (H100, tests/bench/bench). */
+        bool store = true;
+#if SPLIT
+        {
+#define ACC4 ((WMITER * TM) * (WNITER * TN) / 4)
+            __shared__ int last_arrival;
+            const long slot = (long)THREADS * ACC4; /* BM * BN floats */
+            float4 *const w4 = reinterpret_cast<float4 *>(ws) + tid;
+#if SPLIT == 1
+            const int tile = (bm0 / BM) * (int)gridDim.x + bn0 / BN;
+            const long ntile = (long)gridDim.x * gridDim.y;
+            const int parts = slices;
+            const bool whole = parts == 1;
+            float4 *const mine = w4 + ((long)blockIdx.z * ntile + tile) * slot;
+#else
+            /* Block b's range starts at s(b) = b * total / workers; the block
+             * holding iteration i is ceil((i + 1) * workers / total) - 1. A
+             * block has at most two partial tiles, its first unit (slot 2b)
+             * and its last (slot 2b + 1): a unit is the block's first unless
+             * the block began before the tile did. */
+            const long t0 = (long)tile * k_tiles;
+            const long b_first = ((t0 + 1) * workers + total - 1) / total - 1;
+            const long b_last = ((t0 + k_tiles) * workers + total - 1) / total - 1;
+            const int parts = (int)(b_last - b_first + 1);
+            const bool whole = tiles == k_tiles;
+            float4 *const mine = w4 + (2 * (long)blockIdx.x + (it_begin < t0 ? 1 : 0)) * slot;
+#endif
+            if (!whole) {
 #pragma unroll
-    for (int wm = 0; wm < WMITER; wm++)
+                for (int e = 0; e < ACC4; e++) {
+                    const int i = e / (WNITER * TN / 4), j = (e % (WNITER * TN / 4)) * 4;
+                    mine[(long)e * THREADS] = make_float4(acc[i][j], acc[i][j + 1],
+                                                          acc[i][j + 2], acc[i][j + 3]);
+                }
+                __threadfence();
+                __syncthreads();
+                if (tid == 0) {
+                    const int before = atomicAdd(tickets + tile, 1);
+                    last_arrival = before == parts - 1;
+                    if (last_arrival)
+                        tickets[tile] = 0; /* every part has arrived */
+                }
+                __syncthreads();
+                store = last_arrival;
+            }
+            if (!whole && store) {
+                __threadfence();
 #pragma unroll
-        for (int i = 0; i < TM; i++) {
-            const int row = bm0 + a_off + wm * WSUBM + (i / 4) * (TRM * 4) + i % 4;
-            if (row >= m)
-                continue;
-            float *const crow = C + (long)row * n;
-#pragma unroll
-            for (int wn = 0; wn < WNITER; wn++)
-#pragma unroll
-                for (int j = 0; j < TN; j += 4) {
-                    const int col = bn0 + b_off + wn * WSUBN + (j / 4) * (TRN * 4);
-                    const int ai = wm * TM + i, aj = wn * TN + j;
-#if VEC
-                    if (b_vec) {
-                        if (col < n) /* n % 4 == 0: all four or none */
-                            *reinterpret_cast<float4 *>(crow + col) =
-                                make_float4(acc[ai][aj], acc[ai][aj + 1],
-                                            acc[ai][aj + 2], acc[ai][aj + 3]);
-                    } else {
-#pragma unroll
-                        for (int q = 0; q < 4; q++)
-                            if (col + q < n)
-                                crow[col + q] = acc[ai][aj + q];
+                for (int e = 0; e < ACC4; e++) {
+                    const int i = e / (WNITER * TN / 4), j = (e % (WNITER * TN / 4)) * 4;
+#if SPLIT == 1
+                    const float4 *const p = w4 + (long)tile * slot + (long)e * THREADS;
+                    float4 sum = __ldcg(p);
+#pragma unroll 1
+                    for (int z = 1; z < parts; z++) {
+                        const float4 v = __ldcg(p + z * ntile * slot);
+#else
+                    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1
+                    for (long b = b_first; b <= b_last; b++) {
+                        const long sb = b * total / workers;
+                        const float4 v = __ldcg(w4 + (2 * b + (sb < t0 ? 1 : 0)) * slot +
+                                                (long)e * THREADS);
+#endif
+                        sum.x += v.x;
+                        sum.y += v.y;
+                        sum.z += v.z;
+                        sum.w += v.w;
                     }
+                    acc[i][j] = sum.x;
+                    acc[i][j + 1] = sum.y;
+                    acc[i][j + 2] = sum.z;
+                    acc[i][j + 3] = sum.w;
+                }
+            }
+#undef ACC4
+        }
+#else
+        (void)ws;
+        (void)tickets;
+#endif
+
+        if (store) {
+            /* Row i of the thread tile, in sub-tile wm, is C row
+             * bm0 + a_off + wm * WSUBM + (i / 4) * TRM * 4 + i % 4; likewise
+             * columns. */
+#pragma unroll
+            for (int wm = 0; wm < WMITER; wm++)
+#pragma unroll
+                for (int i = 0; i < TM; i++) {
+                    const int row = bm0 + a_off + wm * WSUBM + (i / 4) * (TRM * 4) + i % 4;
+                    if (row >= m)
+                        continue;
+                    float *const crow = C + (long)row * n;
+#pragma unroll
+                    for (int wn = 0; wn < WNITER; wn++)
+#pragma unroll
+                        for (int j = 0; j < TN; j += 4) {
+                            const int col = bn0 + b_off + wn * WSUBN + (j / 4) * (TRN * 4);
+                            const int ai = wm * TM + i, aj = wn * TN + j;
+#if VEC
+                            if (b_vec) {
+                                if (col < n) /* n % 4 == 0: all four or none */
+                                    *reinterpret_cast<float4 *>(crow + col) =
+                                        make_float4(acc[ai][aj], acc[ai][aj + 1],
+                                                    acc[ai][aj + 2], acc[ai][aj + 3]);
+                            } else {
+#pragma unroll
+                                for (int q = 0; q < 4; q++)
+                                    if (col + q < n)
+                                        crow[col + q] = acc[ai][aj + q];
+                            }
 #else
 #pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        if (col + q < n)
-                            crow[col + q] = acc[ai][aj + q];
+                            for (int q = 0; q < 4; q++)
+                                if (col + q < n)
+                                    crow[col + q] = acc[ai][aj + q];
 #endif
+                        }
                 }
         }
+    }
 }
 
 #else

@@ -849,7 +849,9 @@ static int param_index(const atune__manifest *m, const char *name)
 /* matmul's spaces by shape (issue 36): split-K only where the blocks
  * leave SMs idle (never at 4096^3, whose 197 configurations stay), launch
  * only (one module for every SPLITK),
- * but at 1024^3; float4 kernels at every size,
+ * but at 1024^3; stream-K only where more tiles than SMs leave the last
+ * wave under 85% full (1037^3, never 4096^3), launch only too, its two
+ * partial tiles per block within ws; float4 kernels at every size,
  * VEC=2 exactly where rows are not 16-byte aligned, scalar warp-tiled
  * kernels nowhere; tiles of aspect 4 only where m or n is at most 256. */
 static void test_matmul_shapes(void **state)
@@ -858,7 +860,7 @@ static void test_matmul_shapes(void **state)
     atune__devattr dev;
     atune__err err = {0};
     const atune__manifest *m;
-    int wt, bm, bn, vec, splitk, split_code;
+    int wt, bm, bn, vec, splitk, skb;
 
     (void)state;
     atune__devattr_default(&dev);
@@ -870,16 +872,19 @@ static void test_matmul_shapes(void **state)
     bn = param_index(m, "BN");
     vec = param_index(m, "VEC");
     splitk = param_index(m, "SPLITK");
-    split_code = param_index(m, "SPLIT");
+    skb = param_index(m, "SKB");
     assert_false(m->params[splitk].macro);
-    assert_true(m->params[split_code].macro);
+    assert_false(m->params[skb].macro);
+    /* the switch that compiles their code in follows from them */
+    assert_int_equal(m->nmacros, 1);
+    assert_string_equal(m->macros[0].name, "SPLIT");
     for (int s = 0; s < m->nsizes; s++) {
         const atune__size *z = &m->sizes[s];
         const int64_t mm = size_value(z, "m"), nn = size_value(z, "n"),
                       kk = size_value(z, "k");
         const int aligned = kk % 4 == 0 && nn % 4 == 0;
         atune__valid_set set = {0};
-        int64_t split = 0, vec_kernels = 0, seeds = 0;
+        int64_t split = 0, stream = 0, vec_kernels = 0, seeds = 0;
 
         assert_int_equal(atune__space_build(m, z, &dev, NULL, &set, NULL, &err),
                          0);
@@ -889,11 +894,27 @@ static void test_matmul_shapes(void **state)
             if (c.v[wt] == 0) {
                 seeds++;
                 assert_int_equal(c.v[splitk], 1);
+                assert_int_equal(c.v[skb], 0);
                 continue;
             }
             assert_int_equal(c.v[vec], aligned ? 1 : 2);
             vec_kernels++;
-            assert_int_equal(c.v[split_code], c.v[splitk] > 1);
+            int64_t split_code = -1;
+            assert_int_equal(atune__macro_values(m, c.v, &split_code, &err), 0);
+            assert_int_equal(split_code,
+                             c.v[splitk] > 1 ? 1 : c.v[skb] > 0 ? 2 : 0);
+            assert_false(c.v[splitk] > 1 && c.v[skb] > 0);
+            if (c.v[skb] > 0) {
+                const int64_t tiles = ((mm + c.v[bm] - 1) / c.v[bm]) *
+                                      ((nn + c.v[bn] - 1) / c.v[bn]);
+                const int64_t waves = (tiles + dev.sm_count - 1) / dev.sm_count;
+                const int64_t ws = 32 * (mm + 255) * (nn + 255);
+                assert_true(tiles > dev.sm_count);
+                assert_true(tiles * 100 < waves * dev.sm_count * 85);
+                assert_true(2 * c.v[skb] * dev.sm_count * c.v[bm] * c.v[bn] <=
+                            (ws < (1 << 24) ? ws : (1 << 24)));
+                stream++;
+            }
             if (c.v[splitk] > 1) {
                 const int64_t tiles = ((mm + c.v[bm] - 1) / c.v[bm]) *
                                       ((nn + c.v[bn] - 1) / c.v[bn]);
@@ -908,8 +929,13 @@ static void test_matmul_shapes(void **state)
         assert_true(vec_kernels > 0);
         if (strcmp(z->name, "large") == 0) {
             assert_int_equal(split, 0);
+            assert_int_equal(stream, 0);
             assert_int_equal(set.n, 197);
         }
+        /* 1037^3: 153 tiles of 128 x 64 on 132 SMs, where stream-K won on
+         * the H100 (95 us, the best without it 110 us) */
+        if (strcmp(z->name, "odd") == 0 && stream == 0)
+            fail_msg("matmul %s: no stream-K configuration", z->name);
         /* 1024^3: 64 tiles of 128 x 128, where split-K won on the H100 */
         if (strcmp(z->name, "mid") == 0 && split == 0)
             fail_msg("matmul %s: no split-K configuration", z->name);

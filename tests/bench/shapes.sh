@@ -87,7 +87,7 @@ import glob, math, re, sys
 
 bench, prof = sys.argv[1], sys.argv[2]
 keep = ("WT", "BM", "BN", "BK", "WM", "WN", "TM", "TN", "WNITER", "VEC",
-        "STAGES", "GROUP_M", "SPLITK")
+        "STAGES", "GROUP_M", "SPLITK", "SKB")
 configs, sec = {}, None
 for path in glob.glob(prof + "/*.ini"):
     for line in open(path):
