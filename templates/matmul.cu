@@ -35,9 +35,10 @@
  *   VEC      1: float4 (16-byte) loads of A and B and stores of C; needs k
  *            and n multiples of 4 (rows 16-byte aligned) -- manifest
  *            constraint. 2: the same float4 registers and shared-memory
- *            layout at any k and n: a float4 is loaded (stored) whole
- *            where its matrix's rows are aligned, else element by element
- *            with each element's bounds checked (4-byte cp.async for B).
+ *            layout at any k and n: a float4 is loaded whole where its
+ *            matrix's rows are aligned, else element by element with each
+ *            element's bounds checked (4-byte cp.async for B); C is
+ *            stored element by element.
  *            0: 4-byte loads. The manifest offers VEC=2 only where rows
  *            are not aligned (1037^3), VEC=0 only for the seed
  *   STAGES   shared-memory stages of B. 1: one buffer; the next tiles of A
@@ -650,19 +651,17 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
                         for (int j = 0; j < TN; j += 4) {
                             const int col = bn0 + b_off + wn * WSUBN + (j / 4) * (TRN * 4);
                             const int ai = wm * TM + i, aj = wn * TN + j;
-#if VEC
-                            if (b_vec) {
-                                if (col < n) /* n % 4 == 0: all four or none */
-                                    *reinterpret_cast<float4 *>(crow + col) =
-                                        make_float4(acc[ai][aj], acc[ai][aj + 1],
-                                                    acc[ai][aj + 2], acc[ai][aj + 3]);
-                            } else {
-#pragma unroll
-                                for (int q = 0; q < 4; q++)
-                                    if (col + q < n)
-                                        crow[col + q] = acc[ai][aj + q];
-                            }
+#if VEC == 1
+                            if (col < n) /* n % 4 == 0: all four or none */
+                                *reinterpret_cast<float4 *>(crow + col) =
+                                    make_float4(acc[ai][aj], acc[ai][aj + 1],
+                                                acc[ai][aj + 2], acc[ai][aj + 3]);
 #else
+                            /* VEC=2 stores element by element even where
+                             * n % 4 == 0: a float4 branch here cost its
+                             * kernels 26 registers (ptxas: 153 against 127
+                             * at 128 x 128 tiles), so one block per SM
+                             * instead of two */
 #pragma unroll
                             for (int q = 0; q < 4; q++)
                                 if (col + q < n)
