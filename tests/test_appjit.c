@@ -739,6 +739,70 @@ static void test_config_for_falls_back(void **state)
     atune_jit_close(j);
 }
 
+/* An entry that cannot run at a size only because of its launch-only
+ * parameters is served with those at their defaults (matmul's stream-K,
+ * allowed only where the last wave of tiles is short): its tiles, not
+ * another size's. */
+static void test_config_for_relaunch(void **state)
+{
+    static const char text[] =
+        "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n"
+        "[matmul m=1037,n=1037,k=1037]\nWT = 1\nBM = 128\nBN = 64\nBK = 16\n"
+        "WM = 32\nWN = 32\nTM = 8\nTN = 4\nWNITER = 1\nVEC = 2\nSTAGES = 2\n"
+        "GROUP_M = 1\nSPLITK = 1\nSKB = 2\n"
+        "[matmul m=513,n=513,k=513]\nWT = 1\nBM = 64\nBN = 64\nBK = 16\n"
+        "WM = 32\nWN = 32\nTM = 8\nTN = 4\nWNITER = 1\nVEC = 2\nSTAGES = 1\n"
+        "GROUP_M = 1\nSPLITK = 1\nSKB = 0\n"
+        "[matmul m=4096,n=4096,k=4096]\nWT = 1\nBM = 128\nBN = 64\nBK = 16\n"
+        "WM = 32\nWN = 32\nTM = 8\nTN = 4\nWNITER = 1\nVEC = 1\nSTAGES = 3\n"
+        "GROUP_M = 1\nSPLITK = 1\nSKB = 0\n";
+    atune_jit *j = open_ok(NULL, "matmul");
+    char file[4200], msg[512];
+    atune_profile *p = NULL;
+    const atune_config *c = NULL, *again = NULL;
+    atune_jit_dims d;
+
+    (void)state;
+    path_in(file, sizeof(file), tmp, "relaunch.ini");
+    write_text(file, text);
+    assert_int_equal(atune_profile_open(file, &p), ATUNE_OK);
+    /* At its own size: the entry as tuned. */
+    assert_int_equal(atune_jit_config_for(j, p, "m=1037,n=1037,k=1037", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_int_equal(atune_config_get(c, "SKB", -1), 2);
+    /* 1001^3: 128 tiles of 128 x 64 on 132 SMs, no short last wave, so no
+     * stream-K; 1037^3's tiles with one block per tile, not 513^3's. */
+    assert_int_equal(atune_jit_config_for(j, p, "m=1001,n=1001,k=1001", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_non_null(c);
+    assert_int_equal(atune_config_get(c, "SKB", -1), 0);
+    assert_int_equal(atune_config_get(c, "BM", -1), 128);
+    assert_int_equal(atune_config_get(c, "STAGES", -1), 2);
+    if (!strstr(msg, "cannot run here") || !strstr(msg, "launch at the defaults (SKB=0)"))
+        fail_msg("%s", msg);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "m=1001,n=1001,k=1001", &d),
+                     ATUNE_OK);
+    /* The same values again: the same configuration, not a new one. */
+    assert_int_equal(atune_jit_config_for(j, p, "m=1001,n=1001,k=1003", NULL,
+                                          &again, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_ptr_equal(again, c);
+    /* 3001^3: the nearest entry (4096^3, VEC=1) cannot run with unaligned
+     * rows; of the others the nearest that can, with its launch at the
+     * defaults, is 1037^3's, before 513^3's as tuned. */
+    assert_int_equal(atune_jit_config_for(j, p, "m=3001,n=3001,k=3001", NULL,
+                                          &again, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_ptr_equal(again, c);
+    if (!strstr(msg, "using the tuned entry of m=1037,n=1037,k=1037 with its "
+                     "launch at the defaults (SKB=0)"))
+        fail_msg("%s", msg);
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
 /* Between ladder points the nearest entry is vetoed when its grid would
  * pad much more at the wanted size than at its own (appjit_lookup.c):
  * constmem's blocks span BLOCK_X * PPT columns. */
@@ -913,6 +977,7 @@ int main(void)
         cmocka_unit_test(test_declare_other_types),
         cmocka_unit_test(test_shape_from_args),
         cmocka_unit_test(test_config_for_falls_back),
+        cmocka_unit_test(test_config_for_relaunch),
         cmocka_unit_test(test_config_for_padding),
         cmocka_unit_test(test_build_without_gpu),
         cmocka_unit_test(test_cache_settings),

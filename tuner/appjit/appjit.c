@@ -159,6 +159,7 @@ void atune_jit_close(atune_jit *j)
     }
     if (j->learned_free)
         j->learned_free(j);
+    atune__jit_relaunched_free(j);
     atune__cache_close(j->cache);
     atune__manifest_free(j->m);
     free(j);

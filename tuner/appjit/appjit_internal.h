@@ -68,7 +68,13 @@ struct atune_jit {
      * not call into it). */
     struct atune__learned *learned;
     void (*learned_free)(atune_jit *j);
+    /* Tuned entries served with their launch-only parameters at the
+     * defaults (appjit_lookup.c), one per entry, until atune_jit_close. */
+    struct atune__relaunch *relaunched;
 };
+
+/* Frees j->relaunched (appjit_lookup.c). */
+void atune__jit_relaunched_free(atune_jit *j);
 
 int atune__jit_fail(atune_jit *j, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,9 +1,12 @@
 /* appjit_lookup.c -- look-ups that are always safe to launch: the
  * profile's configuration for a size, checked against the template's
  * constraints and the device limits at that size, with a fallback to
- * another tuned entry of the kernel, then to the defaults. libatune alone
+ * the same entry with its launch-only parameters at their defaults, then
+ * to another tuned entry of the kernel, then to the defaults. libatune alone
  * cannot evaluate the template's rules; the JIT helper has the manifest. */
+#include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,18 +71,129 @@ static double distance(atune_jit *j, const atune_config *c, const int64_t *want)
     return d;
 }
 
-/* The usable tuned entry of this kernel nearest to size, or NULL. */
+/* Entries served with their launch-only parameters at the defaults: a
+ * parameter that only [launch] reads (matmul's SPLITK and SKB) changes
+ * the grid, not the module, and a template may allow some of its values
+ * only at some shapes (stream-K where the last wave of tiles is short).
+ * The nearest entry's tiles with the default launch suit a shape better
+ * than another size's entry: at 12 random (m, n, k) shapes on an H100
+ * (2026-11-27) the entries of 725^3 to 2049^3 were stream-K kernels, and
+ * the shapes fell back to 513^3's 64 x 64 tiles. One copy per set of
+ * values (not per entry: a profile closed and another opened may reuse
+ * an entry's address), shared by the handle's threads, freed by
+ * atune_jit_close. */
+struct atune__relaunch {
+    atune_config *own;
+    struct atune__relaunch *next;
+};
+
+static pthread_mutex_t relaunch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void atune__jit_relaunched_free(atune_jit *j)
+{
+    struct atune__relaunch *r, *next;
+
+    for (r = j->relaunched; r; r = next) {
+        next = r->next;
+        atune_config_free(r->own);
+        free(r);
+    }
+    j->relaunched = NULL;
+}
+
+static int launch_only(const atune__param *pa)
+{
+    return !pa->macro && !pa->named && !pa->in_name;
+}
+
+/* Whether own (launch-only parameters at the defaults) is c so made. */
+static int same_values(const atune__manifest *m, const atune_config *own,
+                       const atune_config *c)
+{
+    for (int i = 0; i < m->nparams; i++) {
+        const atune__param *pa = &m->params[i];
+        if (!launch_only(pa) && atune_config_get(own, pa->name, pa->values[0]) !=
+                                    atune_config_get(c, pa->name, pa->values[0]))
+            return 0;
+    }
+    return 1;
+}
+
+/* c with every launch-only parameter at its default, when that differs
+ * from c and can run at size; NULL otherwise. changed lists the
+ * parameters set ("SKB=0"). */
+static const atune_config *relaunched(atune_jit *j, const atune_config *c,
+                                      const atune__devattr *a,
+                                      const int64_t *size, char *changed,
+                                      size_t len)
+{
+    const atune__manifest *m = j->m;
+    struct atune__relaunch *r;
+    atune_config *own = NULL;
+    const atune_config *found = NULL;
+    char why[512];
+    size_t used = 0;
+
+    changed[0] = '\0';
+    for (int i = 0; i < m->nparams; i++) {
+        const atune__param *pa = &m->params[i];
+        if (!launch_only(pa) ||
+            atune_config_get(c, pa->name, pa->values[0]) == pa->values[0])
+            continue;
+        if (used < len)
+            used += (size_t)snprintf(changed + used, len - used, "%s%s=%" PRId64,
+                                     used ? "," : "", pa->name, pa->values[0]);
+    }
+    if (used == 0)
+        return NULL;
+    pthread_mutex_lock(&relaunch_lock);
+    for (r = j->relaunched; r && !found; r = r->next)
+        if (same_values(m, r->own, c))
+            found = r->own;
+    pthread_mutex_unlock(&relaunch_lock);
+    if (!found) {
+        if (atune_config_new(m->name, c, &own) != ATUNE_OK)
+            return NULL;
+        for (int i = 0; i < m->nparams; i++) {
+            const atune__param *pa = &m->params[i];
+            if (launch_only(pa) &&
+                atune_config_set(own, pa->name, pa->values[0]) != ATUNE_OK) {
+                atune_config_free(own);
+                return NULL;
+            }
+        }
+        r = calloc(1, sizeof(*r));
+        if (!r) {
+            atune_config_free(own);
+            return NULL;
+        }
+        r->own = own;
+        pthread_mutex_lock(&relaunch_lock);
+        r->next = j->relaunched;
+        j->relaunched = r;
+        pthread_mutex_unlock(&relaunch_lock);
+        found = own;
+    }
+    return usable(j, found, a, size, why, sizeof(why)) ? found : NULL;
+}
+
+/* The usable tuned entry of this kernel nearest to size, or NULL; an
+ * entry that can run with its launch at the defaults counts, as that
+ * (from: the entry, changed: what was set; "" when none). */
 static const atune_config *nearest_usable(atune_jit *j, atune_profile *p,
                                           const atune_config *skip,
                                           const atune__devattr *a,
-                                          const int64_t *size)
+                                          const int64_t *size,
+                                          const atune_config **from,
+                                          char *changed, size_t len)
 {
     const atune_config *best = NULL;
     double best_d = 0;
-    char why[512];
+    char why[512], ch[256];
 
+    changed[0] = '\0';
     for (int i = 0; i < atune_profile_count(p); i++) {
-        const atune_config *e = atune_profile_entry(p, i);
+        const atune_config *e = atune_profile_entry(p, i), *r;
         double d;
         if (strcmp(atune_config_kernel(e), j->m->name) != 0 ||
             strcmp(atune_config_size(e), atune_config_size(skip)) == 0)
@@ -88,8 +202,14 @@ static const atune_config *nearest_usable(atune_jit *j, atune_profile *p,
         if (d < 0 || (best && d >= best_d))
             continue;
         if (usable(j, e, a, size, why, sizeof(why))) {
-            best = e;
+            best = *from = e;
             best_d = d;
+            changed[0] = '\0';
+        } else if ((r = relaunched(j, e, a, size, ch, sizeof(ch))) != NULL) {
+            best = r;
+            *from = e;
+            best_d = d;
+            atune__strlcpy(changed, ch, len);
         }
     }
     return best;
@@ -245,16 +365,35 @@ static int choose(atune_jit *j, atune_profile *p, const char *size,
             atune_config_size(alt), 100 * (alt_grow - 1));
         return ATUNE_OK;
     }
-    alt = nearest_usable(j, p, c, a, v);
-    if (alt) {
-        say(msg, len,
-            "%s %s: the tuned configuration of %s cannot run here (%s); "
-            "using the tuned entry of %s",
-            j->m->name, size, atune_config_size(c), why,
-            atune_config_size(alt));
-        *out = alt;
-        *served = ATUNE__SERVED_FALLBACK;
-        return ATUNE_OK;
+    {
+        char changed[256];
+        alt = relaunched(j, c, a, v, changed, sizeof(changed));
+        if (alt) {
+            say(msg, len,
+                "%s %s: the tuned configuration of %s cannot run here (%s); "
+                "using it with its launch at the defaults (%s)",
+                j->m->name, size, atune_config_size(c), why, changed);
+            *out = alt;
+            *served = ATUNE__SERVED_FALLBACK;
+            return ATUNE_OK;
+        }
+    }
+    {
+        const atune_config *from = NULL;
+        char changed[256];
+        alt = nearest_usable(j, p, c, a, v, &from, changed, sizeof(changed));
+        if (alt) {
+            say(msg, len,
+                "%s %s: the tuned configuration of %s cannot run here (%s); "
+                "using the tuned entry of %s%s%s%s",
+                j->m->name, size, atune_config_size(c), why,
+                atune_config_size(from), *changed ? " with its launch at the "
+                                                    "defaults (" : "",
+                changed, *changed ? ")" : "");
+            *out = alt;
+            *served = ATUNE__SERVED_FALLBACK;
+            return ATUNE_OK;
+        }
     }
     say(msg, len,
         "%s %s: the tuned configuration of %s cannot run here (%s) and no "
