@@ -69,7 +69,8 @@ struct atune_jit {
     struct atune__learned *learned;
     void (*learned_free)(atune_jit *j);
     /* Tuned entries served with their launch-only parameters at the
-     * defaults (appjit_lookup.c), one per entry, until atune_jit_close. */
+     * defaults (appjit_lookup.c), one per set of values, until
+     * atune_jit_close. */
     struct atune__relaunch *relaunched;
 };
 

@@ -74,14 +74,12 @@ static double distance(atune_jit *j, const atune_config *c, const int64_t *want)
 /* Entries served with their launch-only parameters at the defaults: a
  * parameter that only [launch] reads (matmul's SPLITK and SKB) changes
  * the grid, not the module, and a template may allow some of its values
- * only at some shapes (stream-K where the last wave of tiles is short).
- * The nearest entry's tiles with the default launch suit a shape better
- * than another size's entry: at 12 random (m, n, k) shapes on an H100
- * (2026-11-27) the entries of 725^3 to 2049^3 were stream-K kernels, and
- * the shapes fell back to 513^3's 64 x 64 tiles. One copy per set of
- * values (not per entry: a profile closed and another opened may reuse
- * an entry's address), shared by the handle's threads, freed by
- * atune_jit_close. */
+ * only at some shapes (stream-K only where the last wave of tiles is
+ * short). An entry's kernel with the default launch suits a nearby shape
+ * better than a farther size's entry as tuned (docs/results.md, regret
+ * at random shapes). One copy per set of values (not per entry: a
+ * profile closed and another opened may reuse an entry's address),
+ * shared by the handle's threads, freed by atune_jit_close. */
 struct atune__relaunch {
     atune_config *own;
     struct atune__relaunch *next;
@@ -112,8 +110,9 @@ static int same_values(const atune__manifest *m, const atune_config *own,
 {
     for (int i = 0; i < m->nparams; i++) {
         const atune__param *pa = &m->params[i];
-        if (!launch_only(pa) && atune_config_get(own, pa->name, pa->values[0]) !=
-                                    atune_config_get(c, pa->name, pa->values[0]))
+        if (!launch_only(pa) &&
+            atune_config_get(own, pa->name, pa->values[0]) !=
+                atune_config_get(c, pa->name, pa->values[0]))
             return 0;
     }
     return 1;
@@ -141,8 +140,9 @@ static const atune_config *relaunched(atune_jit *j, const atune_config *c,
             atune_config_get(c, pa->name, pa->values[0]) == pa->values[0])
             continue;
         if (used < len)
-            used += (size_t)snprintf(changed + used, len - used, "%s%s=%" PRId64,
-                                     used ? "," : "", pa->name, pa->values[0]);
+            used +=
+                (size_t)snprintf(changed + used, len - used, "%s%s=%" PRId64,
+                                 used ? "," : "", pa->name, pa->values[0]);
     }
     if (used == 0)
         return NULL;
@@ -387,9 +387,9 @@ static int choose(atune_jit *j, atune_profile *p, const char *size,
                 "%s %s: the tuned configuration of %s cannot run here (%s); "
                 "using the tuned entry of %s%s%s%s",
                 j->m->name, size, atune_config_size(c), why,
-                atune_config_size(from), *changed ? " with its launch at the "
-                                                    "defaults (" : "",
-                changed, *changed ? ")" : "");
+                atune_config_size(from),
+                *changed ? " with its launch at the defaults (" : "", changed,
+                *changed ? ")" : "");
             *out = alt;
             *served = ATUNE__SERVED_FALLBACK;
             return ATUNE_OK;

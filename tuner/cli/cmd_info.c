@@ -128,7 +128,8 @@ static void list_json(atune__json *j, const atune__manifest *m,
     atune__json_end(j);
     atune__json_object(j, "macros");
     for (int i = 0; i < m->nmacros; i++)
-        atune__json_str(j, m->macros[i].name, atune__expr_text(m->macros[i].expr));
+        atune__json_str(j, m->macros[i].name,
+                        atune__expr_text(m->macros[i].expr));
     atune__json_end(j);
     atune__json_int(j, "space", atune__space_size(m));
     atune__json_array(j, "sizes");

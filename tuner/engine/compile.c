@@ -120,10 +120,10 @@ static void compile_job(atune__pool *p, job *jb, int self);
 
 /* What decides a configuration's module besides the template: the values
  * of the parameters passed as macros, of the [macros] computed from them,
- * and the name expressions with the values substituted. Configurations that differ only in launch-only
- * parameters (or in parameters the names do not use, with param_macros =
- * no) have the same key, the same cache key and the same CUBIN, so one
- * compile serves them all. */
+ * and the name expressions with the values substituted. Configurations
+ * that differ only in launch-only parameters (or in parameters the names
+ * do not use, with param_macros = no) have the same key, the same cache
+ * key and the same CUBIN, so one compile serves them all. */
 static uint64_t manifest_key(const atune__manifest *m,
                              const char *const *names, int nnames,
                              const atune__config *c)
