@@ -159,7 +159,12 @@ void atune_jit_close(atune_jit *j)
     }
     if (j->learned_free)
         j->learned_free(j);
-    atune__jit_relaunched_free(j);
+    while (j->relaunched) {
+        struct atune__relaunch *r = j->relaunched;
+        j->relaunched = r->next;
+        atune_config_free(r->own);
+        free(r);
+    }
     atune__cache_close(j->cache);
     atune__manifest_free(j->m);
     free(j);

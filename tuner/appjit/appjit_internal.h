@@ -74,8 +74,12 @@ struct atune_jit {
     struct atune__relaunch *relaunched;
 };
 
-/* Frees j->relaunched (appjit_lookup.c). */
-void atune__jit_relaunched_free(atune_jit *j);
+/* One of j->relaunched: made by appjit_lookup.c, freed by
+ * atune_jit_close (appjit.c). */
+struct atune__relaunch {
+    atune_config *own;
+    struct atune__relaunch *next;
+};
 
 int atune__jit_fail(atune_jit *j, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

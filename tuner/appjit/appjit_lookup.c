@@ -80,24 +80,7 @@ static double distance(atune_jit *j, const atune_config *c, const int64_t *want)
  * at random shapes). One copy per set of values (not per entry: a
  * profile closed and another opened may reuse an entry's address),
  * shared by the handle's threads, freed by atune_jit_close. */
-struct atune__relaunch {
-    atune_config *own;
-    struct atune__relaunch *next;
-};
-
 static pthread_mutex_t relaunch_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void atune__jit_relaunched_free(atune_jit *j)
-{
-    struct atune__relaunch *r, *next;
-
-    for (r = j->relaunched; r; r = next) {
-        next = r->next;
-        atune_config_free(r->own);
-        free(r);
-    }
-    j->relaunched = NULL;
-}
 
 static int launch_only(const atune__param *pa)
 {
