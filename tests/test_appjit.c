@@ -780,7 +780,8 @@ static void test_config_for_relaunch(void **state)
     assert_int_equal(atune_config_get(c, "SKB", -1), 0);
     assert_int_equal(atune_config_get(c, "BM", -1), 128);
     assert_int_equal(atune_config_get(c, "STAGES", -1), 2);
-    if (!strstr(msg, "cannot run here") || !strstr(msg, "launch at the defaults (SKB=0)"))
+    if (!strstr(msg, "cannot run here") ||
+        !strstr(msg, "launch at the defaults (SKB=0)"))
         fail_msg("%s", msg);
     assert_int_equal(atune_jit_shape(j, c, NULL, "m=1001,n=1001,k=1001", &d),
                      ATUNE_OK);

@@ -152,7 +152,8 @@ static void check_line(const atune__manifest *m, const char *line,
         for (p++; sscanf(p, "%lld%n", &x, &used) == 1; p += used, nm++) {
             assert_true(nm < m->nmacros);
             if (x != mv[nm])
-                fail_msg("%s config %ld: header macro %s = %lld, the tool %" PRId64,
+                fail_msg("%s config %ld: header macro %s = %lld, the tool "
+                         "%" PRId64,
                          m->name, i, m->macros[nm].name, x, mv[nm]);
         }
         assert_int_equal(nm, m->nmacros);

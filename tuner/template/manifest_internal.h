@@ -1,6 +1,6 @@
 /* manifest_internal.h -- shared by the manifest loader's files only:
  * manifest.c (loading, sections, [template], [launch]), manifest_params.c
- * ([sizes], [params], [constraints]), manifest_args.c ([args],
+ * ([sizes], [params], [constraints], [macros]), manifest_args.c ([args],
  * [constants]) and manifest_names.c (identifiers and name checks). */
 #ifndef ATUNE_MANIFEST_INTERNAL_H
 #define ATUNE_MANIFEST_INTERNAL_H
@@ -134,6 +134,9 @@ int atune__mf_find_name(const char *const *names, size_t n, const char *s,
                         size_t len);
 int atune__mf_is_devattr(const char *name);
 int atune__mf_is_size_var(const atune__manifest *m, const char *name);
+/* m's parameter called name, or NULL. */
+const atune__param *atune__mf_find_param(const atune__manifest *m,
+                                         const char *name);
 /* Why name cannot be a parameter ("a C++ keyword"), or NULL. */
 const char *atune__mf_reserved_word(const char *name);
 /* Checks that every expression uses only names it may use. */

@@ -209,8 +209,8 @@ int atune__mf_is_size_var(const atune__manifest *m, const char *name)
     return 0;
 }
 
-static const atune__param *find_param(const atune__manifest *m,
-                                      const char *name)
+const atune__param *atune__mf_find_param(const atune__manifest *m,
+                                         const char *name)
 {
     for (int i = 0; i < m->nparams; i++) {
         if (strcmp(m->params[i].name, name) == 0)
@@ -233,7 +233,7 @@ static int check_name(void *ctx, const char *name)
 
     if (atune__mf_is_size_var(nc->m, name) || atune__mf_is_devattr(name))
         return 0;
-    nc->is_param = find_param(nc->m, name) != NULL;
+    nc->is_param = atune__mf_find_param(nc->m, name) != NULL;
     if (nc->is_param && nc->params_ok)
         return 0;
     atune__strlcpy(nc->name, name, sizeof(nc->name));

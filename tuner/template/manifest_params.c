@@ -237,39 +237,39 @@ int atune__mf_parse_params(struct loader *ld)
     return 0;
 }
 
-int atune__mf_parse_constraints(struct loader *ld)
+/* NAME = EXPR entries of section into list (at most max), counted in *n
+ * as they are read, so that what was parsed is freed on an error. */
+static int parse_named_exprs(struct loader *ld, const char *section,
+                             const char *what, int max,
+                             atune__named_expr *list, int *n)
 {
-    const atune__ini_section *s = atune__ini_find(ld->ini, "constraints");
-    atune__manifest *m = ld->m;
+    const atune__ini_section *s = atune__ini_find(ld->ini, section);
     int rc;
 
     for (int i = 0; s && i < s->nentries; i++) {
         const atune__ini_entry *en = &s->entries[i];
-        atune__named_expr *c = &m->constraints[i];
-        if (i == ATUNE__MAX_CONSTRAINTS)
-            return atune__mf_bad(ld, en->line, "more than %d constraints",
-                                 ATUNE__MAX_CONSTRAINTS);
-        if ((rc = atune__mf_copy_ident(ld, en->line, "constraint", en->key,
-                                       c->name)))
+        atune__named_expr *e = &list[i];
+        if (i == max)
+            return atune__mf_bad(ld, en->line, "more than %d %ss", max, what);
+        if ((rc = atune__mf_copy_ident(ld, en->line, what, en->key, e->name)))
             return rc;
-        c->line = en->line;
-        m->nconstraints++;
-        if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &c->expr)) != 0)
+        e->line = en->line;
+        (*n)++;
+        if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &e->expr)) != 0)
             return rc;
     }
     return 0;
 }
 
-/* [macros]: NAME = EXPR, an expression of the parameters only (it is
- * computed for each configuration's compile, where no size is known). */
-static int is_param_name(const atune__manifest *m, const char *name)
+int atune__mf_parse_constraints(struct loader *ld)
 {
-    for (int i = 0; i < m->nparams; i++)
-        if (strcmp(m->params[i].name, name) == 0)
-            return 1;
-    return 0;
+    return parse_named_exprs(ld, "constraints", "constraint",
+                             ATUNE__MAX_CONSTRAINTS, ld->m->constraints,
+                             &ld->m->nconstraints);
 }
 
+/* [macros]: NAME = EXPR, an expression of the parameters only (it is
+ * computed for each configuration's compile, where no size is known). */
 struct first_name {
     const atune__manifest *m;
     char name[ATUNE__NAME_MAX];
@@ -279,7 +279,7 @@ static int first_non_param(void *ctx, const char *name)
 {
     struct first_name *f = ctx;
 
-    if (is_param_name(f->m, name))
+    if (atune__mf_find_param(f->m, name))
         return 0;
     atune__strlcpy(f->name, name, sizeof(f->name));
     return 1;
@@ -287,37 +287,26 @@ static int first_non_param(void *ctx, const char *name)
 
 int atune__mf_parse_macros(struct loader *ld)
 {
-    const atune__ini_section *s = atune__ini_find(ld->ini, "macros");
     atune__manifest *m = ld->m;
-    int rc;
+    int rc = parse_named_exprs(ld, "macros", "macro", ATUNE__MAX_MACROS,
+                               m->macros, &m->nmacros);
 
-    for (int i = 0; s && i < s->nentries; i++) {
-        const atune__ini_entry *en = &s->entries[i];
-        atune__named_expr *d = &m->macros[i];
+    for (int i = 0; rc == 0 && i < m->nmacros; i++) {
+        const atune__named_expr *d = &m->macros[i];
         struct first_name f = {.m = m};
-        if (i == ATUNE__MAX_MACROS)
-            return atune__mf_bad(ld, en->line, "more than %d macros",
-                                 ATUNE__MAX_MACROS);
-        if ((rc = atune__mf_copy_ident(ld, en->line, "macro", en->key,
-                                       d->name)))
-            return rc;
-        if (is_param_name(m, d->name) || atune__mf_is_size_var(m, d->name) ||
-            atune__mf_is_devattr(d->name))
-            return atune__mf_bad(ld, en->line,
+        if (atune__mf_find_param(m, d->name) ||
+            atune__mf_is_size_var(m, d->name) || atune__mf_is_devattr(d->name))
+            return atune__mf_bad(ld, d->line,
                                  "macro '%s' has the name of a parameter, a "
                                  "size variable or a device attribute",
                                  d->name);
-        d->line = en->line;
-        m->nmacros++;
-        if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &d->expr)) != 0)
-            return rc;
         if (atune__expr_names(d->expr, first_non_param, &f))
-            return atune__mf_bad(ld, en->line,
+            return atune__mf_bad(ld, d->line,
                                  "macro '%s' uses '%s': a macro is computed "
                                  "from the parameters only",
                                  d->name, f.name);
     }
-    return 0;
+    return rc;
 }
 
 /* ---- [sizes] ---------------------------------------------------------------
