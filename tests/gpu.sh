@@ -174,7 +174,9 @@ if has default; then
     echo "brute force: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
     [ $trc -eq 0 ] || status=1
     cp /tmp/atune-brute/*.journal "$OUT/brute.journal" 2>/dev/null
-    cp "$ddir"/*.ini "$OUT/default-paired.ini" 2>/dev/null
+    # This GPU's profile: the one the merge just wrote (DEFAULT_DIR=profiles
+    # holds the other GPUs' too).
+    cp "$(ls -t "$ddir"/*.ini | head -1)" "$OUT/default-paired.ini" 2>/dev/null
     python3 "$root/tests/bench/default_vs_brute.py" "$OUT/default.json" \
       "$OUT/brute.journal" --min-mean 0.99 --min-worst 0.97 \
       --paired "$OUT/default-paired.ini" 2>&1 | tee -a "$log"
