@@ -252,7 +252,8 @@ int atune__mf_check_expr(struct loader *ld, const atune__expr *e, int line,
         return 0;
     if (nc.is_param)
         return atune__mf_bad(ld, line, "%s '%s' uses parameter '%s': %s", what,
-                             atune__expr_text(e), nc.name, shared_by);
+                             atune__expr_text(e), nc.name,
+                             shared_by ? shared_by : "");
     return atune__mf_bad(ld, line, "unknown variable '%s' in %s '%s'", nc.name,
                          what, atune__expr_text(e));
 }
