@@ -804,6 +804,60 @@ static void test_config_for_relaunch(void **state)
     atune_jit_close(j);
 }
 
+/* Far from every tuned size (more than a factor 4 away), the look-up
+ * serves the entry and launch-only values whose time, predicted from its
+ * tuned time and its grid's waves, is shortest (appjit_lookup.c): at 339
+ * x 122 x 15142 six 128 x 64 tiles split in 16 slices of k, not 363^3's
+ * 64 x 64 kernel without split-K (times: an H200's, 2026-11-27). */
+static void test_config_for_far_shape(void **state)
+{
+    static const char text[] =
+        "[device]\nformat = 1\nname = X\ncc = 90\nsm_count = 132\n"
+        "[matmul m=1449,n=1449,k=1449]\nWT = 1\nBM = 128\nBN = 64\nBK = 16\n"
+        "WM = 32\nWN = 32\nTM = 8\nTN = 4\nWNITER = 1\nVEC = 2\nSTAGES = 2\n"
+        "GROUP_M = 1\nSPLITK = 1\nSKB = 2\ntime_ns = 207392\n"
+        "[matmul m=363,n=363,k=363]\nWT = 1\nBM = 64\nBN = 64\nBK = 16\n"
+        "WM = 32\nWN = 32\nTM = 8\nTN = 4\nWNITER = 1\nVEC = 2\nSTAGES = 1\n"
+        "GROUP_M = 1\nSPLITK = 1\nSKB = 0\ntime_ns = 21088\n";
+    atune_jit *j = open_ok(NULL, "matmul");
+    char file[4200], msg[768];
+    atune_profile *p = NULL;
+    const atune_config *c = NULL, *again = NULL;
+    atune_jit_dims d;
+
+    (void)state;
+    path_in(file, sizeof(file), tmp, "far.ini");
+    write_text(file, text);
+    assert_int_equal(atune_profile_open(file, &p), ATUNE_OK);
+    assert_int_equal(atune_jit_config_for(j, p, "m=339,n=122,k=15142", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_non_null(c);
+    assert_int_equal(atune_config_get(c, "BM", -1), 128);
+    assert_int_equal(atune_config_get(c, "SPLITK", -1), 16);
+    assert_int_equal(atune_config_get(c, "SKB", -1), 0);
+    if (!strstr(msg, "using the tuned entry of m=1449,n=1449,k=1449 with "
+                     "SPLITK=16,SKB=0, the fastest predicted"))
+        fail_msg("%s", msg);
+    assert_int_equal(atune_jit_shape(j, c, NULL, "m=339,n=122,k=15142", &d),
+                     ATUNE_OK);
+    assert_int_equal(d.grid[2], 16);
+    /* The same values again: the same configuration. */
+    assert_int_equal(atune_jit_config_for(j, p, "m=341,n=122,k=15142", NULL,
+                                          &again, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_ptr_equal(again, c);
+    /* Within a factor 4 of a tuned size: the nearest entry, as before. */
+    assert_int_equal(atune_jit_config_for(j, p, "m=401,n=401,k=401", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_string_equal(atune_config_size(c), "m=363,n=363,k=363");
+    if (strstr(msg, "predicted"))
+        fail_msg("%s", msg);
+    atune_profile_close(p);
+    atune_jit_close(j);
+}
+
 /* Between ladder points the nearest entry is vetoed when its grid would
  * pad much more at the wanted size than at its own (appjit_lookup.c):
  * constmem's blocks span BLOCK_X * PPT columns. */
@@ -979,6 +1033,7 @@ int main(void)
         cmocka_unit_test(test_shape_from_args),
         cmocka_unit_test(test_config_for_falls_back),
         cmocka_unit_test(test_config_for_relaunch),
+        cmocka_unit_test(test_config_for_far_shape),
         cmocka_unit_test(test_config_for_padding),
         cmocka_unit_test(test_build_without_gpu),
         cmocka_unit_test(test_cache_settings),

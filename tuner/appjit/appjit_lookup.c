@@ -2,7 +2,9 @@
  * profile's configuration for a size, checked against the template's
  * constraints and the device limits at that size, with a fallback to
  * the same entry with its launch-only parameters at their defaults, then
- * to another tuned entry of the kernel, then to the defaults. libatune alone
+ * to another tuned entry of the kernel, then to the defaults; far from
+ * every tuned size, the entry a model of the grid's waves predicts
+ * fastest. libatune alone
  * cannot evaluate the template's rules; the JIT helper has the manifest. */
 #include <inttypes.h>
 #include <math.h>
@@ -296,6 +298,200 @@ static const atune_config *less_padded(atune_jit *j, atune_profile *p,
     return best;
 }
 
+/* --- far from every tuned size: a model of the grid's waves ------------- */
+
+/* A size whose nearest tuned entry is farther than FAR (summed |log2| over
+ * the variables: a factor 4 in one, 2 in two) is served by a model
+ * instead: each tuned entry's time at its own size gives its rate of work
+ * on full SMs (work over time, times the fraction of its grid's last wave
+ * that was busy), and its time here is predicted from that rate and the
+ * waves of its grid here, for each set of its launch-only parameters'
+ * values that can run here; the fastest prediction is served. The nearest
+ * entry misses where the shape differs: matmul's square ladder serves
+ * 339 x 122 x 15142 a 64 x 64 kernel without split-K (13.8% of the
+ * optimum), the model 128 x 64 in 16 slices (99.3%). Designed on the
+ * H200's brute force at 24 random shapes (seed 5, 2026-11-27): mean 73.0%
+ * -> 87.1%, worst 13.8% -> 50.8%; for the ladder's own sizes, each served
+ * from the others, unchanged (93.0%) at FAR 1.5-2.5, worse served by the
+ * model alone (89.0%), which knows nothing of the k depth or registers. */
+#define FAR 2.0
+#define MAX_VARIANTS 64 /* sets of launch-only values tried per entry */
+
+/* The template's work at size (its metric's numerator); 0 when unknown. */
+static double work_at(atune_jit *j, const atune__devattr *a,
+                      const int64_t *size)
+{
+    atune__vars vs;
+    atune__err err = {0};
+    int64_t w = 0;
+
+    vs.n = 0;
+    if (!j->m->work)
+        return 0;
+    for (int i = 0; i < j->nsize; i++)
+        if (atune__vars_set(&vs, j->m->sizes[0].var[i], size[i]) != 0)
+            return 0;
+    if (atune__devattr_vars(a, &vs) != 0 ||
+        atune__manifest_eval(j->m, j->m->work, j->m->work_line, &vs, &w,
+                             &err) != 0)
+        return 0;
+    return w > 0 ? (double)w : 0;
+}
+
+/* How many times its blocks the first launch of cfg at size occupies the
+ * SMs for (one block an SM: ceil(blocks / SMs) * SMs / blocks, >= 1);
+ * 0 when cfg cannot run at size. *blocks gets the grid's blocks. */
+static double waves(atune_jit *j, const atune__config *cfg,
+                    const atune__devattr *a, const int64_t *size,
+                    double *blocks)
+{
+    atune__launch l;
+    double b, sm = (double)(a->sm_count > 0 ? a->sm_count : 1);
+
+    if (atune__jit_check_values(j, cfg) != ATUNE_OK ||
+        atune__jit_shape_of(j, cfg, a, size, &l) != ATUNE_OK) {
+        j->msg[0] = '\0';
+        return 0;
+    }
+    b = (double)l.grid[0] * (double)l.grid[1] * (double)l.grid[2];
+    *blocks = b;
+    return b > 0 ? ceil(b / sm) * sm / b : 0;
+}
+
+/* A copy of entry c with cfg's values, one per set of values, shared and
+ * freed as the relaunched ones are; NULL when out of memory. */
+static const atune_config *variant(atune_jit *j, const atune_config *c,
+                                   const atune__config *cfg)
+{
+    const atune__manifest *m = j->m;
+    struct atune__relaunch *r;
+    const atune_config *found = NULL;
+    atune_config *own = NULL;
+
+    pthread_mutex_lock(&relaunch_lock);
+    for (r = j->relaunched; r && !found; r = r->next) {
+        int same = 1;
+        for (int i = 0; i < m->nparams && same; i++)
+            same = atune_config_get(r->own, m->params[i].name, INT64_MIN) ==
+                   cfg->v[i];
+        if (same)
+            found = r->own;
+    }
+    pthread_mutex_unlock(&relaunch_lock);
+    if (found)
+        return found;
+    if (atune_config_new(m->name, c, &own) != ATUNE_OK)
+        return NULL;
+    for (int i = 0; i < m->nparams; i++)
+        if (atune_config_set(own, m->params[i].name, cfg->v[i]) != ATUNE_OK) {
+            atune_config_free(own);
+            return NULL;
+        }
+    if (!(r = calloc(1, sizeof(*r)))) {
+        atune_config_free(own);
+        return NULL;
+    }
+    r->own = own;
+    pthread_mutex_lock(&relaunch_lock);
+    r->next = j->relaunched;
+    j->relaunched = r;
+    pthread_mutex_unlock(&relaunch_lock);
+    return own;
+}
+
+/* The fastest prediction for size over the kernel's tuned entries with a
+ * time and each set of their launch-only values (at most MAX_VARIANTS an
+ * entry, the entry's own first): the entry itself, a variant of it (see
+ * variant), or NULL when nothing can be predicted. *from: its entry. */
+static const atune_config *by_waves(atune_jit *j, atune_profile *p,
+                                    const atune__devattr *a,
+                                    const int64_t *size,
+                                    const atune_config **from)
+{
+    const atune__manifest *m = j->m;
+    const atune_config *best_e = NULL;
+    atune__config best_cfg;
+    double w = work_at(j, a, size), best_t = 0, best_b = 0;
+    int lo[ATUNE__MAX_PARAMS], nlo = 0;
+
+    if (w <= 0)
+        return NULL;
+    for (int i = 0; i < m->nparams; i++)
+        if (launch_only(&m->params[i]))
+            lo[nlo++] = i;
+    for (int i = 0; i < atune_profile_count(p); i++) {
+        const atune_config *e = atune_profile_entry(p, i);
+        int64_t own[ATUNE__MAX_SIZE_VARS];
+        atune__config cfg;
+        double we, qe, be, rate;
+        int64_t t = atune_config_time_ns(e), combos = 1;
+        if (t <= 0 || strcmp(atune_config_kernel(e), m->name) != 0 ||
+            atune__jit_size_values(j, atune_config_size(e), own) != ATUNE_OK) {
+            j->msg[0] = '\0';
+            continue;
+        }
+        atune__jit_config_from(m, e, &cfg);
+        we = work_at(j, a, own);
+        qe = waves(j, &cfg, a, own, &be);
+        if (we <= 0 || qe <= 0)
+            continue;
+        rate = we / ((double)t / qe); /* work a ns on full SMs */
+        for (int k = 0; k < nlo; k++)
+            combos *= m->params[lo[k]].nvalues;
+        /* combination -1: the entry's own values */
+        for (int64_t n = -1; n < combos && n < MAX_VARIANTS; n++) {
+            atune__config v = cfg;
+            double b, q, pred;
+            for (int k = 0, rest = (int)(n < 0 ? 0 : n); n >= 0 && k < nlo;
+                 k++) {
+                const atune__param *pa = &m->params[lo[k]];
+                v.v[lo[k]] = pa->values[rest % pa->nvalues];
+                rest /= pa->nvalues;
+            }
+            if ((q = waves(j, &v, a, size, &b)) <= 0)
+                continue;
+            pred = w * q / rate;
+            /* ties: fewer blocks (less to reduce), then the entry's own */
+            if (!best_e || pred < best_t * (1 - 1e-9) ||
+                (pred <= best_t * (1 + 1e-9) && b < best_b)) {
+                best_e = e;
+                best_cfg = v;
+                best_t = pred;
+                best_b = b;
+            }
+        }
+    }
+    if (!best_e)
+        return NULL;
+    *from = best_e;
+    {
+        atune__config own;
+        atune__jit_config_from(m, best_e, &own);
+        if (memcmp(own.v, best_cfg.v, sizeof(own.v[0]) * (size_t)m->nparams) ==
+            0)
+            return best_e;
+    }
+    return variant(j, best_e, &best_cfg);
+}
+
+/* Launch-only values of c that differ from its entry's, as "SKB=0,...". */
+static void launch_changes(atune_jit *j, const atune_config *c,
+                           const atune_config *entry, char *out, size_t len)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (int i = 0; i < j->m->nparams; i++) {
+        const atune__param *pa = &j->m->params[i];
+        int64_t v = atune_config_get(c, pa->name, pa->values[0]);
+        if (launch_only(pa) && v != atune_config_get(entry, pa->name,
+                                                     pa->values[0]) &&
+            used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s=%" PRId64,
+                                     used ? "," : "", pa->name, v);
+    }
+}
+
 /* The defaults, when they can run at size. */
 static int defaults(atune_jit *j, const atune__devattr *a, const int64_t *size,
                     const atune_config **out)
@@ -327,6 +523,24 @@ static int choose(atune_jit *j, atune_profile *p, const char *size,
     }
     if (rc != ATUNE_OK)
         return atune__jit_fail(j, rc, "%s", atune_profile_errmsg(p));
+    if (atune_config_size_match(c) != ATUNE_SIZE_EXACT &&
+        distance(j, c, v) > FAR) {
+        const atune_config *from = NULL;
+        char changed[256];
+        if ((alt = by_waves(j, p, a, v, &from)) != NULL) {
+            launch_changes(j, alt, from, changed, sizeof(changed));
+            say(msg, len,
+                "%s %s: no tuned size near (the nearest, %s, is more than "
+                "a factor 4 away); using the tuned entry of %s%s%s, the "
+                "fastest predicted from the tuned entries' times and their "
+                "grids' waves here",
+                j->m->name, size, atune_config_size(c),
+                atune_config_size(from), *changed ? " with " : "", changed);
+            *out = alt;
+            *served = ATUNE__SERVED_NEAREST;
+            return ATUNE_OK;
+        }
+    }
     if (usable(j, c, a, v, why, sizeof(why))) {
         double grow, alt_grow;
         alt = less_padded(j, p, c, a, v, &grow, &alt_grow);

@@ -174,6 +174,81 @@ static int64_t *nearest_default(const atune__manifest *m,
     return out;
 }
 
+/* The configurations of list in the order the template's sizes will ask
+ * for them: the first selected size's nearest the default first, then
+ * each later size's that no size before it had, nearest the default
+ * first (nearest_default's order within a size); at most n. Warmed in
+ * nearest-default order over all its sizes, matmul, tuned last, still
+ * waited 2.5-3.0 s at its first size and 2.6-2.8 s at `odd`, the first
+ * size of VEC=2 kernels, for 10-13 modules each that the warming had not
+ * reached (H100 and H200 default runs, 2026-11-27, 257-266 of its 367
+ * modules warmed when its turn came). */
+static int in_size_order(atune__device *d, const atune__manifest *m,
+                         const atune__tune_opts *o,
+                         const atune__valid_set *list, int64_t n,
+                         int64_t **order, atune__err *err)
+{
+    const atune__devattr *dev = &atune__device_info(d)->attr;
+    unsigned char *taken = atune__calloc((size_t)list->n + 1, 1);
+    int64_t *out = atune__calloc((size_t)n + 1, sizeof(*out));
+    atune__valid_set one = {0}, part = {0};
+    int64_t k = 0;
+    int rc = 0;
+
+    *order = NULL;
+    if (!taken || !out) {
+        free(taken);
+        free(out);
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    }
+    for (int s = 0; !rc && k < n && s < m->nsizes; s++) {
+        if (!atune__tune_size_selected(o, &m->sizes[s]))
+            continue;
+        rc = atune__space_build(m, &m->sizes[s], dev, NULL, &one, NULL, err);
+        part.n = 0;
+        for (int64_t i = 0; !rc && i < one.n; i++) {
+            int64_t at = atune__valid_set_find(list, one.index[i]);
+            if (at < 0 || taken[at])
+                continue;
+            taken[at] = 1;
+            if (part.n == part.cap) {
+                int64_t cap = part.cap ? 2 * part.cap : 256;
+                int64_t *grown = realloc(part.index, (size_t)cap * sizeof(*grown));
+                if (!grown) {
+                    rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+                    break;
+                }
+                part.index = grown;
+                part.cap = cap;
+            }
+            part.index[part.n++] = one.index[i];
+        }
+        atune__valid_set_free(&one);
+        if (!rc && part.n > 0) {
+            int64_t take = part.n < n - k ? part.n : n - k;
+            int64_t *near = nearest_default(m, &part, take);
+            if (!near) {
+                rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+                break;
+            }
+            memcpy(out + k, near, (size_t)take * sizeof(*out));
+            k += take;
+            free(near);
+        }
+    }
+    /* What no selected size lists (a resumed run's leftovers): last. */
+    for (int64_t i = 0; !rc && k < n && i < list->n; i++)
+        if (!taken[i])
+            out[k++] = list->index[i];
+    atune__valid_set_free(&part);
+    free(taken);
+    if (rc)
+        free(out);
+    else
+        *order = out;
+    return rc;
+}
+
 /* Starts template i's pool on its list, and hands it the lists of the
  * templates after it to compile into the module cache when its workers
  * are idle (atune__pool_warm): on the GPU the first size of each
@@ -190,7 +265,8 @@ static int64_t *nearest_default(const atune__manifest *m,
  * (up to ATUNE__POOL_FOLLOW_WHOLE): matmul with 363 modules over 40 sizes
  * (branch sg36r) took the default run from 65.4-66.9 s to 46.1-51.0 s
  * (one H100, alternating, 2026-11-27), its first sizes no longer waiting
- * for the VEC=2 kernels nothing before them needed. */
+ * for the VEC=2 kernels nothing before them needed; in its sizes' order
+ * (in_size_order). */
 #define WARM_MAX ATUNE__POOL_FOLLOW_FLOOR
 
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
@@ -222,10 +298,13 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                                   err);
             continue;
         }
-        const int64_t cap = j == t->n - 1 ? ATUNE__POOL_FOLLOW_WHOLE : WARM_MAX;
-        if (n > cap)
-            n = cap;
-        if (n > 0 && !(near = nearest_default(t->m[j], &lists[j], n))) {
+        const int last = j == t->n - 1;
+        if (n > (last ? ATUNE__POOL_FOLLOW_WHOLE : WARM_MAX))
+            n = last ? ATUNE__POOL_FOLLOW_WHOLE : WARM_MAX;
+        if (n > 0 && last) {
+            if ((rc = in_size_order(d, t->m[j], o, &lists[j], n, &near, err)))
+                break;
+        } else if (n > 0 && !(near = nearest_default(t->m[j], &lists[j], n))) {
             rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
             break;
         }
