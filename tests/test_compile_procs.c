@@ -3,7 +3,8 @@
  * comes back as the configuration's error, out-of-order requests are
  * served, the children's cache counters reach the parent, a pool following
  * a search compiles only what it hints at, idle workers compile a later
- * template's configurations into the module cache, and the children end
+ * template's configurations into the module cache, a retired pool's
+ * workers and the next pool's share the children, and the children end
  * with the pool. NVRTC runs (no GPU). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -475,6 +476,53 @@ static void test_warm(void **state)
     rm_rf(tmp);
 }
 
+/* A retired pool's workers finish their compiles while the next pool's
+ * workers use the same children: they take turns, and every module of
+ * the next pool is byte for byte the in-process one. */
+static void test_retire(void **state)
+{
+    const atune__cubin *got;
+    const char *cerr, *names[1];
+    atune__procs *ps = NULL;
+    atune__pool *old = NULL, *next = NULL;
+    int64_t index[N];
+    atune__err err;
+
+    (void)state;
+    load(NULL, "copy,saxpy");
+    for (int i = 0; i < N; i++)
+        index[i] = i;
+    assert_int_equal(atune__procs_start(&t, NULL, 2, &ps, &err), 0);
+    names[0] = t.m[0]->kernel;
+    /* in index order: both workers busy at once */
+    assert_int_equal(atune__pool_start(t.m[0], NULL, "sm_90", names, 1, index,
+                                       N, 0, NULL, ps, &old, &err),
+                     0);
+    assert_int_equal(atune__pool_get(old, index[0], &got, &cerr, &err), 0);
+    atune__pool_retire(old);
+    names[0] = t.m[1]->kernel;
+    assert_int_equal(atune__pool_start(t.m[1], NULL, "sm_90", names, 1, index,
+                                       8, 0, NULL, ps, &next, &err),
+                     0);
+    for (int i = 7; i >= 0; i--) {
+        atune__cubin want = {0};
+        atune__config c;
+        assert_int_equal(atune__pool_get(next, index[i], &got, &cerr, &err),
+                         0);
+        assert_null(cerr);
+        assert_non_null(got);
+        atune__space_config(t.m[1], index[i], &c);
+        if (atune__jit_compile(t.m[1], &c, "sm_90", names, 1, &want, &err))
+            fail_msg("%s", err.msg);
+        assert_int_equal(got->len, want.len);
+        assert_memory_equal(got->data, want.data, want.len);
+        atune__cubin_free(&want);
+    }
+    atune__pool_free(old);
+    atune__pool_free(next);
+    atune__procs_stop(ps);
+}
+
 static void test_children_reaped(void **state)
 {
     atune__procs *ps = NULL;
@@ -497,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_follow_budget),
         cmocka_unit_test(test_follow_paced),
         cmocka_unit_test(test_warm),
+        cmocka_unit_test(test_retire),
         cmocka_unit_test(test_children_reaped),
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_time_limit_env),

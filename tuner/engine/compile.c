@@ -692,7 +692,7 @@ double atune__pool_cpu_seconds(const atune__pool *p)
     return p->cpu_s;
 }
 
-void atune__pool_free(atune__pool *p)
+void atune__pool_retire(atune__pool *p)
 {
     if (!p)
         return;
@@ -700,6 +700,13 @@ void atune__pool_free(atune__pool *p)
     p->stop = 1;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->lock);
+}
+
+void atune__pool_free(atune__pool *p)
+{
+    if (!p)
+        return;
+    atune__pool_retire(p);
     for (int i = 0; i < p->nthreads; i++)
         pthread_join(p->th[i], NULL);
     for (int64_t i = 0; i < p->n; i++) {

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,10 @@ typedef struct proc {
     pid_t pid;
     int to, from; /* request and response pipe ends */
     int ready;    /* its warm-up byte was read */
+    /* Held for a request and its response: a retired pool's worker may
+     * still be waiting for this child when the next pool's worker of the
+     * same number asks (atune__pool_retire). */
+    pthread_mutex_t lock;
 } proc;
 
 struct atune__procs {
@@ -201,7 +206,11 @@ static int fork_one(atune__procs *ps, int i, atune__err *err)
     }
     close(req[0]);
     close(rsp[1]);
-    ps->p[i] = (proc){.pid = pid, .to = req[1], .from = rsp[0]};
+    /* field by field: the lock stays (restart runs with it held) */
+    ps->p[i].pid = pid;
+    ps->p[i].to = req[1];
+    ps->p[i].from = rsp[0];
+    ps->p[i].ready = 0;
     return 0;
 }
 
@@ -264,8 +273,10 @@ int atune__procs_start(const atune__templates *t, atune__cache *cache, int n,
         n = MAX_PROCS;
     ps->t = t;
     ps->cache = cache;
+    for (int i = 0; i <= MAX_PROCS; i++)
+        pthread_mutex_init(&ps->p[i].lock, NULL);
     if ((rc = time_limit_from_env(&ps->time_limit, err))) {
-        free(ps);
+        atune__procs_stop(ps);
         return rc;
     }
     pch_setup(ps);
@@ -392,10 +403,10 @@ static char *read_body(int fd, uint64_t len)
     return s;
 }
 
-int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
-                         const atune__config *c, const char *arch,
-                         const char *const *names, int nnames,
-                         atune__cubin *out, int *hit, atune__err *err)
+static int compile_in(atune__procs *ps, int i, const atune__manifest *m,
+                      const atune__config *c, const char *arch,
+                      const char *const *names, int nnames, atune__cubin *out,
+                      int *hit, atune__err *err)
 {
     struct request rq;
     struct response rs;
@@ -458,6 +469,19 @@ int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
     return 0;
 }
 
+int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
+                         const atune__config *c, const char *arch,
+                         const char *const *names, int nnames,
+                         atune__cubin *out, int *hit, atune__err *err)
+{
+    int rc;
+
+    pthread_mutex_lock(&ps->p[i].lock);
+    rc = compile_in(ps, i, m, c, arch, names, nnames, out, hit, err);
+    pthread_mutex_unlock(&ps->p[i].lock);
+    return rc;
+}
+
 int atune__procs_compile_own(atune__procs *ps, const atune__manifest *m,
                              const atune__config *c, const char *arch,
                              const char *const *names, int nnames,
@@ -482,6 +506,8 @@ void atune__procs_stop(atune__procs *ps)
         if (ps->p[i].pid > 0) /* a child that died before its clean-up */
             atune__pch_remove(ps->pch_root, ps->p[i].pid);
     }
+    for (int i = 0; i <= MAX_PROCS; i++)
+        pthread_mutex_destroy(&ps->p[i].lock);
     free(ps);
 }
 

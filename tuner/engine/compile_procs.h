@@ -41,9 +41,10 @@ int atune__procs_count(const atune__procs *ps);
  * may compile on a less loaded machine. */
 void atune__procs_set_time_limit(atune__procs *ps, int seconds);
 
-/* atune__jit_compile_cached in child i (0 <= i < count); blocks. Only one
- * thread may use a given child at a time. names must be m->kernel and/or
- * m->reference. The children's cache counters are added to cache's. */
+/* atune__jit_compile_cached in child i (0 <= i < count); blocks, also
+ * while another thread's compile in child i finishes (the threads take
+ * turns). names must be m->kernel and/or m->reference. The children's
+ * cache counters are added to cache's. */
 int atune__procs_compile(atune__procs *ps, int i, const atune__manifest *m,
                          const atune__config *c, const char *arch,
                          const char *const *names, int nnames,

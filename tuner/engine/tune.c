@@ -683,6 +683,7 @@ static int tune_all(atune__device *d, const atune__templates *t,
 {
     run_state rs = {0};
     atune__valid_set *lists = NULL; /* each template's pool_list */
+    atune__pool *retired = NULL; /* the last template's, stopping */
     char slug[128], profile[4096];
     int rc;
 
@@ -758,8 +759,13 @@ static int tune_all(atune__device *d, const atune__templates *t,
         }
         /* Before the pool, whose CUBINs are the keys. */
         loaded_free(rs.loaded);
-        atune__pool_free(pool);
+        /* Its compiles in progress end while the next template is tuned;
+         * the pool retired the template before is long done. */
+        atune__pool_retire(pool);
+        atune__pool_free(retired);
+        retired = pool;
     }
+    atune__pool_free(retired);
     free(rs.loaded);
     for (int i = 0; lists && i < t->n; i++)
         atune__valid_set_free(&lists[i]);
