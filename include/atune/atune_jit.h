@@ -238,7 +238,12 @@ ATUNE_API int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
  * template's constraints and the device limits (attr; NULL: a generic
  * sm_90 device) allow it at size and its values are the template's;
  * else the tuned entry of this kernel nearest to size that they allow;
- * else *out = NULL, the template's defaults. msg (len bytes; may be NULL)
+ * else *out = NULL, the template's defaults. Where no tuned size is
+ * within a factor 4 (summed over the size variables), the tuned entry,
+ * with the launch-only values, that a model of its tuned time and its
+ * grid's waves predicts fastest at size (docs/library.md, untuned sizes;
+ * the returned configuration then belongs to the handle, as the profile's
+ * entries belong to p, until atune_jit_close). msg (len bytes; may be NULL)
  * says which and why, e.g. "matmul m=4096,n=4096,k=4094: the tuned
  * configuration of m=4096,n=4096,k=4096 cannot run here (constraint
  * 'vec_aligned' is false); using the tuned entry of m=1024,n=1024,
