@@ -73,5 +73,16 @@ ncmp=$(grep -c '^cmp_' "$tmp/cmp.log")
 [ "$ncmp" -eq 7 ] && ok ||
   ko "$ncmp compare launches for 4 evaluations and a final pick of 3 (want 7)"
 
+# Two templates in one run: the first's pool is retired, not waited for,
+# while the second is tuned with the same compile children (compile.h,
+# atune__pool_retire); both sizes end tuned and written.
+"$bin" tune --kernel copy,saxpy --size small -p p4 --json >two.json 2>err
+[ $? -eq 0 ] && ok || { ko "two templates: exit"; cat err; }
+[ "$(grep -c '"kernel": "' two.json)" -eq 2 ] && ok ||
+  ko "two templates: $(grep -c '"kernel": "' two.json) results (want 2)"
+grep -q '^\[copy n=1048576\]' p4/nvidia-stub-h100.ini &&
+  grep -q '^\[saxpy n=1048576\]' p4/nvidia-stub-h100.ini && ok ||
+  ko "two templates: the profile lacks a section"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -191,7 +191,7 @@ static int in_size_order(atune__device *d, const atune__manifest *m,
     const atune__devattr *dev = &atune__device_info(d)->attr;
     unsigned char *taken = atune__calloc((size_t)list->n + 1, 1);
     int64_t *out = atune__calloc((size_t)n + 1, sizeof(*out));
-    atune__valid_set one = {0}, part = {0};
+    atune__valid_set one = {0};
     int64_t k = 0;
     int rc = 0;
 
@@ -202,45 +202,36 @@ static int in_size_order(atune__device *d, const atune__manifest *m,
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     }
     for (int s = 0; !rc && k < n && s < m->nsizes; s++) {
+        int64_t kept = 0, *near;
         if (!atune__tune_size_selected(o, &m->sizes[s]))
             continue;
-        rc = atune__space_build(m, &m->sizes[s], dev, NULL, &one, NULL, err);
-        part.n = 0;
-        for (int64_t i = 0; !rc && i < one.n; i++) {
+        if ((rc = atune__space_build(m, &m->sizes[s], dev, NULL, &one, NULL,
+                                     err)))
+            break;
+        /* in place: what the list has and no size before took */
+        for (int64_t i = 0; i < one.n; i++) {
             int64_t at = atune__valid_set_find(list, one.index[i]);
-            if (at < 0 || taken[at])
-                continue;
-            taken[at] = 1;
-            if (part.n == part.cap) {
-                int64_t cap = part.cap ? 2 * part.cap : 256;
-                int64_t *grown = realloc(part.index, (size_t)cap * sizeof(*grown));
-                if (!grown) {
-                    rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
-                    break;
-                }
-                part.index = grown;
-                part.cap = cap;
+            if (at >= 0 && !taken[at]) {
+                taken[at] = 1;
+                one.index[kept++] = one.index[i];
             }
-            part.index[part.n++] = one.index[i];
         }
-        atune__valid_set_free(&one);
-        if (!rc && part.n > 0) {
-            int64_t take = part.n < n - k ? part.n : n - k;
-            int64_t *near = nearest_default(m, &part, take);
-            if (!near) {
-                rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
-                break;
-            }
-            memcpy(out + k, near, (size_t)take * sizeof(*out));
-            k += take;
+        one.n = kept;
+        if (kept > n - k)
+            kept = n - k;
+        if (kept > 0 && !(near = nearest_default(m, &one, kept)))
+            rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+        else if (kept > 0) {
+            memcpy(out + k, near, (size_t)kept * sizeof(*out));
+            k += kept;
             free(near);
         }
+        atune__valid_set_free(&one);
     }
     /* What no selected size lists (a resumed run's leftovers): last. */
     for (int64_t i = 0; !rc && k < n && i < list->n; i++)
         if (!taken[i])
             out[k++] = list->index[i];
-    atune__valid_set_free(&part);
     free(taken);
     if (rc)
         free(out);
