@@ -317,43 +317,53 @@ static const atune_config *less_padded(atune_jit *j, atune_profile *p,
 #define FAR 2.0
 #define MAX_VARIANTS 64 /* sets of launch-only values tried per entry */
 
-/* The template's work at size (its metric's numerator); 0 when unknown. */
-static double work_at(atune_jit *j, const atune__devattr *a,
-                      const int64_t *size)
+/* The variables of size and the device, as the template's expressions
+ * read them; 0 when they cannot be set. */
+static int size_vars(atune_jit *j, const atune__devattr *a,
+                     const int64_t *size, atune__vars *vs)
 {
-    atune__vars vs;
+    vs->n = 0;
+    for (int i = 0; i < j->nsize; i++)
+        if (atune__vars_set(vs, j->m->sizes[0].var[i], size[i]) != 0)
+            return 0;
+    return atune__devattr_vars(a, vs) == 0;
+}
+
+/* The template's work (its metric's numerator) with vs; 0 when unknown. */
+static double work_at(atune_jit *j, const atune__vars *vs)
+{
     atune__err err = {0};
     int64_t w = 0;
 
-    vs.n = 0;
-    if (!j->m->work)
-        return 0;
-    for (int i = 0; i < j->nsize; i++)
-        if (atune__vars_set(&vs, j->m->sizes[0].var[i], size[i]) != 0)
-            return 0;
-    if (atune__devattr_vars(a, &vs) != 0 ||
-        atune__manifest_eval(j->m, j->m->work, j->m->work_line, &vs, &w,
-                             &err) != 0)
+    if (!j->m->work || atune__manifest_eval(j->m, j->m->work, j->m->work_line,
+                                            vs, &w, &err) != 0)
         return 0;
     return w > 0 ? (double)w : 0;
 }
 
-/* How many times its blocks the first launch of cfg at size occupies the
+/* How many times its blocks the first launch of cfg with vs occupies the
  * SMs for (one block an SM: ceil(blocks / SMs) * SMs / blocks, >= 1);
- * 0 when cfg cannot run at size. *blocks gets the grid's blocks. */
+ * 0 when cfg cannot run there. *blocks gets the grid's blocks. Checked
+ * as atune__jit_shape_of checks, without its message, which the model
+ * would format for every set of values that cannot run. */
 static double waves(atune_jit *j, const atune__config *cfg,
-                    const atune__devattr *a, const int64_t *size,
+                    const atune__devattr *a, const atune__vars *vs,
                     double *blocks)
 {
-    atune__launch l;
+    atune__launch all[ATUNE__MAX_STEPS];
+    atune__err err = {0};
+    char reason[64];
     double b, sm = (double)(a->sm_count > 0 ? a->sm_count : 1);
 
-    if (atune__jit_check_values(j, cfg) != ATUNE_OK ||
-        atune__jit_shape_of(j, cfg, a, size, &l) != ATUNE_OK) {
+    if (atune__jit_check_values(j, cfg) != ATUNE_OK) {
         j->msg[0] = '\0';
         return 0;
     }
-    b = (double)l.grid[0] * (double)l.grid[1] * (double)l.grid[2];
+    if (atune__space_launches(j->m, cfg, vs, a, all, reason, sizeof(reason),
+                              &err) != 1)
+        return 0;
+    b = (double)all[0].grid[0] * (double)all[0].grid[1] *
+        (double)all[0].grid[2];
     *blocks = b;
     return b > 0 ? ceil(b / sm) * sm / b : 0;
 }
@@ -399,10 +409,27 @@ static const atune_config *variant(atune_jit *j, const atune_config *c,
     return own;
 }
 
+/* A tuned entry the model may serve: its rate of work a ns on full SMs. */
+typedef struct rated {
+    double rate;
+    int i;
+} rated;
+
+static int by_rate(const void *x, const void *y)
+{
+    const rated *a = x, *b = y;
+
+    return a->rate > b->rate ? -1 : a->rate < b->rate ? 1 : a->i - b->i;
+}
+
 /* The fastest prediction for size over the kernel's tuned entries with a
  * time and each set of their launch-only values (at most MAX_VARIANTS an
  * entry, the entry's own first): the entry itself, a variant of it (see
- * variant), or NULL when nothing can be predicted. *from: its entry. */
+ * variant), or NULL when nothing can be predicted. *from: its entry.
+ * Entries are tried fastest rate first, and one whose prediction cannot
+ * beat the best so far even on full waves is not tried (the constraints
+ * checked for each set of values cost ~14 us each: 5.5 ms for matmul's 22
+ * entries tried in full). */
 static const atune_config *by_waves(atune_jit *j, atune_profile *p,
                                     const atune__devattr *a,
                                     const int64_t *size,
@@ -411,46 +438,60 @@ static const atune_config *by_waves(atune_jit *j, atune_profile *p,
     const atune__manifest *m = j->m;
     const atune_config *best_e = NULL;
     atune__config best_cfg;
-    double w = work_at(j, a, size), best_t = 0, best_b = 0;
-    int lo[ATUNE__MAX_PARAMS], nlo = 0;
+    double w = 0, best_t = 0, best_b = 0;
+    int lo[ATUNE__MAX_PARAMS], nlo = 0, nr = 0, count = atune_profile_count(p);
+    int64_t combos = 1;
+    atune__vars here;
+    rated *r;
 
-    if (w <= 0)
+    if (size_vars(j, a, size, &here))
+        w = work_at(j, &here);
+    if (w <= 0 || count <= 0 || !(r = malloc(sizeof(*r) * (size_t)count)))
         return NULL;
     for (int i = 0; i < m->nparams; i++)
-        if (launch_only(&m->params[i]))
+        if (launch_only(&m->params[i])) {
             lo[nlo++] = i;
-    for (int i = 0; i < atune_profile_count(p); i++) {
+            combos *= m->params[i].nvalues;
+        }
+    for (int i = 0; i < count; i++) {
         const atune_config *e = atune_profile_entry(p, i);
-        int64_t own[ATUNE__MAX_SIZE_VARS];
+        int64_t own[ATUNE__MAX_SIZE_VARS], t = atune_config_time_ns(e);
+        atune__vars there;
         atune__config cfg;
-        double we, qe, be, rate;
-        int64_t t = atune_config_time_ns(e), combos = 1;
+        double we, qe, be;
         if (t <= 0 || strcmp(atune_config_kernel(e), m->name) != 0 ||
-            atune__jit_size_values(j, atune_config_size(e), own) != ATUNE_OK) {
+            atune__jit_size_values(j, atune_config_size(e), own) != ATUNE_OK ||
+            !size_vars(j, a, own, &there)) {
             j->msg[0] = '\0';
             continue;
         }
         atune__jit_config_from(m, e, &cfg);
-        we = work_at(j, a, own);
-        qe = waves(j, &cfg, a, own, &be);
-        if (we <= 0 || qe <= 0)
-            continue;
-        rate = we / ((double)t / qe); /* work a ns on full SMs */
-        for (int k = 0; k < nlo; k++)
-            combos *= m->params[lo[k]].nvalues;
+        we = work_at(j, &there);
+        qe = waves(j, &cfg, a, &there, &be);
+        if (we > 0 && qe > 0) {
+            r[nr].rate = we / ((double)t / qe);
+            r[nr++].i = i;
+        }
+    }
+    qsort(r, (size_t)nr, sizeof(*r), by_rate);
+    for (int k = 0; k < nr && (!best_e || w / r[k].rate <=
+                                              best_t * (1 + 1e-9)); k++) {
+        const atune_config *e = atune_profile_entry(p, r[k].i);
+        atune__config cfg;
+        atune__jit_config_from(m, e, &cfg);
         /* combination -1: the entry's own values */
         for (int64_t n = -1; n < combos && n < MAX_VARIANTS; n++) {
             atune__config v = cfg;
             double b, q, pred;
-            for (int k = 0, rest = (int)(n < 0 ? 0 : n); n >= 0 && k < nlo;
-                 k++) {
-                const atune__param *pa = &m->params[lo[k]];
-                v.v[lo[k]] = pa->values[rest % pa->nvalues];
+            for (int x = 0, rest = (int)(n < 0 ? 0 : n); n >= 0 && x < nlo;
+                 x++) {
+                const atune__param *pa = &m->params[lo[x]];
+                v.v[lo[x]] = pa->values[rest % pa->nvalues];
                 rest /= pa->nvalues;
             }
-            if ((q = waves(j, &v, a, size, &b)) <= 0)
+            if ((q = waves(j, &v, a, &here, &b)) <= 0)
                 continue;
-            pred = w * q / rate;
+            pred = w * q / r[k].rate;
             /* ties: fewer blocks (less to reduce), then the entry's own */
             if (!best_e || pred < best_t * (1 - 1e-9) ||
                 (pred <= best_t * (1 + 1e-9) && b < best_b)) {
@@ -461,6 +502,7 @@ static const atune_config *by_waves(atune_jit *j, atune_profile *p,
             }
         }
     }
+    free(r);
     if (!best_e)
         return NULL;
     *from = best_e;
