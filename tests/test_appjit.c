@@ -854,6 +854,17 @@ static void test_config_for_far_shape(void **state)
     assert_string_equal(atune_config_size(c), "m=363,n=363,k=363");
     if (strstr(msg, "predicted"))
         fail_msg("%s", msg);
+    /* 1001^3: 1449^3's stream-K cannot run (128 tiles on 132 SMs), so its
+     * tiles with the launch at the defaults, not the copy split 16 ways
+     * made above (which cannot run at k = 1001 either). */
+    assert_int_equal(atune_jit_config_for(j, p, "m=1001,n=1001,k=1001", NULL,
+                                          &c, msg, sizeof(msg)),
+                     ATUNE_OK);
+    assert_int_equal(atune_config_get(c, "BM", -1), 128);
+    assert_int_equal(atune_config_get(c, "SPLITK", -1), 1);
+    assert_int_equal(atune_config_get(c, "SKB", -1), 0);
+    if (!strstr(msg, "launch at the defaults (SKB=0)"))
+        fail_msg("%s", msg);
     atune_profile_close(p);
     atune_jit_close(j);
 }

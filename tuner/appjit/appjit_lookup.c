@@ -89,15 +89,17 @@ static int launch_only(const atune__param *pa)
     return !pa->macro && !pa->named && !pa->in_name;
 }
 
-/* Whether own (launch-only parameters at the defaults) is c so made. */
+/* Whether own is c with its launch-only parameters at the defaults (the
+ * list also holds the far-shape look-up's copies, with other values). */
 static int same_values(const atune__manifest *m, const atune_config *own,
                        const atune_config *c)
 {
     for (int i = 0; i < m->nparams; i++) {
         const atune__param *pa = &m->params[i];
-        if (!launch_only(pa) &&
-            atune_config_get(own, pa->name, pa->values[0]) !=
-                atune_config_get(c, pa->name, pa->values[0]))
+        int64_t v = atune_config_get(own, pa->name, pa->values[0]);
+        if (launch_only(pa) ? v != pa->values[0]
+                            : v != atune_config_get(c, pa->name,
+                                                    pa->values[0]))
             return 0;
     }
     return 1;
@@ -452,6 +454,8 @@ static const atune_config *by_waves(atune_jit *j, atune_profile *p,
         if (launch_only(&m->params[i])) {
             lo[nlo++] = i;
             combos *= m->params[i].nvalues;
+            if (combos > MAX_VARIANTS)
+                combos = MAX_VARIANTS;
         }
     for (int i = 0; i < count; i++) {
         const atune_config *e = atune_profile_entry(p, i);
@@ -480,7 +484,7 @@ static const atune_config *by_waves(atune_jit *j, atune_profile *p,
         atune__config cfg;
         atune__jit_config_from(m, e, &cfg);
         /* combination -1: the entry's own values */
-        for (int64_t n = -1; n < combos && n < MAX_VARIANTS; n++) {
+        for (int64_t n = -1; n < combos; n++) {
             atune__config v = cfg;
             double b, q, pred;
             for (int x = 0, rest = (int)(n < 0 ? 0 : n); n >= 0 && x < nlo;
