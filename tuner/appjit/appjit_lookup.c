@@ -89,20 +89,46 @@ static int launch_only(const atune__param *pa)
     return !pa->macro && !pa->named && !pa->in_name;
 }
 
-/* Whether own is c with its launch-only parameters at the defaults (the
- * list also holds the far-shape look-up's copies, with other values). */
-static int same_values(const atune__manifest *m, const atune_config *own,
-                       const atune_config *c)
+/* A copy of entry c with cfg's values, one per set of values (the
+ * relaunched entries and the far-shape look-up's alike), kept in
+ * j->relaunched; NULL when out of memory. */
+static const atune_config *variant(atune_jit *j, const atune_config *c,
+                                   const atune__config *cfg)
 {
-    for (int i = 0; i < m->nparams; i++) {
-        const atune__param *pa = &m->params[i];
-        int64_t v = atune_config_get(own, pa->name, pa->values[0]);
-        if (launch_only(pa) ? v != pa->values[0]
-                            : v != atune_config_get(c, pa->name,
-                                                    pa->values[0]))
-            return 0;
+    const atune__manifest *m = j->m;
+    struct atune__relaunch *r;
+    const atune_config *found = NULL;
+    atune_config *own = NULL;
+
+    pthread_mutex_lock(&relaunch_lock);
+    for (r = j->relaunched; r && !found; r = r->next) {
+        int same = 1;
+        for (int i = 0; i < m->nparams && same; i++)
+            same = atune_config_get(r->own, m->params[i].name, INT64_MIN) ==
+                   cfg->v[i];
+        if (same)
+            found = r->own;
     }
-    return 1;
+    pthread_mutex_unlock(&relaunch_lock);
+    if (found)
+        return found;
+    if (atune_config_new(m->name, c, &own) != ATUNE_OK)
+        return NULL;
+    for (int i = 0; i < m->nparams; i++)
+        if (atune_config_set(own, m->params[i].name, cfg->v[i]) != ATUNE_OK) {
+            atune_config_free(own);
+            return NULL;
+        }
+    if (!(r = calloc(1, sizeof(*r)))) {
+        atune_config_free(own);
+        return NULL;
+    }
+    r->own = own;
+    pthread_mutex_lock(&relaunch_lock);
+    r->next = j->relaunched;
+    j->relaunched = r;
+    pthread_mutex_unlock(&relaunch_lock);
+    return own;
 }
 
 /* c with every launch-only parameter at its default, when that differs
@@ -114,53 +140,25 @@ static const atune_config *relaunched(atune_jit *j, const atune_config *c,
                                       size_t len)
 {
     const atune__manifest *m = j->m;
-    struct atune__relaunch *r;
-    atune_config *own = NULL;
-    const atune_config *found = NULL;
+    const atune_config *found;
+    atune__config cfg;
     char why[512];
     size_t used = 0;
 
     changed[0] = '\0';
+    atune__jit_config_from(m, c, &cfg);
     for (int i = 0; i < m->nparams; i++) {
         const atune__param *pa = &m->params[i];
-        if (!launch_only(pa) ||
-            atune_config_get(c, pa->name, pa->values[0]) == pa->values[0])
+        if (!launch_only(pa) || cfg.v[i] == pa->values[0])
             continue;
+        cfg.v[i] = pa->values[0];
         if (used < len)
             used +=
                 (size_t)snprintf(changed + used, len - used, "%s%s=%" PRId64,
                                  used ? "," : "", pa->name, pa->values[0]);
     }
-    if (used == 0)
+    if (used == 0 || !(found = variant(j, c, &cfg)))
         return NULL;
-    pthread_mutex_lock(&relaunch_lock);
-    for (r = j->relaunched; r && !found; r = r->next)
-        if (same_values(m, r->own, c))
-            found = r->own;
-    pthread_mutex_unlock(&relaunch_lock);
-    if (!found) {
-        if (atune_config_new(m->name, c, &own) != ATUNE_OK)
-            return NULL;
-        for (int i = 0; i < m->nparams; i++) {
-            const atune__param *pa = &m->params[i];
-            if (launch_only(pa) &&
-                atune_config_set(own, pa->name, pa->values[0]) != ATUNE_OK) {
-                atune_config_free(own);
-                return NULL;
-            }
-        }
-        r = calloc(1, sizeof(*r));
-        if (!r) {
-            atune_config_free(own);
-            return NULL;
-        }
-        r->own = own;
-        pthread_mutex_lock(&relaunch_lock);
-        r->next = j->relaunched;
-        j->relaunched = r;
-        pthread_mutex_unlock(&relaunch_lock);
-        found = own;
-    }
     return usable(j, found, a, size, why, sizeof(why)) ? found : NULL;
 }
 
@@ -368,47 +366,6 @@ static double waves(atune_jit *j, const atune__config *cfg,
         (double)all[0].grid[2];
     *blocks = b;
     return b > 0 ? ceil(b / sm) * sm / b : 0;
-}
-
-/* A copy of entry c with cfg's values, one per set of values, shared and
- * freed as the relaunched ones are; NULL when out of memory. */
-static const atune_config *variant(atune_jit *j, const atune_config *c,
-                                   const atune__config *cfg)
-{
-    const atune__manifest *m = j->m;
-    struct atune__relaunch *r;
-    const atune_config *found = NULL;
-    atune_config *own = NULL;
-
-    pthread_mutex_lock(&relaunch_lock);
-    for (r = j->relaunched; r && !found; r = r->next) {
-        int same = 1;
-        for (int i = 0; i < m->nparams && same; i++)
-            same = atune_config_get(r->own, m->params[i].name, INT64_MIN) ==
-                   cfg->v[i];
-        if (same)
-            found = r->own;
-    }
-    pthread_mutex_unlock(&relaunch_lock);
-    if (found)
-        return found;
-    if (atune_config_new(m->name, c, &own) != ATUNE_OK)
-        return NULL;
-    for (int i = 0; i < m->nparams; i++)
-        if (atune_config_set(own, m->params[i].name, cfg->v[i]) != ATUNE_OK) {
-            atune_config_free(own);
-            return NULL;
-        }
-    if (!(r = calloc(1, sizeof(*r)))) {
-        atune_config_free(own);
-        return NULL;
-    }
-    r->own = own;
-    pthread_mutex_lock(&relaunch_lock);
-    r->next = j->relaunched;
-    j->relaunched = r;
-    pthread_mutex_unlock(&relaunch_lock);
-    return own;
 }
 
 /* A tuned entry the model may serve: its rate of work a ns on full SMs. */
