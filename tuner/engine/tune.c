@@ -682,7 +682,7 @@ static int tune_all(atune__device *d, const atune__templates *t,
                     atune__err *err)
 {
     run_state rs = {0};
-    atune__valid_set *lists = NULL; /* each template's pool_list */
+    atune__pool_plan plan = {0};
     atune__pool *retired = NULL; /* the last template's, stopping */
     char slug[128], profile[4096];
     int rc;
@@ -715,16 +715,14 @@ static int tune_all(atune__device *d, const atune__templates *t,
         rc = load_resume(d, o, run, &rs.resume, err);
     if (!rc)
         rc = open_journal(d, run, rs.run, &rs.j, err);
-    if (!rc && (!(lists = atune__calloc((size_t)t->n, sizeof(*lists))) ||
-                !(rs.loaded = atune__calloc(1, sizeof(*rs.loaded)))))
+    if (!rc && !(rs.loaded = atune__calloc(1, sizeof(*rs.loaded))))
         rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
-    for (int i = 0; !rc && i < t->n; i++)
-        rc = atune__tune_pool_list(d, t->m[i], NULL, o, rs.resume, &lists[i],
-                                   err);
+    if (!rc)
+        rc = atune__tune_pool_plan(d, t, o, rs.resume, &plan, err);
     for (int i = 0; !rc && i < t->n; i++) {
         const atune__manifest *m = t->m[i];
         atune__pool *pool = NULL;
-        if ((rc = atune__tune_pool_start(d, t, i, NULL, lists, o, &pool, err)))
+        if ((rc = atune__tune_pool_start(d, t, i, NULL, &plan, o, &pool, err)))
             break;
         for (int s = 0; !rc && s < m->nsizes; s++) {
             int64_t seeds[ATUNE__MAX_SEEDS];
@@ -735,7 +733,7 @@ static int tune_all(atune__device *d, const atune__templates *t,
              * size (a module of one size never serves another). */
             if (m->names_sized) {
                 loaded_free(rs.loaded);
-                if ((rc = atune__tune_pool_sized(d, t, i, &m->sizes[s], lists,
+                if ((rc = atune__tune_pool_sized(d, t, i, &m->sizes[s], &plan,
                                                  o, rs.resume, &pool, err)))
                     break;
             }
@@ -759,17 +757,14 @@ static int tune_all(atune__device *d, const atune__templates *t,
         }
         /* Before the pool, whose CUBINs are the keys. */
         loaded_free(rs.loaded);
-        /* Its compiles in progress end while the next template is tuned;
-         * the pool retired the template before is long done. */
+        /* its compiles end during the next template (compile.h) */
         atune__pool_retire(pool);
         atune__pool_free(retired);
         retired = pool;
     }
     atune__pool_free(retired);
+    atune__tune_pool_plan_free(&plan);
     free(rs.loaded);
-    for (int i = 0; lists && i < t->n; i++)
-        atune__valid_set_free(&lists[i]);
-    free(lists);
     for (int i = 0; i < run->n; i++)
         if (run->o[i].written)
             snprintf(run->profile, sizeof(run->profile), "%s", profile);

@@ -74,15 +74,33 @@ int atune__tune_pool_list(atune__device *d, const atune__manifest *m,
 int atune__tune_order(const atune__templates *t, atune__templates *out,
                       atune__err *err);
 
-/* Starts the pool of template i of t on lists[i] (following the search
- * where the strategy hints), with the templates after it to warm (each
- * at its first size when its names read the size). size: the size the
- * pool compiles for when template i's names read it (m->names_sized: a
- * pool per size; with NULL none is started), else NULL. On failure *pool
- * is NULL. */
+/* What a run's compile pools are given, made once for the run by
+ * atune__tune_pool_plan: each template's atune__tune_pool_list, and the
+ * configurations of the last template to warm (at most
+ * ATUNE__POOL_FOLLOW_WHOLE of its list) in the order its sizes will ask
+ * for them (tune_pools.c says why); NULL where nothing is warmed so (one
+ * template, or a strategy that does not hint). */
+typedef struct atune__pool_plan {
+    struct atune__valid_set *lists; /* n, one per template */
+    int64_t *warm_order;
+    int n;
+} atune__pool_plan;
+
+int atune__tune_pool_plan(atune__device *d, const atune__templates *t,
+                          const atune__tune_opts *o,
+                          const struct atune__resume *r,
+                          atune__pool_plan *plan, atune__err *err);
+void atune__tune_pool_plan_free(atune__pool_plan *plan);
+
+/* Starts the pool of template i of t on plan's list i (following the
+ * search where the strategy hints), with the templates after it to warm
+ * (each at its first size when its names read the size; the last in the
+ * plan's order where it has one). size: the size the pool compiles for
+ * when template i's names read it (m->names_sized: a pool per size; with
+ * NULL none is started), else NULL. On failure *pool is NULL. */
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                            int i, const atune__size *size,
-                           const struct atune__valid_set *lists,
+                           const atune__pool_plan *plan,
                            const atune__tune_opts *o, struct atune__pool **pool,
                            atune__err *err);
 
@@ -90,8 +108,7 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
  * at s and not measured there (lists[i] replaced), in place of *pool
  * (freed first: unload its modules before). */
 int atune__tune_pool_sized(atune__device *d, const atune__templates *t,
-                           int i, const atune__size *s,
-                           struct atune__valid_set *lists,
+                           int i, const atune__size *s, atune__pool_plan *plan,
                            const atune__tune_opts *o,
                            const struct atune__resume *r,
                            struct atune__pool **pool, atune__err *err);

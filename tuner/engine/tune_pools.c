@@ -240,6 +240,40 @@ static int in_size_order(atune__device *d, const atune__manifest *m,
     return rc;
 }
 
+int atune__tune_pool_plan(atune__device *d, const atune__templates *t,
+                          const atune__tune_opts *o, const atune__resume *r,
+                          atune__pool_plan *plan, atune__err *err)
+{
+    int64_t n = 0;
+    int rc = 0;
+
+    memset(plan, 0, sizeof(*plan));
+    plan->n = t->n;
+    if (!(plan->lists = atune__calloc((size_t)(t->n > 0 ? t->n : 1),
+                                      sizeof(*plan->lists))))
+        return atune__fail(err, ATUNE__EOSERR, "out of memory");
+    for (int i = 0; !rc && i < t->n; i++)
+        rc = atune__tune_pool_list(d, t->m[i], NULL, o, r, &plan->lists[i],
+                                   err);
+    if (!rc && t->n > 0)
+        n = plan->lists[t->n - 1].n;
+    if (rc || t->n < 2 || !atune__strategy_hints(o->strategy) || n <= 0)
+        return rc;
+    if (n > ATUNE__POOL_FOLLOW_WHOLE)
+        n = ATUNE__POOL_FOLLOW_WHOLE;
+    return in_size_order(d, t->m[t->n - 1], o, &plan->lists[t->n - 1], n,
+                         &plan->warm_order, err);
+}
+
+void atune__tune_pool_plan_free(atune__pool_plan *plan)
+{
+    for (int i = 0; plan->lists && i < plan->n; i++)
+        atune__valid_set_free(&plan->lists[i]);
+    free(plan->lists);
+    free(plan->warm_order);
+    memset(plan, 0, sizeof(*plan));
+}
+
 /* Starts template i's pool on its list, and hands it the lists of the
  * templates after it to compile into the module cache when its workers
  * are idle (atune__pool_warm): on the GPU the first size of each
@@ -262,10 +296,11 @@ static int in_size_order(atune__device *d, const atune__manifest *m,
 
 int atune__tune_pool_start(atune__device *d, const atune__templates *t,
                            int i, const atune__size *size,
-                           const atune__valid_set *lists,
+                           const atune__pool_plan *plan,
                            const atune__tune_opts *o, atune__pool **pool,
                            atune__err *err)
 {
+    const atune__valid_set *lists = plan->lists;
     const atune__manifest *m = t->m[i];
     const char *names[ATUNE__JIT_MAX_NAMES];
     int nnames = atune__manifest_kernels(m, names);
@@ -290,12 +325,15 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
             continue;
         }
         const int last = j == t->n - 1;
-        if (n > (last ? ATUNE__POOL_FOLLOW_WHOLE : WARM_MAX))
-            n = last ? ATUNE__POOL_FOLLOW_WHOLE : WARM_MAX;
-        if (n > 0 && last) {
-            if ((rc = in_size_order(d, t->m[j], o, &lists[j], n, &near, err)))
-                break;
-        } else if (n > 0 && !(near = nearest_default(t->m[j], &lists[j], n))) {
+        const int64_t cap = last ? ATUNE__POOL_FOLLOW_WHOLE : WARM_MAX;
+        if (n > cap)
+            n = cap;
+        if (last && plan->warm_order) { /* n of them: atune__tune_pool_plan */
+            rc = atune__pool_warm(*pool, t->m[j], first, plan->warm_order, n,
+                                  err);
+            continue;
+        }
+        if (n > 0 && !(near = nearest_default(t->m[j], &lists[j], n))) {
             rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
             break;
         }
@@ -312,7 +350,7 @@ int atune__tune_pool_start(atune__device *d, const atune__templates *t,
 }
 
 int atune__tune_pool_sized(atune__device *d, const atune__templates *t,
-                           int i, const atune__size *s, atune__valid_set *lists,
+                           int i, const atune__size *s, atune__pool_plan *plan,
                            const atune__tune_opts *o, const atune__resume *r,
                            atune__pool **pool, atune__err *err)
 {
@@ -320,8 +358,8 @@ int atune__tune_pool_sized(atune__device *d, const atune__templates *t,
 
     atune__pool_free(*pool);
     *pool = NULL;
-    atune__valid_set_free(&lists[i]);
-    if ((rc = atune__tune_pool_list(d, t->m[i], s, o, r, &lists[i], err)))
+    atune__valid_set_free(&plan->lists[i]);
+    if ((rc = atune__tune_pool_list(d, t->m[i], s, o, r, &plan->lists[i], err)))
         return rc;
-    return atune__tune_pool_start(d, t, i, s, lists, o, pool, err);
+    return atune__tune_pool_start(d, t, i, s, plan, o, pool, err);
 }
