@@ -131,6 +131,24 @@ static const atune_config *variant(atune_jit *j, const atune_config *c,
     return own;
 }
 
+/* Launch-only values of c that differ from its entry's, as "SKB=0,...". */
+static void launch_changes(atune_jit *j, const atune_config *c,
+                           const atune_config *entry, char *out, size_t len)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (int i = 0; i < j->m->nparams; i++) {
+        const atune__param *pa = &j->m->params[i];
+        int64_t v = atune_config_get(c, pa->name, pa->values[0]);
+        if (launch_only(pa) && v != atune_config_get(entry, pa->name,
+                                                     pa->values[0]) &&
+            used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s=%" PRId64,
+                                     used ? "," : "", pa->name, v);
+    }
+}
+
 /* c with every launch-only parameter at its default, when that differs
  * from c and can run at size; NULL otherwise. changed lists the
  * parameters set ("SKB=0"). */
@@ -141,24 +159,19 @@ static const atune_config *relaunched(atune_jit *j, const atune_config *c,
 {
     const atune__manifest *m = j->m;
     const atune_config *found;
-    atune__config cfg;
+    atune__config own, cfg;
     char why[512];
-    size_t used = 0;
 
     changed[0] = '\0';
-    atune__jit_config_from(m, c, &cfg);
-    for (int i = 0; i < m->nparams; i++) {
-        const atune__param *pa = &m->params[i];
-        if (!launch_only(pa) || cfg.v[i] == pa->values[0])
-            continue;
-        cfg.v[i] = pa->values[0];
-        if (used < len)
-            used +=
-                (size_t)snprintf(changed + used, len - used, "%s%s=%" PRId64,
-                                 used ? "," : "", pa->name, pa->values[0]);
-    }
-    if (used == 0 || !(found = variant(j, c, &cfg)))
+    atune__jit_config_from(m, c, &own);
+    cfg = own;
+    for (int i = 0; i < m->nparams; i++)
+        if (launch_only(&m->params[i]))
+            cfg.v[i] = m->params[i].values[0];
+    if (memcmp(own.v, cfg.v, sizeof(own.v[0]) * (size_t)m->nparams) == 0 ||
+        !(found = variant(j, c, &cfg)))
         return NULL;
+    launch_changes(j, found, c, changed, len);
     return usable(j, found, a, size, why, sizeof(why)) ? found : NULL;
 }
 
@@ -475,24 +488,6 @@ static const atune_config *by_waves(atune_jit *j, atune_profile *p,
             return best_e;
     }
     return variant(j, best_e, &best_cfg);
-}
-
-/* Launch-only values of c that differ from its entry's, as "SKB=0,...". */
-static void launch_changes(atune_jit *j, const atune_config *c,
-                           const atune_config *entry, char *out, size_t len)
-{
-    size_t used = 0;
-
-    out[0] = '\0';
-    for (int i = 0; i < j->m->nparams; i++) {
-        const atune__param *pa = &j->m->params[i];
-        int64_t v = atune_config_get(c, pa->name, pa->values[0]);
-        if (launch_only(pa) && v != atune_config_get(entry, pa->name,
-                                                     pa->values[0]) &&
-            used < len)
-            used += (size_t)snprintf(out + used, len - used, "%s%s=%" PRId64,
-                                     used ? "," : "", pa->name, v);
-    }
 }
 
 /* The defaults, when they can run at size. */
