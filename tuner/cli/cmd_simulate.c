@@ -156,8 +156,6 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
     atune__sim sim;
     atune__err err;
     replay r = {.sim = &sim};
-    const char *strategy =
-        o->strategy ? o->strategy : atune__strategy_default();
     /* o->strategy, not its name: no strategy means the default stopping
      * rule, as in tune. */
     atune__search_spec spec = {.strategy = o->strategy,
@@ -194,7 +192,7 @@ static int replay_one(const atune__cli *o, const atune__manifest *m,
     if (rc) {
         atune__cli_error(rc, "%s %s: %s", m->name, key, err.msg);
     } else if (j) {
-        json_replay(j, &r, strategy, o->seed);
+        json_replay(j, &r, r.res.strategy, o->seed);
     } else {
         /* The header only above a row: not above an error message. */
         if (first)

@@ -602,6 +602,8 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     /* The search stopped: so do the compiles it hinted at. */
     atune__pool_prefetch(pool, NULL, 0);
     out->stop = found.stop;
+    if (found.strategy)
+        out->strategy = found.strategy;
     out->final_shift = found.final_shift;
     out->final_retried = found.final_retried;
     atune__tune_warn_shift(o, out, found.final_shift_idx);

@@ -78,6 +78,8 @@ typedef struct atune__search_result {
     double best_time_ns; /* its time (re-measured when final_k > 0) */
     int64_t evaluations; /* distinct configurations evaluated */
     const char *stop;    /* "exhausted", "budget", "converged", ... */
+    const char *strategy; /* the technique that searched (the default's
+                           * depends on the space: driver.c) */
     /* The final pick's largest disagreement with the search: the highest
      * ratio of a candidate's re-measured time to its search time (0 when
      * there was no final pick), and that candidate's space index. */
