@@ -419,11 +419,14 @@ if has regret; then
     bash "$root/tests/bench/regret.sh" "$build" 2>&1 | tee -a "$log" |
     grep -E "^(SUMMARY|==|[a-z]+ ladder:)" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  # The journals and profiles in one file: the device tool brings back a
-  # limited number of files, and these are the data for later analysis.
+  # Everything in one file, the table beside it: the device tool brings
+  # back a limited number of files (the folder's dozen left the tarball
+  # behind once), and these are the data for later analysis.
   if [ -d "$OUT/regret" ]; then
-    tar czf "$OUT/regret-data.tgz" -C "$OUT" regret &&
-      rm -rf "$OUT/regret/ladder" "$OUT/regret/untuned"
+    if tar czf "$OUT/regret-data.tgz" -C "$OUT" regret; then
+      cp "$OUT/regret/regret.txt" "$OUT/regret.txt" 2>/dev/null
+      rm -rf "$OUT/regret"
+    fi
   fi
 fi
 if has cand; then
