@@ -131,8 +131,8 @@ for g in h100 h200; do
     awk '/"strategy":/ { st = $2 } /"fraction_of_optimum":/ { f = $2 + 0 }
          /"space":/ { sp = $2 + 0; print st, f, sp }' "$tmp/m.json" >>"$tmp/sparse-$g"
   done
-  awk 'NF != 3 { bad = 1 } $2 < 0.97 { bad = 1 } n++ >= 0 {}
-       ($3 > 160) != ($1 ~ /bayes/) { bad = 1 }
+  awk 'NF != 3 || $2 < 0.97 || ($3 > 160) != ($1 ~ /bayes/) { bad = 1 }
+       { n++ }
        END { exit bad || n != 12 * 22 }' "$tmp/sparse-$g" && ok ||
     { ko "the sparse-space rule on the $g matmul brute force"; sort "$tmp/sparse-$g" | uniq -c | head; }
 done
