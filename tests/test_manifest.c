@@ -622,6 +622,10 @@ static const struct defect defects[] = {
     {{{7, 7, "work = 8 * n * VW"}}, "dir/t.ini:7: ",
      "work '8 * n * VW' uses parameter 'VW': the runner computes it once "
      "per size"},
+    {{{8, 8, "block_cost = 8 * nn"}}, "dir/t.ini:8: ",
+     "unknown variable 'nn' in block_cost '8 * nn'"},
+    {{{8, 8, "block_cost = n / (VW"}}, "dir/t.ini:8: ",
+     "column 8: expected ')' in 'n / (VW'"},
     {{{8, 8, "tolerance = -0.5"}}, "dir/t.ini:8: ",
      "tolerance '-0.5' is negative"},
     {{{8, 8, "tolerance = 1e-3x"}}, "dir/t.ini:8: ",

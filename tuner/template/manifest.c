@@ -31,7 +31,7 @@ static const char *const template_keys[] = {
     "kernel", "reference", "reference_block", "reference_grid", "metric",
     "work",   "tolerance", "include_dirs",    "nvrtc_options",  "param_macros",
     "not_macros", "compiler", "reference_source", "reference_macros", "init",
-    "init_block", "init_grid", "reference_shared"};
+    "init_block", "init_grid", "reference_shared", "block_cost"};
 static const char *const launch_keys[] = {"block", "grid", "shared"};
 
 /* ---- sections --------------------------------------------------------- */
@@ -225,6 +225,11 @@ static int parse_template(struct loader *ld)
         (rc = atune__mf_parse_expr(ld, en->line, en->value, &m->work)))
         return rc;
     m->work_line = en->line;
+    if ((en = atune__ini_get(s, "block_cost")) != NULL) {
+        if ((rc = atune__mf_parse_expr(ld, en->line, en->value, &m->block_cost)))
+            return rc;
+        m->block_cost_line = en->line;
+    }
     if ((en = atune__ini_get(s, "include_dirs")) &&
         (rc = parse_include_dirs(ld, en)))
         return rc;
@@ -487,6 +492,7 @@ void atune__manifest_free(atune__manifest *m)
     free(m->ref_path);
     free(m->ref_text);
     atune__expr_free(m->work);
+    atune__expr_free(m->block_cost);
     for (int i = 0; i < m->nconstraints; i++)
         atune__expr_free(m->constraints[i].expr);
     for (int i = 0; i < m->nmacros; i++)

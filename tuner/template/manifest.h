@@ -248,6 +248,11 @@ typedef struct atune__manifest {
     atune__metric metric;
     atune__expr *work; /* bytes (GB/s) or flops (GFLOP/s) per launch */
     int work_line;
+    /* block_cost: what one block of the first launch costs, in any unit,
+     * at a configuration and size (NULL: the work over the blocks); the
+     * look-up's model far from every tuned size scales by it */
+    atune__expr *block_cost;
+    int block_cost_line;
     double tolerance; /* 0: exact; else max relative error */
 
     int nsizes;

@@ -298,7 +298,9 @@ int atune__mf_check_names(struct loader *ld)
                                    "reference_shared", NULL)) ||
         (rc = atune__mf_check_expr(ld, m->work, m->work_line, "work",
                          "the runner computes it once per size, and every "
-                         "configuration's metric divides the same work")))
+                         "configuration's metric divides the same work")) ||
+        (rc = atune__mf_check_expr(ld, m->block_cost, m->block_cost_line,
+                                   "block_cost", NULL)))
         return rc;
     for (int i = 0; i < m->nconstraints; i++) {
         const atune__named_expr *c = &m->constraints[i];
