@@ -328,11 +328,11 @@ static const atune_config *less_padded(atune_jit *j, atune_profile *p,
  * The nearest entry misses where the shape differs: matmul's square
  * ladder serves 339 x 122 x 15142 a 64 x 64 kernel without split-K (13.8%
  * of the optimum). Designed on the H100's brute force at 24 random shapes
- * (tests/data/regret_shapes, seed 5): the picks reach 96.7% of the
- * optimum on average, worst 87.6%, where the model before (one block an
- * SM, no block_cost) reached 92.3%, 64.6%; the constants are the
- * design's (docs/results.md, SGEMM shapes), and issue 36's seed-12
- * shapes are the check. */
+ * (tests/data/regret_shapes, seed 5): the picks reach 97.1% of the
+ * optimum on average, worst 82.9% (a near shape), where the model before
+ * (one block an SM, no block_cost) reached 92.3%, 64.6%; the constants
+ * are the design's (docs/results.md, SGEMM shapes), and issue 36's
+ * seed-12 shapes are the check. */
 #define FAR 2.0
 #define SHARE 0.4
 #define SATURATE 16.0
@@ -488,7 +488,7 @@ static int fit_kernels(atune_jit *j, atune_profile *p, const atune__devattr *a,
  * MAX_VARIANTS a kernel, its nearest entry's own first): that entry, a
  * variant of it (see variant), or NULL when nothing can be predicted.
  * *from: its entry. The constraints checked for each set of values cost
- * ~14 us each: ~3 ms for matmul's 12 kernels and 18 sets. */
+ * ~14 us each: ~5 ms for matmul's 13 kernels and 18 sets. */
 static const atune_config *by_waves(atune_jit *j, atune_profile *p,
                                     const atune__devattr *a,
                                     const int64_t *size,
