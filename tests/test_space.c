@@ -533,6 +533,13 @@ static void test_validate_errors(void **state)
          "v.ini:7: division by zero in '8 * n / (n - 1)' at size 'one' (n=1)"},
         {7, "work = n - 1",
          "v.ini:7: work is 0, not positive at size 'one' (n=1)"},
+        /* block_cost: at the default configuration, every size */
+        {7, "work = 8 * n\nblock_cost = n / (V - 1)",
+         "v.ini:8: division by zero in 'n / (V - 1)' at size 'big' "
+         "(n=1048576)"},
+        {7, "work = 8 * n\nblock_cost = 1 - B",
+         "v.ini:8: block_cost is -127 at the default configuration, not "
+         "positive at size 'big' (n=1048576)"},
         {5, "reference_grid = cdiv(n, n - 1)",
          "v.ini:5: division by zero in 'cdiv(n, n - 1)' at size 'one' (n=1)"},
         {4, "reference_block = 2048",

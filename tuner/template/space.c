@@ -467,6 +467,37 @@ static int check_work(const atune__manifest *m, const atune__vars *vs,
     return 0;
 }
 
+/* block_cost at the default configuration (every parameter's first
+ * value): the look-up's model evaluates it for any configuration and
+ * leaves out one where it fails, so a formula wrong everywhere is caught
+ * here, with its line. */
+static int check_block_cost(const atune__manifest *m, const atune__vars *vs,
+                            atune__err *err)
+{
+    atune__vars with = *vs;
+    atune__config c = {0};
+    int64_t cost;
+    int rc;
+
+    if (!m->block_cost)
+        return 0;
+    for (int i = 0; i < m->nparams; i++)
+        c.v[i] = m->params[i].values[0];
+    if (atune__config_vars(m, &c, &with) != 0)
+        return atune__fail(err, ATUNE__ESOFTWARE,
+                           "%s: too many variables for one evaluation",
+                           m->ini_path);
+    if ((rc = atune__manifest_eval(m, m->block_cost, m->block_cost_line, &with,
+                                   &cost, err)))
+        return rc;
+    if (cost < 1)
+        return atune__fail(err, ATUNE__EDATA,
+                           "%s:%d: block_cost is %" PRId64
+                           " at the default configuration, not positive",
+                           m->ini_path, m->block_cost_line, cost);
+    return 0;
+}
+
 int atune__buffer_slice(const atune__manifest *m, const atune__arg *a,
                         const atune__vars *vs, int64_t count, int64_t *first,
                         int64_t *n, atune__err *err)
@@ -597,6 +628,7 @@ static int check_size(const atune__manifest *m, const atune__size *size,
     int rc;
 
     if ((rc = check_work(m, vs, err)) ||
+        (rc = check_block_cost(m, vs, err)) ||
         (rc = check_reference(m, vs, dev, err)))
         return at(m, size, NULL, rc, err);
     return atune__size_memory(m, size, dev, &bytes, err);
