@@ -847,23 +847,29 @@ static void test_config_for_far_shape(void **state)
                                           &again, msg, sizeof(msg)),
                      ATUNE_OK);
     assert_ptr_equal(again, c);
-    /* Within a factor 4 of a tuned size: the nearest entry, as before. */
+    /* Within a factor 4 of a tuned size: a template with block_cost is
+     * served by the model there too; here it picks the nearest entry. */
     assert_int_equal(atune_jit_config_for(j, p, "m=401,n=401,k=401", NULL,
                                           &c, msg, sizeof(msg)),
                      ATUNE_OK);
     assert_string_equal(atune_config_size(c), "m=363,n=363,k=363");
-    if (strstr(msg, "predicted"))
+    if (!strstr(msg, "not tuned (the nearest, m=363,n=363,k=363, is within "
+                     "a factor 4); using the tuned entry of "
+                     "m=363,n=363,k=363, the fastest predicted"))
         fail_msg("%s", msg);
-    /* 1001^3: 1449^3's stream-K cannot run (128 tiles on 132 SMs), so its
-     * tiles with the launch at the defaults, not the copy split 16 ways
-     * made above (which cannot run at k = 1001 either). */
+    /* 1001^3: 1449^3's stream-K cannot run (128 tiles on 132 SMs), nor
+     * the copy split 16 ways made above (k = 1001); its tiles in two
+     * slices can, and the model predicts them fastest. */
     assert_int_equal(atune_jit_config_for(j, p, "m=1001,n=1001,k=1001", NULL,
                                           &c, msg, sizeof(msg)),
                      ATUNE_OK);
     assert_int_equal(atune_config_get(c, "BM", -1), 128);
-    assert_int_equal(atune_config_get(c, "SPLITK", -1), 1);
+    assert_int_equal(atune_config_get(c, "SPLITK", -1), 2);
     assert_int_equal(atune_config_get(c, "SKB", -1), 0);
-    if (!strstr(msg, "launch at the defaults (SKB=0)"))
+    assert_int_equal(atune_jit_shape(j, c, NULL, "m=1001,n=1001,k=1001", &d),
+                     ATUNE_OK);
+    if (!strstr(msg, "using the tuned entry of m=1449,n=1449,k=1449 with "
+                     "SPLITK=2,SKB=0"))
         fail_msg("%s", msg);
     atune_profile_close(p);
     atune_jit_close(j);

@@ -314,25 +314,24 @@ static const atune_config *less_padded(atune_jit *j, atune_profile *p,
 /* --- far from every tuned size: a model of the grid's waves ------------- */
 
 /* A size whose nearest tuned entry is farther than FAR (summed |log2| over
- * the variables: a factor 4 in one, 2 in two) is served by a model
- * instead. A launch takes c * cost * turns: cost is what one block costs
- * (the template's block_cost, else its work over its blocks); turns
- * counts the busiest SM's work: it runs ceil(blocks / SMs) blocks, at
- * most o at a time (o: the blocks its threads and shared memory allow, at
- * most SATURATE warps' worth, past which more warps hide no more
- * latency), and r blocks together take r^(1 - SHARE) times one alone.
- * c belongs to a kernel (a configuration but for its launch-only
- * values): the geometric mean over its tuned entries of each one's time
- * over its cost * turns at its own size. The fastest prediction over the
- * kernels and the launch-only values that can run here is served.
- * The nearest entry misses where the shape differs: matmul's square
- * ladder serves 339 x 122 x 15142 a 64 x 64 kernel without split-K (13.8%
- * of the optimum). Designed on the H100's brute force at 24 random shapes
- * (tests/data/regret_shapes, seed 5): the picks reach 97.1% of the
- * optimum on average, worst 82.9% (a near shape), where the model before
- * (one block an SM, no block_cost) reached 92.3%, 64.6%; the constants
- * are the design's (docs/results.md, SGEMM shapes), and issue 36's
- * seed-12 shapes are the check. */
+ * the variables: a factor 4 in one, 2 in two) is served by a model, and
+ * so is every untuned size of a template with block_cost (matmul's
+ * ladder sizes, each served from the others: 96.6% / 86.9% of their
+ * optimum, the nearest entry 92.9% / 68.7%; H100). A launch takes c *
+ * cost * turns: cost is what one block costs (block_cost, else the work
+ * over the blocks); turns is the busiest SM's: it runs ceil(blocks / SMs)
+ * blocks, at most o at a time (as its threads and shared memory allow, at
+ * most SATURATE warps, past which more hide no more latency), r together
+ * taking r^(1 - SHARE) times one alone. c belongs to a kernel (all but
+ * the launch-only values): the geometric mean over its tuned entries of
+ * time / (cost * turns) at their own sizes. The fastest prediction over
+ * the kernels and the launch-only values that can run here is served.
+ * The nearest entry misses where the shape differs: matmul's squares
+ * serve 339 x 122 x 15142 a 64 x 64 kernel without split-K (13.8% of the
+ * optimum). Designed on the H100's brute force at 24 random shapes
+ * (tests/data/regret_shapes, seed 5): 97.4% of the optimum on average,
+ * worst 89.7%, the model before (one block an SM, no block_cost, beyond
+ * FAR only) 92.3%, 64.6%; issue 36's seed 12 is the check (results.md). */
 #define FAR 2.0
 #define SHARE 0.4
 #define SATURATE 16.0
@@ -486,9 +485,8 @@ static int fit_kernels(atune_jit *j, atune_profile *p, const atune__devattr *a,
 /* The fastest prediction for size over the kernels of the tuned entries
  * with a time and each set of their launch-only values (at most
  * MAX_VARIANTS a kernel, its nearest entry's own first): that entry, a
- * variant of it (see variant), or NULL when nothing can be predicted.
- * *from: its entry. The constraints checked for each set of values cost
- * ~14 us each: ~5 ms for matmul's 13 kernels and 18 sets. */
+ * variant of it (see variant), or NULL. *from: its entry. The constraints
+ * checked cost ~14 us a set: ~5 ms for matmul's 13 kernels and 18 sets. */
 static const atune_config *by_waves(atune_jit *j, atune_profile *p,
                                     const atune__devattr *a,
                                     const int64_t *size,
@@ -588,17 +586,19 @@ static int choose(atune_jit *j, atune_profile *p, const char *size,
     if (rc != ATUNE_OK)
         return atune__jit_fail(j, rc, "%s", atune_profile_errmsg(p));
     if (atune_config_size_match(c) != ATUNE_SIZE_EXACT &&
-        distance(j, c, v) > FAR) {
+        (j->m->block_cost || distance(j, c, v) > FAR)) {
         const atune_config *from = NULL;
         char changed[256];
         if ((alt = by_waves(j, p, a, v, &from)) != NULL) {
+            int far = distance(j, c, v) > FAR;
             launch_changes(j, alt, from, changed, sizeof(changed));
             say(msg, len,
-                "%s %s: no tuned size near (the nearest, %s, is more than "
-                "a factor 4 away); using the tuned entry of %s%s%s, the "
-                "fastest predicted from the tuned entries' times and their "
-                "grids' waves here",
-                j->m->name, size, atune_config_size(c),
+                "%s %s: %s (the nearest, %s, is %s); using the tuned "
+                "entry of %s%s%s, the fastest predicted from the tuned "
+                "entries' times and their grids' waves here",
+                j->m->name, size, far ? "no tuned size near" : "not tuned",
+                atune_config_size(c),
+                far ? "more than a factor 4 away" : "within a factor 4",
                 atune_config_size(from), *changed ? " with " : "", changed);
             *out = alt;
             *served = ATUNE__SERVED_NEAREST;
