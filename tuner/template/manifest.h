@@ -250,7 +250,7 @@ typedef struct atune__manifest {
     int work_line;
     /* block_cost: what one block of the first launch costs, in any unit,
      * at a configuration and size (NULL: the work over the blocks); the
-     * look-up's model far from every tuned size scales by it */
+     * look-up's model of untuned sizes scales by it (appjit_lookup.c) */
     atune__expr *block_cost;
     int block_cost_line;
     double tolerance; /* 0: exact; else max relative error */
