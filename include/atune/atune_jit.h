@@ -239,15 +239,17 @@ ATUNE_API int atune_jit_declare_args(atune_jit *j, const atune_jit_type *types,
  * sm_90 device) allow it at size and its values are the template's;
  * else the tuned entry of this kernel nearest to size that they allow;
  * else *out = NULL, the template's defaults. Where no tuned size is
- * within a factor 4 (summed over the size variables), the tuned entry,
- * with the launch-only values, that a model of its tuned time and its
- * grid's waves predicts fastest at size (docs/library.md, untuned sizes;
- * the returned configuration then belongs to the handle, as the profile's
- * entries belong to p, until atune_jit_close). msg (len bytes; may be NULL)
- * says which and why, e.g. "matmul m=4096,n=4096,k=4094: the tuned
- * configuration of m=4096,n=4096,k=4096 cannot run here (constraint
- * 'vec_aligned' is false); using the tuned entry of m=1024,n=1024,
- * k=1024". p NULL gives the defaults. ATUNE_OK whenever *out can be
+ * within a factor 4 (summed over the size variables), and at every
+ * untuned size of a template with block_cost (matmul), the tuned entry,
+ * with the launch-only values, that a model of the tuned times, the
+ * blocks' cost and the grid's waves predicts fastest at size
+ * (docs/library.md, untuned sizes; the returned configuration then
+ * belongs to the handle, as the profile's entries belong to p, until
+ * atune_jit_close). msg (len bytes; may be NULL) says which and why,
+ * e.g. "constmem w=3157,h=3157: the tuned entry of w=2897,h=2897
+ * (nearest) would launch 23% more padded blocks here than at its own
+ * size; using the tuned entry of w=4097,h=4097 (-1%)". p NULL gives the
+ * defaults. ATUNE_OK whenever *out can be
  * launched (also when p has no entry for the kernel); ATUNE_EINVAL (bad
  * size or argument); ATUNE_ELAUNCH when not even the defaults can run at
  * size (the message says why); ATUNE_EINVAL for an ATUNE_EFFORT that is
