@@ -382,7 +382,6 @@ static double modelled(atune_jit *j, const atune__config *cfg,
 {
     atune__launch all[ATUNE__MAX_STEPS];
     atune__err err = {0};
-    atune__vars with = *vs;
     char reason[64];
     double b, t, per, o, full, rest, cost;
     double sm = (double)(a->sm_count > 0 ? a->sm_count : 1);
@@ -402,6 +401,7 @@ static double modelled(atune_jit *j, const atune__config *cfg,
     if (b <= 0 || t <= 0)
         return 0;
     if (j->m->block_cost) {
+        atune__vars with = *vs;
         int64_t v = 0;
         if (atune__config_vars(j->m, cfg, &with) != 0 ||
             atune__manifest_eval(j->m, j->m->block_cost,
@@ -585,12 +585,12 @@ static int choose(atune_jit *j, atune_profile *p, const char *size,
     }
     if (rc != ATUNE_OK)
         return atune__jit_fail(j, rc, "%s", atune_profile_errmsg(p));
-    if (atune_config_size_match(c) != ATUNE_SIZE_EXACT &&
-        (j->m->block_cost || distance(j, c, v) > FAR)) {
+    const int exact = atune_config_size_match(c) == ATUNE_SIZE_EXACT;
+    const int far = !exact && distance(j, c, v) > FAR;
+    if (!exact && (j->m->block_cost || far)) {
         const atune_config *from = NULL;
         char changed[256];
         if ((alt = by_waves(j, p, a, v, &from)) != NULL) {
-            int far = distance(j, c, v) > FAR;
             launch_changes(j, alt, from, changed, sizeof(changed));
             say(msg, len,
                 "%s %s: %s (the nearest, %s, is %s); using the tuned "

@@ -475,14 +475,13 @@ static int check_block_cost(const atune__manifest *m, const atune__vars *vs,
                             atune__err *err)
 {
     atune__vars with = *vs;
-    atune__config c = {0};
+    atune__config c;
     int64_t cost;
     int rc;
 
     if (!m->block_cost)
         return 0;
-    for (int i = 0; i < m->nparams; i++)
-        c.v[i] = m->params[i].values[0];
+    atune__space_config(m, 0, &c);
     if (atune__config_vars(m, &c, &with) != 0)
         return atune__fail(err, ATUNE__ESOFTWARE,
                            "%s: too many variables for one evaluation",
