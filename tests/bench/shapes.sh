@@ -17,6 +17,8 @@
 #   DEVICE=0  OUT=dir GPU ordinal; results (default ./out/shapes): the
 #                     manifest, profile, tune JSON, bench output, table
 #   DRY_RUN=1         no GPU: write and list the manifest, print commands
+#   TEMPLATE_DIR=dir  matmul.cu and matmul.ini from dir (default templates/:
+#                     a variant of the kernel against the built-in one)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/gpu}
@@ -25,6 +27,7 @@ STRATEGY=${STRATEGY:-}
 DEVICE=${DEVICE:-0}
 OUT=${OUT:-$PWD/out/shapes}
 DRY_RUN=${DRY_RUN:-0}
+TEMPLATE_DIR=${TEMPLATE_DIR:-$root/templates}
 export BENCH_ROUNDS=${BENCH_ROUNDS:-9}
 SHAPES=${SHAPES:-"sq1037=1037,1037,1037 sq2049=2049,2049,2049
   sq4095=4095,4095,4095 tall16k=16384,1024,1024 wide16k=1024,16384,1024
@@ -52,11 +55,11 @@ for s in $SHAPES; do
   [ -n "$k" ] || die "bad shape '$s' (NAME=m,n,k)"
   echo "$name = m=$m, n=$n, k=$k" >>"$sizes"
 done
-ln -sf "$root/templates/matmul.cu" "$dir/matmul.cu"
+ln -sf "$TEMPLATE_DIR/matmul.cu" "$dir/matmul.cu"
 awk -v sizes="$sizes" '
   /^\[/ { skip = 0 }
   /^\[sizes\]/ { print; while ((getline l < sizes) > 0) print l; skip = 1; next }
-  !skip' "$root/templates/matmul.ini" >"$dir/matmul.ini"
+  !skip' "$TEMPLATE_DIR/matmul.ini" >"$dir/matmul.ini"
 "$bin" list --templates "$dir" >"$OUT/list.txt" || die "the manifest does not load"
 sed "s/), /)\n/g" "$OUT/list.txt" | grep valid
 
