@@ -38,7 +38,9 @@
  *            layout at any k and n: a float4 is loaded whole where its
  *            matrix's rows are aligned, else element by element with each
  *            element's bounds checked (4-byte cp.async for B); C is
- *            stored element by element.
+ *            stored element by element. With 2 stages the elements of a
+ *            tile are spread over the threads instead (a warp reads runs
+ *            of a row), unchecked where the tile is inside the matrix.
  *            0: 4-byte loads. The manifest offers VEC=2 only where rows
  *            are not aligned (1037^3), VEC=0 only for the seed
  *   STAGES   shared-memory stages of B. 1: one buffer; the next tiles of A
@@ -221,6 +223,12 @@ __device__ __forceinline__ void cp_async4(float *dst, const float *src, bool in)
                  "l"(src), "r"(in ? 4 : 0)
                  : "memory");
 }
+/* A 4-byte copy wholly inside the matrix: no source size. */
+__device__ __forceinline__ void cp_async4_in(float *dst, const float *src)
+{
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit()
 {
     asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -312,6 +320,46 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
     ld_t rb[B_LOADS];
 #endif
 
+#if VEC == 2 && STAGES == 2
+    /* Rows not aligned (2 stages): element e of a tile goes to thread e %
+     * THREADS, so that a warp reads runs of consecutive floats of a row
+     * (BK of A, 32 of B), and a tile wholly inside the matrix is read
+     * with no element checked. Chunks of four, each element checked, made
+     * 2049^3 issue 16% more instructions than 2052^3 with the same tiles
+     * (ncu, H200), in a kernel that issues one most cycles. Element e of
+     * A is at row e / BK, column e % BK (powers of two); a thread's
+     * column is fixed, its rows THREADS / BK apart. */
+#define A_ELEMS ((BM * BK + THREADS - 1) / THREADS) /* <= 4 * A_LOADS */
+#define A_RSTEP (THREADS / BK)
+    auto load_a = [&](int kt) {
+        const float *const src = A + (long)(bm0 + tid / BK) * k + kt + tid % BK;
+        float *const r = reinterpret_cast<float *>(ra);
+        if (bm0 + BM <= m && kt + BK <= k) {
+#pragma unroll
+            for (int j = 0; j < A_ELEMS; j++)
+                if (BM * BK % THREADS == 0 || tid / BK + j * A_RSTEP < BM)
+                    r[j] = src[(long)j * A_RSTEP * k];
+        } else {
+            const bool col_in = kt + tid % BK < k;
+            const int rows_left = m - bm0 - tid / BK;
+#pragma unroll
+            for (int j = 0; j < A_ELEMS; j++) {
+                r[j] = 0.0f;
+                if ((BM * BK % THREADS == 0 || tid / BK + j * A_RSTEP < BM) && col_in &&
+                    j * A_RSTEP < rows_left)
+                    r[j] = src[(long)j * A_RSTEP * k];
+            }
+        }
+    };
+    auto store_a = [&](int buf) {
+        float *const a = as + buf * A_TILE + (tid % BK) * AS + tid / BK;
+        const float *const r = reinterpret_cast<const float *>(ra);
+#pragma unroll
+        for (int j = 0; j < A_ELEMS; j++)
+            if (BM * BK % THREADS == 0 || tid / BK + j * A_RSTEP < BM)
+                a[j * A_RSTEP] = r[j];
+    };
+#else
     /* A tile at depth kt into registers; zeros outside A. */
     auto load_a = [&](int kt) {
 #pragma unroll
@@ -356,6 +404,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             }
         }
     };
+#endif
 
 #if STAGES == 1
     auto load_b = [&](int kt) {
@@ -395,6 +444,31 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
     /* B tile at depth kt straight into B buffer buf; zeros outside B. */
     auto copy_b = [&](int buf, int kt) {
         float *const b = bs + buf * B_TILE;
+#if VEC == 2 && STAGES == 2
+        /* As load_a above; element e of B at row e / BN, column e % BN:
+         * element tid + l * THREADS at row tid / BN + l * THREADS / BN,
+         * column tid % BN + l * THREADS % BN. */
+        if (!b_vec) {
+            const float *const src = B + (long)(kt + tid / BN) * n + bn0 + tid % BN;
+            if (bn0 + BN <= n && kt + BK <= k) {
+#pragma unroll
+                for (int l = 0; l < (B_TILE + THREADS - 1) / THREADS; l++)
+                    if (B_TILE % THREADS == 0 || tid + l * THREADS < B_TILE)
+                        cp_async4_in(b + tid + l * THREADS,
+                                     src + (long)(l * THREADS / BN) * n + l * THREADS % BN);
+            } else {
+                const int rows_left = k - kt - tid / BN, cols_left = n - bn0 - tid % BN;
+#pragma unroll
+                for (int l = 0; l < (B_TILE + THREADS - 1) / THREADS; l++)
+                    if (B_TILE % THREADS == 0 || tid + l * THREADS < B_TILE) {
+                        const bool in = l * THREADS / BN < rows_left && l * THREADS % BN < cols_left;
+                        cp_async4(b + tid + l * THREADS,
+                                  in ? src + (long)(l * THREADS / BN) * n + l * THREADS % BN : B, in);
+                    }
+            }
+            return;
+        }
+#endif
 #pragma unroll
         for (int l = 0; l < B_LOADS; l++) {
             const int c = tid + l * THREADS;
