@@ -331,6 +331,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
      * column is fixed, its rows THREADS / BK apart. */
 #define A_ELEMS ((BM * BK + THREADS - 1) / THREADS) /* <= 4 * A_LOADS */
 #define A_RSTEP (THREADS / BK)
+    (void)a_vec; /* A's rows are read element by element here, aligned or not */
     auto load_a = [&](int kt) {
         const float *const src = A + (long)(bm0 + tid / BK) * k + kt + tid % BK;
         float *const r = reinterpret_cast<float *>(ra);
