@@ -65,6 +65,15 @@
  *            launch-only parameter: its values share one module. ws and
  *            tickets are unused with one slice; tickets must be zero
  *            before the first launch, and every launch leaves them zero
+ *   RED      split-K's sum: 0 as above, the same bits in every run; 1
+ *            every slice adds its partial tile into sums with float
+ *            atomics (red.global.add.v4.f32 on sm_90) and the last block
+ *            reads one tile instead of SPLITK: where k is long the
+ *            in-order sum by one block was the tail of the kernel
+ *            (256^2 x 16384: 0.815x cuBLAS in order, 0.944x atomic, H100
+ *            brute force, docs/results.md). The order of the additions,
+ *            so the last bits of C, varies from run to run. sums must be
+ *            zero before the first launch; the last block leaves it zero
  *   SKB      stream-K (Osama et al., "Stream-K: Work-centric Parallel
  *            Decomposition for Dense Matrix Multiplication", 2023): a
  *            persistent grid of SKB blocks per SM splits the (tile, k
@@ -73,9 +82,9 @@
  *            153 tiles of 128 x 64 on 132 SMs); a tile shared by several
  *            blocks is finished by the last to arrive, as with split-K.
  *            The kernel reads the blocks from gridDim.x: launch-only
- *   SPLIT    the code compiled in: 1 split-K (SPLITK > 1), 2 stream-K
- *            (SKB > 0), 0 neither: the manifest computes it from those
- *            two ([macros])
+ *   SPLIT    the code compiled in: 1 split-K (SPLITK > 1), 3 split-K with
+ *            RED=1, 2 stream-K (SKB > 0), 0 neither: the manifest
+ *            computes it from those ([macros])
  *
  * Layout. A is stored transposed in shared memory, As[kk][row], so that a
  * thread reads the TM values of A for one kk as float4s, like its TN
@@ -114,7 +123,7 @@
 extern "C" __global__ void __launch_bounds__(256)
 matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C, int m, int n, int k, float *ws,
-             int *tickets)
+             int *tickets, float *sums)
 {
     __shared__ float As[16][16], Bs[16][16];
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -170,8 +179,8 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #if GROUP_M < 1
 #error "GROUP_M must be >= 1"
 #endif
-#if SPLIT < 0 || SPLIT > 2
-#error "SPLIT must be 0, 1 or 2"
+#if SPLIT < 0 || SPLIT > 3
+#error "SPLIT must be 0, 1, 2 or 3"
 #endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800 && STAGES > 1
 #error "STAGES > 1 needs cp.async (sm_80+)"
@@ -246,7 +255,7 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
              float *__restrict__ C, int m, int n, int k, float *ws,
-             int *tickets)
+             int *tickets, float *sums)
 {
     /* float4 so the buffer is 16-byte aligned; B tiles first: their size
      * is a multiple of 4 floats, so the A tiles stay aligned too. */
@@ -634,12 +643,17 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             __shared__ int last_arrival;
             const long slot = (long)THREADS * ACC4; /* BM * BN floats */
             float4 *const w4 = reinterpret_cast<float4 *>(ws) + tid;
-#if SPLIT == 1
+#if SPLIT == 1 || SPLIT == 3
             const int tile = (bm0 / BM) * (int)gridDim.x + bn0 / BN;
-            const long ntile = (long)gridDim.x * gridDim.y;
             const int parts = slices;
             const bool whole = parts == 1;
+#if SPLIT == 1
+            const long ntile = (long)gridDim.x * gridDim.y;
             float4 *const mine = w4 + ((long)blockIdx.z * ntile + tile) * slot;
+#else
+            (void)w4;
+            float4 *const mine = reinterpret_cast<float4 *>(sums) + tid + (long)tile * slot;
+#endif
 #else
             /* Block b's range starts at s(b) = b * total / workers; the block
              * holding iteration i is ceil((i + 1) * workers / total) - 1. A
@@ -657,8 +671,22 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #pragma unroll
                 for (int e = 0; e < ACC4; e++) {
                     const int i = e / (WNITER * TN / 4), j = (e % (WNITER * TN / 4)) * 4;
+#if SPLIT == 3
+                    const float4 v = make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2],
+                                                 acc[i][j + 3]);
+#if __CUDA_ARCH__ >= 900
+                    atomicAdd(mine + (long)e * THREADS, v);
+#else
+                    float *const s = reinterpret_cast<float *>(mine + (long)e * THREADS);
+                    atomicAdd(s, v.x);
+                    atomicAdd(s + 1, v.y);
+                    atomicAdd(s + 2, v.z);
+                    atomicAdd(s + 3, v.w);
+#endif
+#else
                     mine[(long)e * THREADS] = make_float4(acc[i][j], acc[i][j + 1],
                                                           acc[i][j + 2], acc[i][j + 3]);
+#endif
                 }
                 __threadfence();
                 __syncthreads();
@@ -693,6 +721,11 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #pragma unroll 1
                 for (int z = 0; z < parts; z++)
                     gather(w4 + ((long)z * ntile + tile) * slot, z == 0);
+#elif SPLIT == 3
+                gather(mine, true);
+#pragma unroll
+                for (int e = 0; e < ACC4; e++) /* zero for the next launch */
+                    __stcg(mine + (long)e * THREADS, make_float4(0.0f, 0.0f, 0.0f, 0.0f));
 #else
 #pragma unroll 1
                 for (long b = b_first; b <= b_last; b++) {
@@ -706,6 +739,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #else
         (void)ws;
         (void)tickets;
+        (void)sums;
 #endif
 
         if (store) {
@@ -756,10 +790,11 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
  * threads. Like the tuned kernel it sums over k in order with fmaf. */
 extern "C" __global__ void matmul_ref(const float *A, const float *B, float *C,
                                       int m, int n, int k, float *ws,
-                                      int *tickets)
+                                      int *tickets, float *sums)
 {
     (void)ws;
     (void)tickets;
+    (void)sums;
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= m || col >= n)

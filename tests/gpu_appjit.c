@@ -331,17 +331,20 @@ static void test_matmul_sizes_from_args(void **state)
     const atune_jit_type types[] = {ATUNE_JIT_PTR, ATUNE_JIT_PTR,
                                     ATUNE_JIT_PTR, ATUNE_JIT_INT,
                                     ATUNE_JIT_INT, ATUNE_JIT_INT,
-                                    ATUNE_JIT_PTR, ATUNE_JIT_PTR};
+                                    ATUNE_JIT_PTR, ATUNE_JIT_PTR,
+                                    ATUNE_JIT_PTR};
     size_t ba = sizeof(float) * m * k, bb = sizeof(float) * k * n,
            bc = sizeof(float) * m * n;
     /* [args]: ws = float[min(32 * (m + 255) * (n + 255), 1 << 24)],
-     * tickets = int[cdiv(m, 64) * cdiv(n, 64)] */
+     * tickets = int[cdiv(m, 64) * cdiv(n, 64)],
+     * sums = float[min((m + 255) * (n + 255), 1 << 22)] */
     size_t bw = sizeof(float) * 32 * (m + 255) * (n + 255),
-           bt = sizeof(int) * ((m + 63) / 64) * ((n + 63) / 64);
+           bt = sizeof(int) * ((m + 63) / 64) * ((n + 63) / 64),
+           bs = sizeof(float) * (m + 255) * (n + 255);
     float *a = malloc(ba), *b = malloc(bb), *c = malloc(bc);
-    CUdeviceptr da, db, dc, dw, dt;
+    CUdeviceptr da, db, dc, dw, dt, ds;
     void *args[] = {&da, &db, &dc, (void *)&m, (void *)&n, (void *)&k,
-                    &dw, &dt};
+                    &dw, &dt, &ds};
     atune_jit *j = NULL;
     atune_jit_kernel *kk;
     uint32_t x = 7;
@@ -355,14 +358,16 @@ static void test_matmul_sizes_from_args(void **state)
     for (int i = 0; i < k * n; i++, x = x * 1664525u + 1013904223u)
         b[i] = (float)(x >> 8) / 16777216.0f - 0.5f;
     assert_int_equal(atune_jit_open(NULL, "matmul", &j), ATUNE_OK);
-    assert_int_equal(atune_jit_declare_args(j, types, 8), ATUNE_OK);
+    assert_int_equal(atune_jit_declare_args(j, types, 9), ATUNE_OK);
     kk = build(j, NULL);
     CHECK_CU(cu->cuMemAlloc(&da, ba));
     CHECK_CU(cu->cuMemAlloc(&db, bb));
     CHECK_CU(cu->cuMemAlloc(&dc, bc));
     CHECK_CU(cu->cuMemAlloc(&dw, bw));
     CHECK_CU(cu->cuMemAlloc(&dt, bt));
+    CHECK_CU(cu->cuMemAlloc(&ds, bs));
     CHECK_CU(cu->cuMemsetD8Async(dt, 0, bt, stream));
+    CHECK_CU(cu->cuMemsetD8Async(ds, 0, bs, stream));
     CHECK_CU(cu->cuMemcpyHtoD(da, a, ba));
     CHECK_CU(cu->cuMemcpyHtoD(db, b, bb));
     CHECK_CU(cu->cuMemsetD8Async(dc, 0xA5, bc, stream));
@@ -385,6 +390,7 @@ static void test_matmul_sizes_from_args(void **state)
     CHECK_CU(cu->cuMemFree(dc));
     CHECK_CU(cu->cuMemFree(dw));
     CHECK_CU(cu->cuMemFree(dt));
+    CHECK_CU(cu->cuMemFree(ds));
     atune_jit_close(j);
     free(a);
     free(b);

@@ -575,7 +575,8 @@ static void test_declare_args(void **state)
     atune_jit_type mmt[] = {ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(f),
                             ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(m),
                             ATUNE_JIT_TYPE_OF(m), ATUNE_JIT_TYPE_OF(m),
-                            ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(tickets)};
+                            ATUNE_JIT_TYPE_OF(f), ATUNE_JIT_TYPE_OF(tickets),
+                            ATUNE_JIT_TYPE_OF(f)};
 
     (void)state;
     assert_int_equal(good[0], ATUNE_JIT_PTR_INT);
@@ -597,9 +598,9 @@ static void test_declare_args(void **state)
     assert_non_null(strstr(atune_jit_errmsg(j), "2 argument types for the 3"));
     assert_int_equal(atune_jit_declare_args(j, NULL, 3), ATUNE_EINVAL);
     assert_int_equal(atune_jit_declare_args(NULL, good, 3), ATUNE_EINVAL);
-    /* matmul's split-K workspace and tickets follow m, n, k. */
-    assert_int_equal(atune_jit_declare_args(mm, mmt, 6), ATUNE_EINVAL);
-    assert_int_equal(atune_jit_declare_args(mm, mmt, 8), ATUNE_OK);
+    /* matmul's split-K workspace, tickets and sums follow m, n, k. */
+    assert_int_equal(atune_jit_declare_args(mm, mmt, 8), ATUNE_EINVAL);
+    assert_int_equal(atune_jit_declare_args(mm, mmt, 9), ATUNE_OK);
     assert_int_equal(atune_jit_run(NULL, NULL, NULL), ATUNE_EINVAL);
     atune_jit_close(mm);
     atune_jit_close(j);

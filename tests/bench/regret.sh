@@ -155,9 +155,12 @@ run() {
 # The analysis: per size the percent of its optimum the pick reaches, per
 # kernel the mean and the worst. PICKS has "KERNEL SIZE CONFIG" lines;
 # the journal the brute-force records (final re-measurements left out: the
-# pick and the optimum come from the same pass).
+# pick and the optimum come from the same pass). A journal of an older
+# template lacks the parameters added since: a pick's parameter that no
+# record of its kernel names is left out where it has its first value
+# (templates/K.ini), the value that is the older kernel.
 analyze() { # PICKS JOURNAL [PAIRED_INI]
-  awk -v picks="$1" -v paired="${3:-}" '
+  awk -v picks="$1" -v paired="${3:-}" -v inis="$(ls "$root"/templates/*.ini)" '
     function norm(c,   n, a, i, j, t, s) {
       n = split(c, a, ",")
       for (i = 2; i <= n; i++)
@@ -173,7 +176,27 @@ analyze() { # PICKS JOURNAL [PAIRED_INI]
       if ("w" in v) return v["w"] * v["h"]
       return v["m"] * v["n"]
     }
+    function older(k, c,   n, a, i, kv, s) {
+      n = split(c, a, ","); s = ""
+      for (i = 1; i <= n; i++) {
+        split(a[i], kv, "=")
+        if (!((k, kv[1]) in named) && first[k, kv[1]] == kv[2]) continue
+        s = s (s == "" ? "" : ",") a[i]
+      }
+      return s
+    }
     BEGIN {
+      ni = split(inis, ini, "\n")
+      for (i = 1; i <= ni; i++) {
+        k = ini[i]; sub(/.*\//, "", k); sub(/\.ini$/, "", k); inp = 0
+        while ((getline l < ini[i]) > 0) {
+          if (l ~ /^\[/) inp = l ~ /^\[params\]/
+          else if (inp && l ~ /^[A-Za-z_][A-Za-z_0-9]* *=/) {
+            nm = l; sub(/ *=.*/, "", nm); v = l; sub(/^[^=]*= */, "", v); sub(/[ ,;].*/, "", v)
+            first[k, nm] = v
+          }
+        }
+      }
       FS = "[ \t]"
       while ((getline l < picks) > 0) {
         split(l, f, " ")
@@ -193,12 +216,15 @@ analyze() { # PICKS JOURNAL [PAIRED_INI]
       key = $1 SUBSEP $2
       if (!(key in best) || $5 < best[key]) { best[key] = $5; iqr[key] = $6 }
       t[key, norm($3)] = $5
+      nr = split($3, rc, ",")
+      for (i = 1; i <= nr; i++) { split(rc[i], kv, "="); named[$1, kv[1]] = 1 }
     }
     END {
       for (i = 1; i <= np; i++) {
         key = order[i]; split(key, ks, SUBSEP)
         if (!(key in best)) { printf "%-9s %-24s no brute-force record\n", ks[1], ks[2]; continue }
         pt = t[key, want[key]]
+        if (pt == 0) pt = t[key, older(ks[1], want[key])]
         pct = pt > 0 ? 100 * best[key] / pt : 0
         el = elements(ks[2]); rel = 100 * iqr[key] / best[key]
         note = ""

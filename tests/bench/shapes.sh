@@ -90,7 +90,7 @@ import glob, math, re, sys
 
 bench, prof = sys.argv[1], sys.argv[2]
 keep = ("WT", "BM", "BN", "BK", "WM", "WN", "TM", "TN", "WNITER", "VEC",
-        "STAGES", "GROUP_M", "SPLITK", "SKB")
+        "STAGES", "GROUP_M", "SPLITK", "SKB", "RED")
 configs, sec = {}, None
 for path in glob.glob(prof + "/*.ini"):
     for line in open(path):

@@ -99,9 +99,11 @@ static void *compile_worker(void *arg)
 
     while ((i = atomic_fetch_add(&r->next_compile, 1)) < r->n) {
         cand *c = &r->c[i];
+        double t0 = atune__now();
         c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &c->cfg,
                                            r->arch, names, nnames, &c->cubin,
                                            &c->hit, &c->cerr);
+        c->compile_s = atune__now() - t0;
         c->compiled = 1;
     }
     return NULL;
@@ -242,93 +244,12 @@ static void race(fu_run *r, atune__err *err, int *fatal)
     r->t.cutoff_ns = 0;
 }
 
-/* The one-step neighbours of w (each parameter's value before and after
- * its own in the manifest's list), at most POLISH; how many. */
-static int neighbours_of(const atune__manifest *m, const atune__config *w,
-                         atune__config *out)
-{
-    int n = 0;
-
-    for (int p = 0; p < m->nparams; p++) {
-        const atune__param *pa = &m->params[p];
-        int at = 0;
-        while (at < pa->nvalues && pa->values[at] != w->v[p])
-            at++;
-        for (int d = -1; d <= 1 && n < POLISH; d += 2) {
-            if (at + d < 0 || at + d >= pa->nvalues)
-                continue;
-            out[n] = *w;
-            out[n].v[p] = pa->values[at + d];
-            n++;
-        }
-    }
-    return n;
-}
-
-/* How many of candidate i's neighbours are not in the module cache. */
-static int uncached_neighbours(fu_run *r, int i)
-{
-    const char *names[ATUNE__JIT_MAX_NAMES];
-    int nnames = atune__manifest_kernels(r->j->m, names);
-    atune__config nb[POLISH];
-    int n = neighbours_of(r->j->m, &r->c[i].cfg, nb), missing = 0;
-
-    for (int k = 0; k < n; k++) /* each at the candidate's size */
-        if (atune__space_index(r->j->m, &nb[k]) >= 0 &&
-            !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
-                                  nnames))
-            missing++;
-    return missing;
-}
-
-/* The candidate whose neighbours race: the fastest, unless another
- * within NEAR of it has every neighbour in the module cache: a process
- * explored there before, and the winner stays a candidate whichever
- * neighbourhood races. Which of two near-equal candidates times faster
- * changes from process to process; without this a warm call whose race
- * picked the other one compiled its neighbours (H200, 2026-11-26 14:03: 8
- * of 23 sizes over 100 ms warm, up to 322 ms). Within the winner's noise
- * only (3%, or twice its relative interquartile range), constmem at
- * w=1001,h=999 (6.4 us a launch) still compiled: 317 ms on an H100 at
- * 16:09, 384 ms on an H200 at 19:17. */
-#define NEAR 1.10
-
-static int polish_centre(fu_run *r)
-{
-    double bound = r->c[r->best].res.time_ns * NEAR;
-    int centre = r->best;
-
-    if (uncached_neighbours(r, r->best) == 0)
-        return r->best;
-    for (int i = 0; i < r->n; i++) {
-        const cand *c = &r->c[i];
-        if (i == r->best || !c->evaluated || c->res.status != ATUNE__ST_OK ||
-            c->res.time_ns > bound)
-            continue;
-        if ((centre == r->best ||
-             c->res.time_ns < r->c[centre].res.time_ns) &&
-            uncached_neighbours(r, i) == 0)
-            centre = i;
-    }
-    return centre;
-}
-
-/* The neighbours of the race's winner race it: the tuned entries of other
- * sizes and GPU models put the race near this size's best, not always on
- * it (H200, 2026-11-26: copy at n = 77777777 96.2% of the brute-force
- * optimum with the race alone). Those the size's constraints rule out
- * are refused by the measurement, as any candidate. */
+/* The race's winner's neighbours race it (firstuse_cands.c). */
 static void polish(fu_run *r, atune__err *err, int *fatal)
 {
-    atune__config nb[POLISH];
-    int centre = polish_centre(r), first = r->n, n;
+    int first = r->n;
 
-    n = neighbours_of(r->j->m, &r->c[centre].cfg, nb);
-    r->cap = r->n + POLISH;
-    for (int k = 0; k < n; k++)
-        atune__fu_add(r, &nb[k], "a neighbour of %s",
-                      centre == r->best ? "the race's winner"
-                                        : "a near-equal of the race's winner");
+    atune__fu_add_neighbours(r);
     if (r->n == first)
         return;
     compile_start(r, first);
@@ -548,7 +469,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
 {
     char key[200], lkey[sizeof(((struct atune__learned *)0)->key)];
     char gpu[ATUNE__RECORD_GPU_MAX], dir[3800], path[4096], slug[128];
-    char why[1200], best_s[512], how[200] = "", what[700], split[160];
+    char why[1200], best_s[512], how[200] = "", what[700], split[240];
     const char *strategy = effort == ATUNE_JIT_EFFORT_PATIENT
                                ? "first-use-patient"
                                : "first-use-measure";
@@ -688,9 +609,12 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
              how[0] ? ", " : "", how, gpu);
     say(split, sizeof(split),
         "%.0f ms to compile and set up, %.0f to race, %.0f for the "
-        "neighbours",
-        (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
+        "neighbours", (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
         (t_polish - t_race) * 1e3);
+    if (r->left_out)
+        say(split + strlen(split), sizeof(split) - strlen(split),
+            " (%d not compiled: the call would pass ATUNE_MEASURE_MS, %.0f)",
+            r->left_out, atune__fu_polish_budget_s() * 1e3);
     /* A new file in the user's directory shadows the profile served from:
      * it starts as that profile when it is this GPU model's. */
     if (p && strcmp(atune_profile_device(p)->name, gpu) == 0 &&

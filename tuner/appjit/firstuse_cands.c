@@ -1,7 +1,8 @@
 /* firstuse_cands.c -- which configurations race at first use
  * (firstuse.c): the defaults, what the profile serves, and the tuned
  * entries nearest to the size in the profile given, the user's and the
- * other profiles of the search path, each configuration once. */
+ * other profiles of the search path, each configuration once; then the
+ * race's winner's one-step neighbours. */
 #include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
@@ -121,3 +122,117 @@ void atune__fu_search_path(fu_run *r, const char *skip1, const char *skip2,
     }
 }
 
+/* The one-step neighbours of w (each parameter's value before and after
+ * its own in the manifest's list), at most POLISH; how many. */
+static int neighbours_of(const atune__manifest *m, const atune__config *w,
+                         atune__config *out)
+{
+    int n = 0;
+
+    for (int p = 0; p < m->nparams; p++) {
+        const atune__param *pa = &m->params[p];
+        int at = 0;
+        while (at < pa->nvalues && pa->values[at] != w->v[p])
+            at++;
+        for (int d = -1; d <= 1 && n < POLISH; d += 2) {
+            if (at + d < 0 || at + d >= pa->nvalues)
+                continue;
+            out[n] = *w;
+            out[n].v[p] = pa->values[at + d];
+            n++;
+        }
+    }
+    return n;
+}
+
+/* How many of candidate i's neighbours are not in the module cache. */
+static int uncached_neighbours(fu_run *r, int i)
+{
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(r->j->m, names);
+    atune__config nb[POLISH];
+    int n = neighbours_of(r->j->m, &r->c[i].cfg, nb), missing = 0;
+
+    for (int k = 0; k < n; k++) /* each at the candidate's size */
+        if (atune__space_index(r->j->m, &nb[k]) >= 0 &&
+            !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
+                                  nnames))
+            missing++;
+    return missing;
+}
+
+/* The candidate whose neighbours race: the fastest, unless another
+ * within NEAR of it has every neighbour in the module cache: a process
+ * explored there before, and the winner stays a candidate whichever
+ * neighbourhood races. Which of two near-equal candidates times faster
+ * changes from process to process; without this a warm call whose race
+ * picked the other one compiled its neighbours (H200, 2026-11-26 14:03: 8
+ * of 23 sizes over 100 ms warm, up to 322 ms). Within the winner's noise
+ * only (3%, or twice its relative interquartile range), constmem at
+ * w=1001,h=999 (6.4 us a launch) still compiled: 317 ms on an H100 at
+ * 16:09, 384 ms on an H200 at 19:17. */
+#define NEAR 1.10
+
+static int polish_centre(fu_run *r)
+{
+    double bound = r->c[r->best].res.time_ns * NEAR;
+    int centre = r->best;
+
+    if (uncached_neighbours(r, r->best) == 0)
+        return r->best;
+    for (int i = 0; i < r->n; i++) {
+        const cand *c = &r->c[i];
+        if (i == r->best || !c->evaluated || c->res.status != ATUNE__ST_OK ||
+            c->res.time_ns > bound)
+            continue;
+        if ((centre == r->best ||
+             c->res.time_ns < r->c[centre].res.time_ns) &&
+            uncached_neighbours(r, i) == 0)
+            centre = i;
+    }
+    return centre;
+}
+
+double atune__fu_polish_budget_s(void)
+{
+    int64_t ms = POLISH_BUDGET_MS;
+
+    if (atune__env_i64("ATUNE_MEASURE_MS", 0, 3600000, POLISH_BUDGET_MS,
+                       "milliseconds", &ms, NULL))
+        ms = POLISH_BUDGET_MS;
+    return (double)ms / 1e3;
+}
+
+/* The neighbours of the race's winner race it: the tuned entries of other
+ * sizes and GPU models put the race near this size's best, not always on
+ * it (H200, 2026-11-26: copy at n = 77777777 96.2% of the brute-force
+ * optimum with the race alone). Those the size's constraints rule out
+ * are refused by the measurement, as any candidate. Those NVRTC would
+ * compile are left out once the call so far plus the slowest compile it
+ * has waited for passes ATUNE_MEASURE_MS (firstuse_internal.h). */
+void atune__fu_add_neighbours(fu_run *r)
+{
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_kernels(r->j->m, names);
+    atune__config nb[POLISH];
+    int centre = polish_centre(r), n;
+    double slowest = 0, budget_s = atune__fu_polish_budget_s();
+
+    for (int i = 0; i < r->n; i++)
+        if (r->c[i].compiled && !r->c[i].hit && r->c[i].compile_s > slowest)
+            slowest = r->c[i].compile_s;
+    n = neighbours_of(r->j->m, &r->c[centre].cfg, nb);
+    r->cap = r->n + POLISH;
+    for (int k = 0; k < n; k++) {
+        if (atune__now() - r->t0 + slowest > budget_s &&
+            atune__space_index(r->j->m, &nb[k]) >= 0 &&
+            !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
+                                  nnames)) {
+            r->left_out++;
+            continue;
+        }
+        atune__fu_add(r, &nb[k], "a neighbour of %s",
+                      centre == r->best ? "the race's winner"
+                                        : "a near-equal of the race's winner");
+    }
+}

@@ -28,11 +28,20 @@
 /* Then the winner's one-step neighbours race it, at most POLISH of them
  * (firstuse.c, polish). */
 #define POLISH 16
+/* Those of them NVRTC must compile race only while the call so far plus
+ * the slowest compile it has waited for stays within ATUNE_MEASURE_MS
+ * (default POLISH_BUDGET_MS): matmul's neighbours took 2.0-2.6 s more at
+ * first calls of 3.4-4.2 s with NVRTC's own cache cold (H100,
+ * 2026-11-28), where the 1-D kernels' compile in a fraction of a second. */
+#define POLISH_BUDGET_MS 2500
 #define PATH_FILES 16   /* profiles of the search path read for candidates */
 
 /* The race's candidates compiled at once, one thread per core at most,
- * while the device is opened and the reference runs (firstuse.c). */
-#define COMPILE_THREADS 8
+ * while the device is opened and the reference runs (firstuse.c). The
+ * neighbours of a matmul winner (up to POLISH, each a module of 0.5-1.5 s
+ * with NVRTC's own cache cold) took two rounds on 8 threads: 1.4-2.9 s of
+ * a first call of 2.9-4.7 s (H100, H200, 2026-11-27). */
+#define COMPILE_THREADS 16
 
 typedef struct cand {
     atune__config cfg;
@@ -41,6 +50,7 @@ typedef struct cand {
     int evaluated;
     /* compiled ahead, in parallel (precompile) */
     int compiled, crc, hit;
+    double compile_s; /* its compile's wall time (NVRTC or the cache) */
     atune__cubin cubin;
     atune__err cerr;
 } cand;
@@ -67,6 +77,7 @@ typedef struct fu_run {
     atune__result search_res;
     int have_search_best;
     double t0;
+    int left_out; /* neighbours not compiled: POLISH_BUDGET_S */
 } fu_run;
 
 /* firstuse_cands.c: adds cfg (once; not beyond r->cap, nor a value the
@@ -83,6 +94,14 @@ void atune__fu_neighbours(fu_run *r, atune_profile *p, const int64_t *v,
  * search path (not skip1, skip2). */
 void atune__fu_search_path(fu_run *r, const char *skip1, const char *skip2,
                            const int64_t *v);
+
+/* firstuse_cands.c: the one-step neighbours of the race's winner (or of
+ * a near-equal whose neighbours are all in the module cache), those NVRTC
+ * would compile only within ATUNE_MEASURE_MS. */
+void atune__fu_add_neighbours(fu_run *r);
+
+/* firstuse_cands.c: ATUNE_MEASURE_MS in seconds (POLISH_BUDGET_MS). */
+double atune__fu_polish_budget_s(void);
 
 /* firstuse_write.c: the user's profile directory; -1 without HOME. */
 int atune__fu_user_dir(char *buf, size_t len);
