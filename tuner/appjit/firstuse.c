@@ -609,8 +609,9 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
              how[0] ? ", " : "", how, gpu);
     say(split, sizeof(split),
         "%.0f ms to compile and set up, %.0f to race, %.0f for the "
-        "neighbours", (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
-        (t_polish - t_race) * 1e3);
+        "neighbours (the slowest compile before them %.0f)",
+        (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
+        (t_polish - t_race) * 1e3, r->slowest_s * 1e3);
     if (r->left_out)
         say(split + strlen(split), sizeof(split) - strlen(split),
             " (%d not compiled: the call would pass ATUNE_MEASURE_MS, %.0f)",

@@ -208,8 +208,9 @@ double atune__fu_polish_budget_s(void)
  * it (H200, 2026-11-26: copy at n = 77777777 96.2% of the brute-force
  * optimum with the race alone). Those the size's constraints rule out
  * are refused by the measurement, as any candidate. Those NVRTC would
- * compile are left out once the call so far plus the slowest compile it
- * has waited for passes ATUNE_MEASURE_MS (firstuse_internal.h). */
+ * compile are left out once the call so far plus NEIGHBOUR_COST times
+ * the slowest compile it has waited for passes ATUNE_MEASURE_MS
+ * (firstuse_internal.h). */
 void atune__fu_add_neighbours(fu_run *r)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
@@ -221,10 +222,11 @@ void atune__fu_add_neighbours(fu_run *r)
     for (int i = 0; i < r->n; i++)
         if (r->c[i].compiled && !r->c[i].hit && r->c[i].compile_s > slowest)
             slowest = r->c[i].compile_s;
+    r->slowest_s = slowest;
     n = neighbours_of(r->j->m, &r->c[centre].cfg, nb);
     r->cap = r->n + POLISH;
     for (int k = 0; k < n; k++) {
-        if (atune__now() - r->t0 + slowest > budget_s &&
+        if (atune__now() - r->t0 + NEIGHBOUR_COST * slowest > budget_s &&
             atune__space_index(r->j->m, &nb[k]) >= 0 &&
             !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
                                   nnames)) {
