@@ -220,7 +220,7 @@ void atune__fu_add_neighbours(fu_run *r)
     double slowest = 0, budget_s = atune__fu_polish_budget_s();
 
     for (int i = 0; i < r->n; i++)
-        if (r->c[i].compiled && !r->c[i].hit && r->c[i].compile_s > slowest)
+        if (!r->c[i].hit && r->c[i].compile_s > slowest) /* NVRTC ran */
             slowest = r->c[i].compile_s;
     r->slowest_s = slowest;
     n = neighbours_of(r->j->m, &r->c[centre].cfg, nb);
