@@ -99,11 +99,10 @@ static void *compile_worker(void *arg)
 
     while ((i = atomic_fetch_add(&r->next_compile, 1)) < r->n) {
         cand *c = &r->c[i];
-        double t0 = atune__now();
         c->crc = atune__jit_compile_cached(r->j->cache, r->j->m, &c->cfg,
                                            r->arch, names, nnames, &c->cubin,
                                            &c->hit, &c->cerr);
-        c->compile_s = atune__now() - t0;
+        c->bytes = c->crc == 0 ? c->cubin.len : 0;
         c->compiled = 1;
     }
     return NULL;
@@ -609,13 +608,14 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
              how[0] ? ", " : "", how, gpu);
     say(split, sizeof(split),
         "%.0f ms to compile and set up, %.0f to race, %.0f for the "
-        "neighbours (the slowest compile before them %.0f)",
-        (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
-        (t_polish - t_race) * 1e3, r->slowest_s * 1e3);
+        "neighbours", (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
+        (t_polish - t_race) * 1e3);
     if (r->left_out)
         say(split + strlen(split), sizeof(split) - strlen(split),
-            " (%d not compiled: the call would pass ATUNE_MEASURE_MS, %.0f)",
-            r->left_out, atune__fu_polish_budget_s() * 1e3);
+            " (%d not compiled: the call's compiles, %.0f ms as predicted, "
+            "would pass ATUNE_MEASURE_MS, %.0f)",
+            r->left_out, r->predicted_s * 1e3,
+            atune__fu_polish_budget_s() * 1e3);
     /* A new file in the user's directory shadows the profile served from:
      * it starts as that profile when it is this GPU model's. */
     if (p && strcmp(atune_profile_device(p)->name, gpu) == 0 &&

@@ -208,25 +208,27 @@ double atune__fu_polish_budget_s(void)
  * it (H200, 2026-11-26: copy at n = 77777777 96.2% of the brute-force
  * optimum with the race alone). Those the size's constraints rule out
  * are refused by the measurement, as any candidate. Those NVRTC would
- * compile are left out once the call so far plus NEIGHBOUR_COST times
- * the slowest compile it has waited for passes ATUNE_MEASURE_MS
- * (firstuse_internal.h). */
+ * compile are left out where the call's compiles, as the model of
+ * firstuse_internal.h predicts them, pass ATUNE_MEASURE_MS. */
 void atune__fu_add_neighbours(fu_run *r)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
     int nnames = atune__manifest_kernels(r->j->m, names);
     atune__config nb[POLISH];
     int centre = polish_centre(r), n;
-    double slowest = 0, budget_s = atune__fu_polish_budget_s();
+    size_t largest = 0;
+    int over;
 
     for (int i = 0; i < r->n; i++)
-        if (!r->c[i].hit && r->c[i].compile_s > slowest) /* NVRTC ran */
-            slowest = r->c[i].compile_s;
-    r->slowest_s = slowest;
+        if (r->c[i].bytes > largest)
+            largest = r->c[i].bytes;
+    r->predicted_s = COMPILE_S_PER_KIB / 1024 *
+                     ((double)largest + NEIGHBOUR_COST * (double)r->c[centre].bytes);
+    over = r->predicted_s > atune__fu_polish_budget_s();
     n = neighbours_of(r->j->m, &r->c[centre].cfg, nb);
     r->cap = r->n + POLISH;
     for (int k = 0; k < n; k++) {
-        if (atune__now() - r->t0 + NEIGHBOUR_COST * slowest > budget_s &&
+        if (over &&
             atune__space_index(r->j->m, &nb[k]) >= 0 &&
             !atune__jit_cache_has(r->j->cache, r->j->m, &nb[k], r->arch, names,
                                   nnames)) {

@@ -28,16 +28,21 @@
 /* Then the winner's one-step neighbours race it, at most POLISH of them
  * (firstuse.c, polish). */
 #define POLISH 16
-/* Those of them NVRTC must compile race only while the call so far plus
- * NEIGHBOUR_COST times the slowest compile it has waited for stays within
- * ATUNE_MEASURE_MS (default POLISH_BUDGET_MS): matmul's neighbours took
- * 1.9-2.9 s more at first calls of 3.3-4.9 s with NVRTC's own cache cold
- * (H100, 2026-11-28), where the 1-D kernels' compile in a fraction of a
- * second. The winner's neighbours are its larger tiles and deeper
- * pipelines too: they compile for longer than the race's candidates
- * (which, slowest included, stayed under 1.04 s there). */
+/* Those of them NVRTC must compile race only where the compiles of the
+ * call, as a model predicts them, fit ATUNE_MEASURE_MS (default
+ * POLISH_BUDGET_MS): the race's, as long as its largest module's, then
+ * the neighbours', NEIGHBOUR_COST times the winner's (they are its larger
+ * tiles and deeper pipelines). A module compiles in about
+ * COMPILE_S_PER_KIB seconds a KiB of its CUBIN, 16 at once: matmul's
+ * 128 x 128 kernels (72 KiB) took 1.1-1.4 s each in the race, their
+ * neighbours 1.9-2.9 s, copy's (7 KiB) 0.26-0.31 s (H200, H100,
+ * 2026-11-28). A model of the module, not the clock, so that a call with
+ * a warm module cache decides as the cold call did and compiles nothing:
+ * with the clock, matmul's warm calls compiled the neighbours the cold
+ * ones had left out (2.0-2.6 s). */
 #define POLISH_BUDGET_MS 2500
 #define NEIGHBOUR_COST 2.0
+#define COMPILE_S_PER_KIB 0.018
 #define PATH_FILES 16   /* profiles of the search path read for candidates */
 
 /* The race's candidates compiled at once, one thread per core at most,
@@ -54,7 +59,7 @@ typedef struct cand {
     int evaluated;
     /* compiled ahead, in parallel (precompile) */
     int compiled, crc, hit;
-    double compile_s; /* its compile's wall time (NVRTC or the cache) */
+    size_t bytes; /* its CUBIN's, compiled or from the cache (0: none) */
     atune__cubin cubin;
     atune__err cerr;
 } cand;
@@ -81,8 +86,8 @@ typedef struct fu_run {
     atune__result search_res;
     int have_search_best;
     double t0;
-    int left_out;     /* neighbours not compiled: POLISH_BUDGET_MS */
-    double slowest_s; /* the slowest compile before the neighbours */
+    int left_out;        /* neighbours not compiled: POLISH_BUDGET_MS */
+    double predicted_s;  /* the model's compiles with the neighbours' */
 } fu_run;
 
 /* firstuse_cands.c: adds cfg (once; not beyond r->cap, nor a value the
