@@ -340,6 +340,11 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
      * column is fixed, its rows THREADS / BK apart. */
 #define A_ELEMS ((BM * BK + THREADS - 1) / THREADS) /* <= 4 * A_LOADS */
 #define A_RSTEP (THREADS / BK)
+/* row j of a thread's A elements lies in the tile */
+#define A_IN_TILE(j) (BM * BK % THREADS == 0 || tid / BK + (j) * A_RSTEP < BM)
+#define B_ELEMS ((B_TILE + THREADS - 1) / THREADS)
+/* element l of a thread's B elements lies in the tile */
+#define B_IN_TILE(l) (B_TILE % THREADS == 0 || tid + (l) * THREADS < B_TILE)
     (void)a_vec; /* A's rows are read element by element here, aligned or not */
     auto load_a = [&](int kt) {
         const float *const src = A + (long)(bm0 + tid / BK) * k + kt + tid % BK;
@@ -347,7 +352,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
         if (bm0 + BM <= m && kt + BK <= k) {
 #pragma unroll
             for (int j = 0; j < A_ELEMS; j++)
-                if (BM * BK % THREADS == 0 || tid / BK + j * A_RSTEP < BM)
+                if (A_IN_TILE(j))
                     r[j] = src[(long)j * A_RSTEP * k];
         } else {
             const bool col_in = kt + tid % BK < k;
@@ -355,8 +360,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #pragma unroll
             for (int j = 0; j < A_ELEMS; j++) {
                 r[j] = 0.0f;
-                if ((BM * BK % THREADS == 0 || tid / BK + j * A_RSTEP < BM) && col_in &&
-                    j * A_RSTEP < rows_left)
+                if (A_IN_TILE(j) && col_in && j * A_RSTEP < rows_left)
                     r[j] = src[(long)j * A_RSTEP * k];
             }
         }
@@ -366,7 +370,7 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
         const float *const r = reinterpret_cast<const float *>(ra);
 #pragma unroll
         for (int j = 0; j < A_ELEMS; j++)
-            if (BM * BK % THREADS == 0 || tid / BK + j * A_RSTEP < BM)
+            if (A_IN_TILE(j))
                 a[j * A_RSTEP] = r[j];
     };
 #else
@@ -462,15 +466,15 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             const float *const src = B + (long)(kt + tid / BN) * n + bn0 + tid % BN;
             if (bn0 + BN <= n && kt + BK <= k) {
 #pragma unroll
-                for (int l = 0; l < (B_TILE + THREADS - 1) / THREADS; l++)
-                    if (B_TILE % THREADS == 0 || tid + l * THREADS < B_TILE)
+                for (int l = 0; l < B_ELEMS; l++)
+                    if (B_IN_TILE(l))
                         cp_async4_in(b + tid + l * THREADS,
                                      src + (long)(l * THREADS / BN) * n + l * THREADS % BN);
             } else {
                 const int rows_left = k - kt - tid / BN, cols_left = n - bn0 - tid % BN;
 #pragma unroll
-                for (int l = 0; l < (B_TILE + THREADS - 1) / THREADS; l++)
-                    if (B_TILE % THREADS == 0 || tid + l * THREADS < B_TILE) {
+                for (int l = 0; l < B_ELEMS; l++)
+                    if (B_IN_TILE(l)) {
                         const bool in = l * THREADS / BN < rows_left && l * THREADS % BN < cols_left;
                         cp_async4(b + tid + l * THREADS,
                                   in ? src + (long)(l * THREADS / BN) * n + l * THREADS % BN : B, in);
