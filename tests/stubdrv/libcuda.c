@@ -119,13 +119,14 @@ static size_t image_size(const unsigned char *p)
 }
 
 /* The size of symbol name in an ELF image, or 0. */
-static size_t symbol_size(const unsigned char *p, const char *name)
+/* The symbol called name in the image's symbol table, or NULL. */
+static const Elf64_Sym *symbol_find(const unsigned char *p, const char *name)
 {
     const Elf64_Ehdr *e = (const void *)p;
     const Elf64_Shdr *sh;
 
     if (memcmp(p, ELFMAG, SELFMAG) != 0)
-        return 0;
+        return NULL;
     sh = (const void *)(p + e->e_shoff);
     for (int i = 0; i < e->e_shnum; i++) {
         const Elf64_Sym *sym = (const void *)(p + sh[i].sh_offset);
@@ -134,9 +135,16 @@ static size_t symbol_size(const unsigned char *p, const char *name)
             continue;
         for (size_t k = 0; k < sh[i].sh_size / sizeof(*sym); k++)
             if (strcmp(str + sym[k].st_name, name) == 0)
-                return sym[k].st_size;
+                return &sym[k];
     }
-    return 0;
+    return NULL;
+}
+
+static size_t symbol_size(const unsigned char *p, const char *name)
+{
+    const Elf64_Sym *sym = symbol_find(p, name);
+
+    return sym ? sym->st_size : 0;
 }
 
 static struct block *real_at(uintptr_t p)
@@ -325,7 +333,12 @@ static int ends_with(const char *s, const char *tail)
 
 static CUresult s_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    struct CUfunc_st *fn = calloc(1, sizeof(*fn));
+    struct CUfunc_st *fn;
+
+    /* As the driver: a kernel the module does not have is not found. */
+    if (memcmp(m->image, ELFMAG, SELFMAG) == 0 && !symbol_find(m->image, name))
+        return CUDA_ERROR_NOT_FOUND;
+    fn = calloc(1, sizeof(*fn));
     if (!fn)
         return CUDA_ERROR_OUT_OF_MEMORY;
     fn->mod = m;

@@ -468,7 +468,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
 {
     char key[200], lkey[sizeof(((struct atune__learned *)0)->key)];
     char gpu[ATUNE__RECORD_GPU_MAX], dir[3800], path[4096], slug[128];
-    char why[1200], best_s[512], how[200] = "", what[700], split[240];
+    char why[1200], best_s[512], how[200] = "", what[700], split[320];
     const char *strategy = effort == ATUNE_JIT_EFFORT_PATIENT
                                ? "first-use-patient"
                                : "first-use-measure";
@@ -481,7 +481,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     fu_run *r;
     int fatal = 0, have_dir, kept = -1, rc;
     CUresult cr;
-    double ms, t_open, t_race, t_polish;
+    double ms, t_attach = 0, t_problem = 0, t_open, t_race, t_polish;
 
     size_key(j, v, key, sizeof(key));
     atune__jit_gpu_model(j, p, gpu, sizeof(gpu));
@@ -552,6 +552,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
     /* The application's launches still running would slow the candidates
      * unevenly: they are waited for, once per new size. */
     rc = atune__device_attach(j->cache, &r->d, &err);
+    t_attach = atune__now();
     if (!rc && (cr = j->cu->cuCtxSynchronize()) != CUDA_SUCCESS) {
         char e[256];
         rc = atune__fail(&err, ATUNE__ESOFTWARE,
@@ -570,6 +571,7 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
         /* Checks the free device memory before anything is allocated. */
         rc = atune__problem_open(r->d, j->m, &sz, SEED, &r->prob, &err);
     }
+    t_problem = atune__now();
     compile_finish(r);
     if (rc) {
         say(note, notelen, "not measured (%s): falling back to estimate",
@@ -607,9 +609,11 @@ static int first_use_locked(atune_jit *j, atune_profile *p, const int64_t *v,
              r->evaluated, r->evaluated == 1 ? "" : "s", r->cached, ms,
              how[0] ? ", " : "", how, gpu);
     say(split, sizeof(split),
-        "%.0f ms to compile and set up, %.0f to race, %.0f for the "
-        "neighbours", (t_open - r->t0) * 1e3, (t_race - t_open) * 1e3,
-        (t_polish - t_race) * 1e3);
+        "%.0f ms to compile and set up (the device %.0f, the reference "
+        "%.0f, then the compiles %.0f), %.0f to race, %.0f for the "
+        "neighbours", (t_open - r->t0) * 1e3, (t_attach - r->t0) * 1e3,
+        (t_problem - t_attach) * 1e3, (t_open - t_problem) * 1e3,
+        (t_race - t_open) * 1e3, (t_polish - t_race) * 1e3);
     if (r->left_out)
         say(split + strlen(split), sizeof(split) - strlen(split),
             " (%d not compiled: the call's compiles, %.0f ms as predicted, "

@@ -158,8 +158,8 @@ static void child_main(const atune__procs *ps, int in, int out)
     /* NVRTC's first compile in a process pays for loading and setting up
      * the compiler (a few hundred ms): pay it now, while the parent opens
      * the GPU, not when the first configuration is wanted. */
-    if (atune__jit_compile_source(warm, "warm.cu", "sm_75", &cubin, &err) ==
-        0)
+    if (atune__jit_compile_source(warm, "warm.cu", "sm_75", NULL, &cubin,
+                                  &err) == 0)
         atune__cubin_free(&cubin);
     /* Ready: the parent's time limit starts with the first request, not
      * with the warm-up. */

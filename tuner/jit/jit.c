@@ -622,16 +622,18 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
 }
 
 int atune__jit_compile_source(const char *source, const char *path,
-                              const char *arch, atune__cubin *out,
-                              atune__err *err)
+                              const char *arch, const char *define,
+                              atune__cubin *out, atune__err *err)
 {
     char archopt[64];
-    const char *opts[2];
+    const char *opts[3];
 
     snprintf(archopt, sizeof(archopt), "--gpu-architecture=%s", arch);
     opts[0] = archopt;
     opts[1] = "-std=c++17";
-    return compile(source, path, opts, 2, NULL, 0, "helpers", out, err);
+    opts[2] = define;
+    return compile(source, path, opts, define ? 3 : 2, NULL, 0, "helpers",
+                   out, err);
 }
 
 void atune__cubin_free(atune__cubin *c)

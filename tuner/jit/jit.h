@@ -99,10 +99,11 @@ int atune__jit_compile(const atune__manifest *m, const atune__config *c,
                        const char *arch, const char *const *names, int nnames,
                        atune__cubin *out, atune__err *err);
 
-/* Compiles plain source (no parameters): the tuner's own device helpers. */
+/* Compiles plain source (no parameters): the tuner's own device helpers.
+ * define: one more option ("-DNAME"), or NULL. */
 int atune__jit_compile_source(const char *source, const char *path,
-                              const char *arch, atune__cubin *out,
-                              atune__err *err);
+                              const char *arch, const char *define,
+                              atune__cubin *out, atune__err *err);
 
 void atune__cubin_free(atune__cubin *c);
 

@@ -1,6 +1,7 @@
 /* device.c -- the GPU of the device runner: the driver's context and
  * stream, the device's identity and limits, and the tuner's own helper
- * kernels (devutil.cu: fill and compare per element type). */
+ * kernels (devutil.cu: fill and compare per element type, each type's
+ * compiled when a problem first needs it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,55 +98,75 @@ static int read_info(atune__device *d, atune__err *err)
     return 0;
 }
 
-/* devutil.cu for d's architecture, through d's cache when it has one. */
-static int compile_util(atune__device *d, const atune__embedded *src,
+/* devutil.cu's kernels of element type t for d's architecture, through
+ * d's cache when it has one. */
+static int compile_util(atune__device *d, const atune__embedded *src, int t,
                         atune__cubin *cubin, atune__err *err)
 {
-    char opt[48];
-    const char *opts[] = {opt, "devutil.cu"};
+    char opt[48], def[48];
+    const char *opts[] = {opt, def, "devutil.cu"};
     uint64_t key;
     atune__err ignored = {0};
     int rc;
 
     memset(cubin, 0, sizeof(*cubin));
     snprintf(opt, sizeof(opt), "--gpu-architecture=%s", d->info.arch);
-    key = atune__cache_key(src->data, src->len, 0, opts, 2, NULL, 0,
+    snprintf(def, sizeof(def), "-DATUNE_UTIL_%s", type_suffix[t]);
+    key = atune__cache_key(src->data, src->len, 0, opts, 3, NULL, 0,
                            atune__jit_version());
     if (d->cache && atune__cache_get(d->cache, key, cubin) == ATUNE__CACHE_HIT)
         return 0;
     atune__cubin_free(cubin);
     rc = atune__jit_compile_source(src->data, "devutil.cu", d->info.arch,
-                                   cubin, err);
+                                   def, cubin, err);
     /* A cache that cannot be written costs the next run a compile only. */
     if (!rc && d->cache)
         atune__cache_put(d->cache, key, cubin, &ignored);
     return rc;
 }
 
-static int load_util(atune__device *d, atune__err *err)
+/* Loads the fill and compare kernels of element type t once: a problem
+ * needs those of its arguments' types only (devutil.cu). */
+static int load_util(atune__device *d, int t, atune__err *err)
 {
     const atune__embedded *src = atune__embedded_find("devutil.cu");
     atune__cubin cubin;
     char name[32];
     int rc;
 
+    if (d->util[t])
+        return 0;
     if (!src)
         return atune__fail(err, ATUNE__ESOFTWARE, "devutil.cu not embedded");
-    rc = compile_util(d, src, &cubin, err);
-    if (rc)
-        return rc;
-    rc = atune__cucheck(d->cu->cuModuleLoadData(&d->util, cubin.data),
-                 "loading devutil.cu", err);
+    rc = compile_util(d, src, t, &cubin, err);
+    if (!rc)
+        rc = atune__cucheck(d->cu->cuModuleLoadData(&d->util[t], cubin.data),
+                            "loading devutil.cu", err);
     atune__cubin_free(&cubin);
-    if (rc)
-        return rc;
-    for (int t = 0; t < NTYPES; t++) {
+    if (!rc) {
         snprintf(name, sizeof(name), "fill_%s", type_suffix[t]);
-        CU(cuModuleGetFunction(&d->fill[t], d->util, name), name);
-        snprintf(name, sizeof(name), "cmp_%s", type_suffix[t]);
-        CU(cuModuleGetFunction(&d->cmp[t], d->util, name), name);
+        rc = atune__cucheck(d->cu->cuModuleGetFunction(&d->fill[t],
+                                                       d->util[t], name),
+                            name, err);
     }
-    return 0;
+    if (!rc) {
+        snprintf(name, sizeof(name), "cmp_%s", type_suffix[t]);
+        rc = atune__cucheck(d->cu->cuModuleGetFunction(&d->cmp[t],
+                                                       d->util[t], name),
+                            name, err);
+    }
+    if (rc && d->util[t]) {
+        d->cu->cuModuleUnload(d->util[t]);
+        d->util[t] = NULL;
+    }
+    if (rc)
+        atune__err_prefix(err, "the tuner's %s helpers: ", type_suffix[t]);
+    return rc;
+}
+
+int atune__device_load_util(atune__device *d, int type, atune__err *err)
+{
+    return load_util(d, type, err);
 }
 
 int atune__device_open(int ordinal, atune__cache *cache, atune__device **out,
@@ -190,8 +211,6 @@ int atune__device_open(int ordinal, atune__cache *cache, atune__device **out,
         rc = atune__cucheck(d->cu->cuMemAlloc(&d->flush, d->flush_bytes),
                      "cuMemAlloc", err);
     }
-    if (!rc)
-        rc = load_util(d, err);
     if (rc) {
         atune__err_prefix(err, "GPU %d: ", ordinal);
         atune__device_close(d);
@@ -241,8 +260,6 @@ int atune__device_attach(atune__cache *cache, atune__device **out,
                                            sizeof(struct cmp_result)),
                             "cuMemAlloc", err);
     d->flush_bytes = (size_t)d->info.attr.l2_bytes * 2;
-    if (!rc)
-        rc = load_util(d, err);
     if (rc) {
         atune__device_close(d);
         return rc;
@@ -258,8 +275,9 @@ void atune__device_close(atune__device *d)
     if (d->ctx) {
         if (!d->attached)
             d->cu->cuCtxSetCurrent(d->ctx);
-        if (d->util)
-            d->cu->cuModuleUnload(d->util);
+        for (int t = 0; t < NTYPES; t++)
+            if (d->util[t])
+                d->cu->cuModuleUnload(d->util[t]);
         if (d->cmpres)
             d->cu->cuMemFree(d->cmpres);
         if (d->flush)

@@ -47,6 +47,8 @@ static int fill(atune__problem *p, const atune__arg *a, CUdeviceptr ptr,
     int64_t lo, hi;
     int rc = atune__fill_values(p->m, a, &p->vars, &lo, &hi, err);
 
+    if (!rc)
+        rc = atune__device_load_util(d, a->type, err);
     if (rc)
         return rc;
     if (f->kind == ATUNE__FILL_FILE) {
@@ -179,7 +181,8 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
                                                ATUNE__FNV_SEED);
         if (b->arg->role == ATUNE__SCALAR)
             continue;
-        if ((rc = alloc(d, &b->ptr, b->bytes, err)))
+        if ((rc = atune__device_load_util(d, b->arg->type, err)) ||
+            (rc = alloc(d, &b->ptr, b->bytes, err)))
             return rc;
         if (atune__role_compared(b->arg->role) &&
             (rc = alloc(d, &b->expect, b->bytes, err)))

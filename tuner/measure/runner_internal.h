@@ -30,7 +30,7 @@ struct atune__device {
     CUstream stream;
     CUevent ev[2 * MAX_SAMPLES];
     int nev;
-    CUmodule util;
+    CUmodule util[NTYPES]; /* devutil.cu per element type, NULL until used */
     CUfunction fill[NTYPES], cmp[NTYPES];
     CUdeviceptr cmpres;
     CUdeviceptr flush;
@@ -42,6 +42,10 @@ struct atune__device {
     int attached; /* the application's context: neither retained nor
                      released here */
 };
+
+/* Compiles and loads the fill and compare kernels of element type type
+ * (atune__type) into d->fill and d->cmp, once (device.c). */
+int atune__device_load_util(atune__device *d, int type, atune__err *err);
 
 struct buffer {
     const atune__arg *arg;
