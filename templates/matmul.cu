@@ -646,7 +646,9 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
 #define ACC4 ((WMITER * TM) * (WNITER * TN) / 4)
             __shared__ int last_arrival;
             const long slot = (long)THREADS * ACC4; /* BM * BN floats */
+#if SPLIT != 3
             float4 *const w4 = reinterpret_cast<float4 *>(ws) + tid;
+#endif
 #if SPLIT == 1 || SPLIT == 3
             const int tile = (bm0 / BM) * (int)gridDim.x + bn0 / BN;
             const int parts = slices;
@@ -655,7 +657,6 @@ matmul_tuned(const float *__restrict__ A, const float *__restrict__ B,
             const long ntile = (long)gridDim.x * gridDim.y;
             float4 *const mine = w4 + ((long)blockIdx.z * ntile + tile) * slot;
 #else
-            (void)w4;
             float4 *const mine = reinterpret_cast<float4 *>(sums) + tid + (long)tile * slot;
 #endif
 #else
