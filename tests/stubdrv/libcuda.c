@@ -118,8 +118,7 @@ static size_t image_size(const unsigned char *p)
     return e->e_shoff + (size_t)e->e_shnum * e->e_shentsize;
 }
 
-/* The size of symbol name in an ELF image, or 0. */
-/* The symbol called name in the image's symbol table, or NULL. */
+/* The symbol called name in an ELF image's symbol table, or NULL. */
 static const Elf64_Sym *symbol_find(const unsigned char *p, const char *name)
 {
     const Elf64_Ehdr *e = (const void *)p;
@@ -140,6 +139,7 @@ static const Elf64_Sym *symbol_find(const unsigned char *p, const char *name)
     return NULL;
 }
 
+/* The size of symbol name in an ELF image, or 0. */
 static size_t symbol_size(const unsigned char *p, const char *name)
 {
     const Elf64_Sym *sym = symbol_find(p, name);

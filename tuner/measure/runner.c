@@ -181,7 +181,9 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
                                                ATUNE__FNV_SEED);
         if (b->arg->role == ATUNE__SCALAR)
             continue;
-        if ((rc = atune__device_load_util(d, b->arg->type, err)) ||
+        /* fill() loads the helpers of the buffers it fills */
+        if ((atune__role_compared(b->arg->role) &&
+             (rc = atune__device_load_util(d, b->arg->type, err))) ||
             (rc = alloc(d, &b->ptr, b->bytes, err)))
             return rc;
         if (atune__role_compared(b->arg->role) &&
