@@ -125,9 +125,8 @@ static int compile_util(atune__device *d, const atune__embedded *src, int t,
     return rc;
 }
 
-/* Loads the fill and compare kernels of element type t once: a problem
- * needs those of its arguments' types only (devutil.cu). */
-static int load_util(atune__device *d, int t, atune__err *err)
+/* A problem needs the helpers of its buffers' types only (devutil.cu). */
+int atune__device_load_util(atune__device *d, int t, atune__err *err)
 {
     const atune__embedded *src = atune__embedded_find("devutil.cu");
     atune__cubin cubin;
@@ -155,18 +154,13 @@ static int load_util(atune__device *d, int t, atune__err *err)
                                                        d->util[t], name),
                             name, err);
     }
-    if (rc && d->util[t]) {
-        d->cu->cuModuleUnload(d->util[t]);
+    if (rc) {
+        if (d->util[t])
+            d->cu->cuModuleUnload(d->util[t]);
         d->util[t] = NULL;
-    }
-    if (rc)
         atune__err_prefix(err, "the tuner's %s helpers: ", type_suffix[t]);
+    }
     return rc;
-}
-
-int atune__device_load_util(atune__device *d, int type, atune__err *err)
-{
-    return load_util(d, type, err);
 }
 
 int atune__device_open(int ordinal, atune__cache *cache, atune__device **out,

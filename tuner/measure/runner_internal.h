@@ -43,9 +43,9 @@ struct atune__device {
                      released here */
 };
 
-/* Compiles and loads the fill and compare kernels of element type type
+/* Compiles and loads the fill and compare kernels of element type t
  * (atune__type) into d->fill and d->cmp, once (device.c). */
-int atune__device_load_util(atune__device *d, int type, atune__err *err);
+int atune__device_load_util(atune__device *d, int t, atune__err *err);
 
 struct buffer {
     const atune__arg *arg;
