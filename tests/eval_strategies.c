@@ -359,7 +359,7 @@ static unsigned char *hinted;
 static cmodel_opts pipe_opts;
 static cmodel *pipe_model;
 static struct {
-    double wait_share, worst_share, modules;
+    double wait_share, worst_share, modules, wall, worst_wall;
     int runs;
     /* of spaces longer than ATUNE__POOL_FOLLOW_WHOLE (the pool paces) */
     double long_wait, long_modules;
@@ -419,6 +419,9 @@ static int default_once(atune__sim *sim, uint64_t seed, double *frac,
         }
         if (res.evaluations > 0)
             ptot.modules += (double)started / (double)res.evaluations;
+        ptot.wall += wall;
+        if (wall > ptot.worst_wall)
+            ptot.worst_wall = wall;
         ptot.runs++;
         if (sim->space > ATUNE__POOL_FOLLOW_WHOLE && wall > 0 &&
             res.evaluations > 0) {
@@ -535,10 +538,12 @@ static void default_summary(const opts *o)
         printf("The timed pool model (%.2f s a compile on %d workers, %.3f s "
                "an evaluation) waits for NVRTC %.1f%% of the wall time on "
                "average, %.1f%% at most in one run, and starts %.2f modules "
-               "per evaluation\n",
+               "per evaluation; a run's wall time %.2f s on average, %.2f s "
+               "at most\n",
                pipe_opts.compile_s, pipe_opts.workers, pipe_opts.eval_s,
                100 * ptot.wait_share / ptot.runs, 100 * ptot.worst_share,
-               ptot.modules / ptot.runs);
+               ptot.modules / ptot.runs, ptot.wall / ptot.runs,
+               ptot.worst_wall);
     if (ptot.long_runs > 0)
         printf("On the spaces of more than %d configurations: %.1f%% "
                "waiting, %.3f modules per evaluation\n",
