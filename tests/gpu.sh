@@ -32,6 +32,8 @@
 #                             (default /tmp/atune-default); "profiles" makes
 #                             this GPU's committed profile afresh
 #   NO_BRUTE=1                default: no brute force afterwards
+#   PAIRINGS=3                default: processes re-timing the default's
+#                             choices beside brute force's (the median)
 #   PREWARM=0                 default, cold: time the machine's first
 #                             process as it is (default: one untimed
 #                             autotune check reads NVRTC and the headers
@@ -160,26 +162,37 @@ if has default; then
     tar czf "$OUT/profiles.tgz" -C "$root" profiles
   fi
   if [ -z "${NO_BRUTE:-}" ]; then
-    # Into the default run's profile, with a journal of its own: merge by
-    # evidence then re-times each brute-force best beside the default's
-    # choice, interleaved (default_vs_brute.py --paired).
+    # Brute force into a profile of its own, then PAIRINGS (default 3)
+    # processes of `autotune merge --device 0`, each re-timing every
+    # brute-force best beside the default's choice, interleaved
+    # (default_vs_brute.py --paired, the median of the pairings: at
+    # launch-bound sizes two configurations' ratio moves by up to 4% from
+    # one process to the next, docs/results.md).
+    # This GPU's profile (DEFAULT_DIR=profiles holds the other GPUs' too):
+    dprof=$(ls -t "$ddir"/*.ini | head -1)
     say "brute force of the same templates"
     start=$(date +%s.%N)
     mkdir -p /tmp/atune-brute
     ATUNE_CACHE_DIR=$cache "$build/autotune" --device 0 --strategy brute_force \
-      --profile-dir "$ddir" --journal /tmp/atune-brute/brute.journal \
+      --profile-dir /tmp/atune-brute --journal /tmp/atune-brute/brute.journal \
       --json >"$OUT/brute.json" 2>>"$log"
     trc=$?
     end=$(date +%s.%N)
     echo "brute force: exit $trc, wall $(awk "BEGIN{print $end - $start}") s" | tee -a "$log"
     [ $trc -eq 0 ] || status=1
     cp /tmp/atune-brute/*.journal "$OUT/brute.journal" 2>/dev/null
-    # This GPU's profile: the one the merge just wrote (DEFAULT_DIR=profiles
-    # holds the other GPUs' too).
-    cp "$(ls -t "$ddir"/*.ini | head -1)" "$OUT/default-paired.ini" 2>/dev/null
+    bprof=$(ls -t /tmp/atune-brute/*.ini | head -1)
+    paired=()
+    for k in $(seq "${PAIRINGS:-3}"); do
+      say "pairing $k: merge --device 0 of the default run's and brute force's profiles"
+      ATUNE_CACHE_DIR=$cache "$build/autotune" merge "/tmp/atune-brute/paired-$k.ini" \
+        "$dprof" "$bprof" --device 0 >>"$log" 2>&1 || status=1
+      paired+=(--paired "/tmp/atune-brute/paired-$k.ini")
+    done
+    cp /tmp/atune-brute/paired-1.ini "$OUT/default-paired.ini" 2>/dev/null
     python3 "$root/tests/bench/default_vs_brute.py" "$OUT/default.json" \
       "$OUT/brute.journal" --min-mean 0.99 --min-worst 0.97 \
-      --paired "$OUT/default-paired.ini" 2>&1 | tee -a "$log"
+      "${paired[@]}" 2>&1 | tee -a "$log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   fi
 fi

@@ -2,7 +2,7 @@
 """default_vs_brute.py -- the default run's choices against brute force.
 
     default_vs_brute.py DEFAULT.json BRUTE.journal [--min-mean F] [--min-worst F]
-                        [--paired PROFILE]
+                        [--paired PROFILE]...
 
 DEFAULT.json is `autotune --json` of the default run; BRUTE.journal the
 journal of a brute-force run of the same templates on the same GPU in the
@@ -19,9 +19,17 @@ run's profile after the brute-force run wrote into it (merge by evidence
 re-times the brute-force best beside the default's choice, interleaved, in
 the same rounds): per section time_ns / previous_time_ns when the brute-
 force best replaced the choice, 100% when the choice was kept or was the
-same configuration. Printed beside the journal figures; when every
-(kernel, size) has one, the bounds apply to the paired figures, else to
-the journal's. A benchmark tool of
+same configuration. PROFILE may also be the output of `autotune merge OUT
+DEFAULT.ini BRUTE.ini --device N` (merged_by, merged_time_ns,
+merged_other_ns): the kept configuration's time over the other's when
+the brute-force best was kept, 100% when the default's choice was kept
+or both were the same. Given more than once (each pairing a process of
+its own), the figure of a (kernel, size) is the median of its pairings:
+two configurations' ratio at a launch-bound size moves by up to 4% from
+one process to the next (docs/results.md, the default run). Printed
+beside the journal figures; when every (kernel, size) has one, the
+bounds apply to the paired figures, else to the journal's. A benchmark
+tool of
 the GPU script (tests/gpu.sh, step 'default'); Python is not needed to
 build or test autotune.
 """
@@ -41,13 +49,30 @@ def read_journal(path):
     return times
 
 
-def read_paired(path):
+def section_config(kv, names):
+    """The configuration of a profile section: its values of names."""
+    return frozenset(f"{k}={kv[k]}" for k in names if k in kv)
+
+
+def read_paired(path, chosen):
     """(kernel, size) -> default's choice time / brute-force best time,
-    re-timed side by side (see the module's help)."""
+    re-timed side by side (see the module's help); chosen: (kernel, size)
+    -> the default's choice, as a frozenset of "name=value"."""
     ratio = {}
     for kernel, size, kv in profile_sections(path):
         prev = kv.get("previous")
-        if prev in ("kept", "same"):
+        by = kv.get("merged_by")
+        if by is not None:
+            mine = chosen.get((kernel, size))
+            names = [item.split("=", 1)[0] for item in mine or ()]
+            if by == "same_config" or (mine is not None and
+                                       section_config(kv, names) == mine):
+                ratio[(kernel, size)] = 1.0
+            elif (by == "retimed" and
+                  float(kv.get("merged_other_ns", 0)) > 0):
+                ratio[(kernel, size)] = (float(kv["merged_time_ns"]) /
+                                         float(kv["merged_other_ns"]))
+        elif prev in ("kept", "same"):
             ratio[(kernel, size)] = 1.0
         elif prev == "replaced" and float(kv.get("previous_time_ns", 0)) > 0:
             ratio[(kernel, size)] = (float(kv["time_ns"]) /
@@ -67,8 +92,16 @@ def main(argv):
     with open(argv[1], encoding="utf-8") as f:
         default = json.load(f)
     brute = read_journal(argv[2])
-    paired = (read_paired(argv[argv.index("--paired") + 1])
-              if "--paired" in argv else {})
+    chosen = {(r["kernel"], r["size"]):
+              frozenset(f"{k}={v}" for k, v in r["best"]["params"].items())
+              for r in default["results"] if r.get("best")}
+    pairings = [read_paired(argv[i + 1], chosen)
+                for i, a in enumerate(argv[:-1]) if a == "--paired"]
+    paired = {}
+    for key in set().union(*pairings) if pairings else ():
+        got = sorted(p[key] for p in pairings if key in p)
+        paired[key] = (got[len(got) // 2] if len(got) % 2 else
+                       (got[len(got) // 2 - 1] + got[len(got) // 2]) / 2)
     fractions, shares, pairs = [], [], []
     print(f"{'kernel':10} {'size':28} {'evals':>6} {'space':>6} {'share':>6} "
           f"{'optimum/chosen':>14} {'paired':>7}  stopped")
@@ -99,7 +132,9 @@ def main(argv):
           f"{100 * worst:.2f}%, {100 * share:.1f}% of each space evaluated "
           f"on average, {len(fractions)} (kernel, size)")
     if pairs:
-        print(f"paired re-timing (merge by evidence): mean "
+        how = ("merge by evidence" if len(pairings) == 1 else
+               f"the median of {len(pairings)} pairings, each a process")
+        print(f"paired re-timing ({how}): mean "
               f"{100 * sum(pairs) / len(pairs):.2f}%, worst {100 * min(pairs):.2f}%"
               f" over {len(pairs)} (kernel, size)")
     # The bounds judge the paired figure where every (kernel, size) has
