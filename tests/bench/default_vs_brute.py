@@ -34,6 +34,7 @@ the GPU script (tests/gpu.sh, step 'default'); Python is not needed to
 build or test autotune.
 """
 import json
+import statistics
 import sys
 
 from atune_files import ok_records, profile_sections
@@ -97,11 +98,8 @@ def main(argv):
               for r in default["results"] if r.get("best")}
     pairings = [read_paired(argv[i + 1], chosen)
                 for i, a in enumerate(argv[:-1]) if a == "--paired"]
-    paired = {}
-    for key in set().union(*pairings) if pairings else ():
-        got = sorted(p[key] for p in pairings if key in p)
-        paired[key] = (got[len(got) // 2] if len(got) % 2 else
-                       (got[len(got) // 2 - 1] + got[len(got) // 2]) / 2)
+    paired = {key: statistics.median(p[key] for p in pairings if key in p)
+              for key in set().union(*pairings)}
     fractions, shares, pairs = [], [], []
     print(f"{'kernel':10} {'size':28} {'evals':>6} {'space':>6} {'share':>6} "
           f"{'optimum/chosen':>14} {'paired':>7}  stopped")
@@ -112,10 +110,9 @@ def main(argv):
             print(f"{key[0]:10} {key[1]:28} no result or no brute-force record")
             fractions.append(0.0)
             continue
-        cfg = frozenset(f"{k}={v}" for k, v in best["params"].items())
         opt = min(brute[key].values())
-        chosen = brute[key].get(cfg)
-        frac = opt / chosen if chosen else 0.0
+        mine = brute[key].get(chosen[key])
+        frac = opt / mine if mine else 0.0
         share = r["evaluations"] / r["space"] if r["space"] else 0.0
         fractions.append(frac)
         shares.append(share)
@@ -132,7 +129,7 @@ def main(argv):
           f"{100 * worst:.2f}%, {100 * share:.1f}% of each space evaluated "
           f"on average, {len(fractions)} (kernel, size)")
     if pairs:
-        how = ("merge by evidence" if len(pairings) == 1 else
+        how = ("one pairing" if len(pairings) == 1 else
                f"the median of {len(pairings)} pairings, each a process")
         print(f"paired re-timing ({how}): mean "
               f"{100 * sum(pairs) / len(pairs):.2f}%, worst {100 * min(pairs):.2f}%"

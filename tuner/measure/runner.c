@@ -181,13 +181,12 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
                                                ATUNE__FNV_SEED);
         if (b->arg->role == ATUNE__SCALAR)
             continue;
-        /* fill() loads the helpers of the buffers it fills */
-        if ((atune__role_compared(b->arg->role) &&
-             (rc = atune__device_load_util(d, b->arg->type, err))) ||
-            (rc = alloc(d, &b->ptr, b->bytes, err)))
+        if ((rc = alloc(d, &b->ptr, b->bytes, err)))
             return rc;
+        /* fill() loads the helpers of the buffers it fills */
         if (atune__role_compared(b->arg->role) &&
-            (rc = alloc(d, &b->expect, b->bytes, err)))
+            ((rc = atune__device_load_util(d, b->arg->type, err)) ||
+             (rc = alloc(d, &b->expect, b->bytes, err))))
             return rc;
         if (b->arg->role == ATUNE__INPUT || b->arg->role == ATUNE__INOUT) {
             if ((rc = fill(p, b->arg, b->ptr, b->count, seed, err)))
