@@ -491,6 +491,15 @@ int atune__procs_compile_own(atune__procs *ps, const atune__manifest *m,
                                 hit, err);
 }
 
+void atune__procs_abort(atune__procs *ps)
+{
+    if (!ps)
+        return;
+    for (int i = 0; i < ps->total; i++)
+        if (ps->p[i].pid > 0)
+            kill(ps->p[i].pid, SIGKILL);
+}
+
 void atune__procs_stop(atune__procs *ps)
 {
     if (!ps)

@@ -73,6 +73,13 @@ int atune__procs_compile_hook(void *ctx, const atune__manifest *m,
  * private); else NULL. */
 const char *atune__procs_pch(const atune__procs *ps, const char **off);
 
+/* Kills every child at once, whatever it compiles: a compile in progress
+ * is lost (its module never reaches the module cache), and a thread
+ * waiting on it gets an error at once. For the end of a run, when nothing
+ * compiled from then on would be used. Every compile fails afterwards;
+ * atune__procs_stop still reaps the children. */
+void atune__procs_abort(atune__procs *ps);
+
 /* Ends the children and waits for them. */
 void atune__procs_stop(atune__procs *ps);
 

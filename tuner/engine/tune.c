@@ -577,7 +577,14 @@ static int tune_size(atune__device *d, const atune__manifest *m,
     atune__search_result found = {.best = -1};
     int rc;
 
-    rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
+    /* The space: constraints and device limits, before any compile. */
+    rc = atune__space_build(m, size, &in->attr, o->quiet ? NULL : m->name,
+                            &valid, &out->space, err);
+    /* The default, measured first, compiles beside the reference. */
+    if (!rc && valid.n > 0 && valid.index[0] == 0)
+        atune__pool_prefetch(pool, valid.index, 1);
+    if (!rc)
+        rc = atune__problem_open(d, m, size, o->seed, &sc.p, err);
     /* Too large for this GPU's free memory: that size is skipped, named
      * with its line, and the others are tuned. */
     if (rc == ATUNE__EUNAVAIL) {
@@ -585,16 +592,12 @@ static int tune_size(atune__device *d, const atune__manifest *m,
             fprintf(stderr, "autotune: warning: %s:%d: size '%s' skipped: "
                             "%s\n",
                     m->ini_path, size->line, size->name, err->msg);
+        atune__valid_set_free(&valid);
         out->skipped = 1;
         return 0;
     }
     if (!rc)
         sc.limit_ms = launch_limit_ms(o, sc.p);
-    /* The space at this size: constraints and device limits, before any
-     * compilation. */
-    if (!rc)
-        rc = atune__space_build(m, size, &in->attr, o->quiet ? NULL : m->name,
-                                &valid, &out->space, err);
     spec.index = valid.index;
     spec.nvalid = valid.n;
     if (!rc)
@@ -764,6 +767,7 @@ static int tune_all(atune__device *d, const atune__templates *t,
         atune__pool_free(retired);
         retired = pool;
     }
+    atune__procs_abort(o->procs); /* in-flight compiles: unused now */
     atune__pool_free(retired);
     atune__tune_pool_plan_free(&plan);
     free(rs.loaded);
