@@ -15,6 +15,7 @@
 #include "cli/check_sample.h"
 #include "cli/commands.h"
 #include "engine/compile.h"
+#include "jit/cubin_params.h"
 #include "jit/jit.h"
 #include "jit/pch.h"
 #include "jit/refmodule.h"
@@ -363,25 +364,47 @@ static void report_pch(const atune__manifest *m, const atune__procs *procs,
     }
 }
 
-/* The reference's own module (reference_source, reference_macros, init,
- * verify), compiled as tune compiles it: per size when the size's
- * variables are macros in it, else once. */
-static int check_refmod(const atune__manifest *m, const char *arch,
-                        atune__err *err)
+/* The reference compiled as tune compiles it, so that its module cache
+ * entry serves tune: its own module (reference_source, reference_macros,
+ * init, verify) where it has one, else its kernels with the default
+ * configuration's macros (runner.c); per size where a name or a macro
+ * reads the size, else once. Only when own says which of the two it has:
+ * its own module is checked before the configurations (a manifest
+ * error), the other after them (it compiles the same file, whose errors
+ * the configurations' failures show first). */
+static int check_reference(const atune__manifest *m, const char *arch,
+                           atune__cache *cache, atune__procs *procs, int own,
+                           atune__err *err)
 {
-    atune__refmod_syms syms;
-    atune__cubin cubin;
+    const char *names[ATUNE__JIT_MAX_NAMES];
+    int nnames = atune__manifest_ref_names(m, names);
+    int per_size = own ? m->nref_macros || m->names_sized : m->names_sized;
     int rc = 0;
 
-    if (!atune__refmod_needed(m))
+    if (own != atune__refmod_needed(m))
         return 0;
-    for (int i = 0;
-         rc == 0 && i < (m->nref_macros || m->names_sized ? m->nsizes : 1);
-         i++) {
-        rc = atune__refmod_compile(m, &m->sizes[i], arch, &cubin, &syms, err);
-        if (rc == 0)
-            atune__cubin_free(&cubin);
-        else if (m->nref_macros || m->names_sized)
+    for (int i = 0; rc == 0 && i < (per_size ? m->nsizes : 1); i++) {
+        atune__refmod_syms syms = {.nref = nnames};
+        atune__cubin cubin = {0};
+        atune__config dflt;
+        if (own) {
+            rc = atune__refmod_compile(m, &m->sizes[i], arch, &cubin, &syms,
+                                       err);
+        } else {
+            atune__space_config(m, 0, &dflt);
+            atune__config_at_size(m, &dflt, &m->sizes[i]);
+            rc = procs ? atune__procs_compile_own(procs, m, &dflt, arch, names,
+                                                  nnames, &cubin, NULL, err)
+                       : atune__jit_compile_cached(cache, m, &dflt, arch,
+                                                   names, nnames, &cubin,
+                                                   NULL, err);
+        }
+        /* The reference's kernels come first in its module (refmodule.c). */
+        for (int k = 0; rc == 0 && k < syms.nref && k < cubin.nsyms; k++)
+            rc = atune__cubin_abi_check(m, atune__ref_entry(m, k), cubin.data,
+                                        cubin.len, cubin.sym[k], err);
+        atune__cubin_free(&cubin);
+        if (rc && per_size)
             atune__err_prefix(err, "at size '%s': ", m->sizes[i].name);
     }
     return rc;
@@ -417,6 +440,17 @@ static int sized_list(const atune__manifest *m, const char *arch,
     return 0;
 }
 
+/* [args] that do not fit a kernel's parameters as compiled fail the
+ * configuration as a compile error would; NULL when they fit. */
+static const char *abi_failure(const atune__manifest *m,
+                               const atune__cubin *cb, int n, atune__err *err)
+{
+    for (int i = 0; i < n && i < cb->nsyms; i++)
+        if (atune__cubin_abi_check(m, i, cb->data, cb->len, cb->sym[i], err))
+            return err->msg;
+    return NULL;
+}
+
 /* Configurations per compile pool: 65536 jobs are a few MB. */
 #define CHECK_CHUNK ((int64_t)1 << 16)
 
@@ -428,11 +462,9 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                      int64_t *failed)
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
-    /* Every step's kernel, and the reference when it is a kernel of its
-     * own: all resolved in one module; a reference with a module of its
-     * own compiles apart (check_refmod). */
-    int nnames = atune__refmod_needed(m) ? atune__manifest_kernels(m, names)
-                                         : atune__manifest_entries(m, names);
+    /* Every step's kernel, as tune's pools compile them; the reference
+     * apart, as tune does (check_reference). */
+    int nnames = atune__manifest_kernels(m, names);
     char ref[800];
     atune__valid_set valid = {0};
     const int64_t *index = NULL;
@@ -444,7 +476,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     int64_t pch[3] = {0, 0, 0};
     struct hashrec *hr = NULL;
     atune__pool *pool = NULL;
-    atune__err err;
+    atune__err err, abi;
     double t0 = atune__now();
     struct progress pg = {.name = m->name, .tty = isatty(STDERR_FILENO),
                           .t0 = t0};
@@ -465,7 +497,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     if (!rc && o->memory)
         rc = check_memory(m, &sr, o->memory, &err);
     if (!rc)
-        rc = check_refmod(m, o->arch, &err);
+        rc = check_reference(m, o->arch, cache, procs, 1, &err);
     if (rc == ATUNE__EDATA) {
         report_invalid(m, j, err.msg);
         atune__valid_set_free(&valid);
@@ -523,6 +555,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
             rc = atune__pool_get(pool, at[i], &cubin, &msg, &err);
             if (!rc)
                 ncompiled++;
+            if (!rc && cubin && !msg)
+                msg = abi_failure(m, cubin, nnames, &abi);
             if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
                 pch[cubin->pch]++;
             /* check_changes compiles at the first size. */
@@ -563,6 +597,16 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         nshared += atune__pool_shared(pool);
     atune__pool_free(pool);
     pool = NULL;
+    if (!rc && started) {
+        int frc = check_reference(m, o->arch, cache, procs, 0, &abi);
+        if (frc == ATUNE__EDATA && nfailed == 0) {
+            nfailed++;
+            report_failure(j, &seen, "the reference", abi.msg);
+        } else if (frc && frc != ATUNE__EDATA) {
+            rc = frc;
+            err = abi;
+        }
+    }
     if (!rc && started) {
         int bad = 0;
         rc = atune__check_changes(m, o->arch, &valid, index, done, hr, nhr,

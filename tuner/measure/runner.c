@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "measure/runner_internal.h"
+#include "jit/cubin_params.h"
 #include "jit/refmodule.h"
 
 static const char *const status_names[] = {
@@ -425,7 +426,7 @@ static int run_reference(atune__problem *p, atune__err *err)
     atune__device *d = p->d;
     const atune__manifest *m = p->m;
     const char *names[ATUNE__JIT_MAX_NAMES];
-    int nnames = 1;
+    int nnames;
     atune__cubin cubin = {0};
     CUmodule mod = NULL;
     CUfunction fn[ATUNE__MAX_STEPS];
@@ -444,13 +445,7 @@ static int run_reference(atune__problem *p, atune__err *err)
      * is its own reference (ref_is_default) also gets that
      * configuration's shared memory, and its launch when ref_block and
      * ref_grid are [launch]'s (they read the parameters in vs). */
-    names[0] = m->reference;
-    if (m->sequence && m->ref_is_default)
-        nnames = atune__manifest_entries(m, names);
-    for (int i = 0; i < m->nref_steps; i++)
-        names[i] = m->ref_steps[i].kernel;
-    if (m->nref_steps)
-        nnames = m->nref_steps;
+    nnames = atune__manifest_ref_names(m, names);
     atune__space_config(m, 0, &dflt);
     atune__config_at_size(m, &dflt, p->size); /* a name that reads it */
     rc = atune__config_vars(m, &dflt, &vs);
@@ -473,6 +468,9 @@ static int run_reference(atune__problem *p, atune__err *err)
         rc = atune__cucheck(d->cu->cuModuleGetFunction(&fn[i], mod,
                                                        cubin.sym[i]),
                             names[i], err);
+        if (!rc)
+            rc = atune__cubin_abi_check(m, atune__ref_entry(m, i), cubin.data,
+                                        cubin.len, cubin.sym[i], err);
         /* Above 48 KB of dynamic shared memory a kernel must opt in. */
         if (!rc && u.l[i].shared > 48 * 1024)
             rc = atune__cucheck(
@@ -631,6 +629,7 @@ int atune__kernel_load(atune__device *d, const atune__manifest *m,
     atune__kernel *k = atune__calloc(1, sizeof(*k));
     char buf[256];
     CUresult rc;
+    int abi;
 
     *out = NULL;
     if (!k)
@@ -639,6 +638,14 @@ int atune__kernel_load(atune__device *d, const atune__manifest *m,
     rc = d->cu->cuModuleLoadData(&k->mod, cubin->data);
     if (rc == CUDA_SUCCESS && cubin->nsyms < m->nsteps)
         rc = CUDA_ERROR_NOT_FOUND;
+    /* A manifest whose [args] do not fit the kernel: not this
+     * configuration's fault, the run's end. */
+    for (int i = 0; rc == CUDA_SUCCESS && i < m->nsteps; i++)
+        if ((abi = atune__cubin_abi_check(m, i, cubin->data, cubin->len,
+                                          cubin->sym[i], err))) {
+            atune__kernel_unload(k);
+            return abi;
+        }
     /* sym[i] is step i's function (atune__manifest_entries' order). */
     for (int i = 0; rc == CUDA_SUCCESS && i < m->nsteps; i++) {
         int regs = 0;

@@ -341,6 +341,31 @@ int atune__manifest_entries(const atune__manifest *m, const char **names);
 /* The steps' kernels alone: the first m->nsteps entries. */
 int atune__manifest_kernels(const atune__manifest *m, const char **names);
 
+/* The entry points of the reference's module where the reference has no
+ * module of its own (refmodule.h): the reference kernel, each
+ * [reference.NAME] section's, or every step's for a sequence that is its
+ * own reference. The runner compiles them with the default
+ * configuration's macros, and check the same, so one cache entry serves
+ * both. Returns how many. */
+int atune__manifest_ref_names(const atune__manifest *m, const char **names);
+/* Function i of that module as atune__entry_args counts it. */
+int atune__ref_entry(const atune__manifest *m, int i);
+
+/* Entry i of atune__manifest_entries' order (m->nsteps and after: the
+ * reference's kernels, whether or not they are entries there): its name,
+ * the manifest line that names it, and the [args] entries it takes in
+ * parameter order (arg: at least ATUNE__MAX_ARGS). Returns how many. */
+int atune__entry_args(const atune__manifest *m, int i, const char **name,
+                      int *line, int *arg);
+
+/* The arguments of entry i (atune__entry_args) against the parameters
+ * the compiler gave the kernel, sizes[0..n) in bytes
+ * (jit/cubin_params.h): a missing or extra argument, or one of another
+ * size, would have the driver read past what it was given. EDATA with
+ * the manifest's line. */
+int atune__entry_abi_check(const atune__manifest *m, int i,
+                           const unsigned *sizes, int n, atune__err *err);
+
 /* Returns the size called name ("large"), or NULL. */
 const atune__size *atune__manifest_size(const atune__manifest *m,
                                         const char *name);

@@ -356,3 +356,15 @@ int atune__manifest_entries(const atune__manifest *m, const char **names)
         names[n++] = m->reference;
     return n;
 }
+
+int atune__manifest_ref_names(const atune__manifest *m, const char **names)
+{
+    int n = 1;
+
+    names[0] = m->reference;
+    if (m->sequence && m->ref_is_default)
+        n = atune__manifest_entries(m, names);
+    for (int i = 0; i < m->nref_steps; i++)
+        names[i] = m->ref_steps[i].kernel;
+    return m->nref_steps ? m->nref_steps : n;
+}

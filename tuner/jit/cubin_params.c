@@ -1,0 +1,125 @@
+/* cubin_params.c -- see cubin_params.h. A CUBIN is an ELF file; for each
+ * kernel K a section ".nv.info.K" holds attribute records (format byte,
+ * attribute byte, then a 2-byte value or a 2-byte length and that many
+ * bytes). EIATTR_KPARAM_INFO (0x17) describes one parameter: a 4-byte
+ * index, the 2-byte ordinal, the 2-byte offset in the parameter space,
+ * and 4 bytes of flags whose bits 18-31 are its size in bytes (read from
+ * nvcc 13.0's and NVRTC's CUBINs for sm_75 to sm_120; the driver itself
+ * copies that many bytes from each kernelParams pointer at a launch). The
+ * data comes from the module cache, which checksums it, or a compiler;
+ * every offset is still checked against its length. */
+#include "jit/cubin_params.h"
+
+#include <elf.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { EIFMT_NVAL = 1, EIFMT_BVAL = 2, EIFMT_HVAL = 3, EIFMT_SVAL = 4 };
+enum { EIATTR_KPARAM_INFO = 0x17, EIATTR_CBANK_PARAM_SIZE = 0x19,
+       KPARAM_LEN = 12 };
+
+static int header(const char *data, size_t len, Elf64_Ehdr *eh)
+{
+    if (len < sizeof(*eh))
+        return -1;
+    memcpy(eh, data, sizeof(*eh));
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
+        (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff ||
+        eh->e_shstrndx >= eh->e_shnum)
+        return -1;
+    return 0;
+}
+
+static void section(const char *data, const Elf64_Ehdr *eh, int i,
+                    Elf64_Shdr *sh)
+{
+    memcpy(sh, data + eh->e_shoff + (size_t)i * sizeof(*sh), sizeof(*sh));
+}
+
+static int inside(const Elf64_Shdr *sh, size_t len)
+{
+    return sh->sh_offset <= len && sh->sh_size <= len - sh->sh_offset;
+}
+
+/* Whether section sh is named ".nv.info." followed by sym. */
+static int named(const char *data, const Elf64_Shdr *names,
+                 const Elf64_Shdr *sh, const char *sym)
+{
+    static const char prefix[] = ".nv.info.";
+    size_t plen = sizeof(prefix) - 1, slen = strlen(sym);
+    const char *s = data + names->sh_offset + sh->sh_name;
+
+    return sh->sh_name < names->sh_size &&
+           names->sh_size - sh->sh_name > plen + slen &&
+           memcmp(s, prefix, plen) == 0 && memcmp(s + plen, sym, slen) == 0 &&
+           s[plen + slen] == '\0';
+}
+
+int atune__cubin_params(const char *data, size_t len, const char *sym,
+                        unsigned *sizes, int max)
+{
+    Elf64_Ehdr eh;
+    Elf64_Shdr names;
+
+    if (!data || header(data, len, &eh))
+        return -1;
+    section(data, &eh, eh.e_shstrndx, &names);
+    if (!inside(&names, len))
+        return -1;
+    for (int i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        const unsigned char *p, *end;
+        int n = 0, total = -1;
+
+        section(data, &eh, i, &sh);
+        if (!inside(&sh, len) || !named(data, &names, &sh, sym))
+            continue;
+        p = (const unsigned char *)data + sh.sh_offset;
+        end = p + sh.sh_size;
+        while (end - p >= 4) {
+            unsigned fmt = p[0], attr = p[1];
+            size_t vlen = (size_t)p[2] | (size_t)p[3] << 8;
+            if (fmt != EIFMT_SVAL) { /* the value is in the record */
+                if (fmt == EIFMT_HVAL && attr == EIATTR_CBANK_PARAM_SIZE)
+                    total = (int)vlen;
+                p += 4;
+                continue;
+            }
+            if ((size_t)(end - p) - 4 < vlen)
+                return -1;
+            if (attr == EIATTR_KPARAM_INFO && vlen == KPARAM_LEN) {
+                const unsigned char *v = p + 4;
+                int ord = v[4] | v[5] << 8;
+                uint32_t flags = (uint32_t)v[8] | (uint32_t)v[9] << 8 |
+                                 (uint32_t)v[10] << 16 | (uint32_t)v[11] << 24;
+                for (int k = n; k < ord && k < max; k++)
+                    sizes[k] = 0; /* an ordinal not seen (yet) */
+                if (ord < max)
+                    sizes[ord] = flags >> 18;
+                n = ord + 1 > n ? ord + 1 : n;
+            }
+            p += 4 + vlen;
+        }
+        /* No parameter records: none, if the parameter space is empty. */
+        return n > 0 ? n : total == 0 ? 0 : -1;
+    }
+    return -1;
+}
+
+/* More parameters than a kernel can take in any sensible file: those past
+ * it are not listed (the count still differs from [args]'). */
+#define MAX_LISTED 256
+
+int atune__cubin_abi_check(const atune__manifest *m, int i, const char *data,
+                           size_t len, const char *sym, atune__err *err)
+{
+    unsigned sizes[MAX_LISTED];
+    int n = atune__cubin_params(data, len, sym, sizes, MAX_LISTED);
+
+    if (n < 0)
+        return 0;
+    return atune__entry_abi_check(m, i, sizes, n < MAX_LISTED ? n : MAX_LISTED,
+                                  err);
+}
