@@ -43,13 +43,15 @@ load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
   buffer_option_unknown compare_uses_param mismatches_bad
   fill_bad "
 
-# Macro knobs the source would override or be broken by: what each message
-# must say besides its file:line (the fixes included).
+# Macro knobs the source would override or be broken by, and a parameter
+# nothing reads: what each message must say besides its file:line (the
+# fixes included).
 declare -A knob_msg=(
   [knob_redefined]="parameter 'BLOCK_SIZE' .* is redefined here (#define BLOCK_SIZE).*incompatible redefinition of macro.*Fix: rename the parameter.*not_macros = BLOCK_SIZE"
   [knob_identifier]="parameter 'vw' .* is also a function parameter's name here: as -Dvw=VALUE.*Fix: rename.*not_macros = vw"
   [knob_template_param]="parameter 'BLOCK_THREADS' .* is also a template parameter's name here.*not_macros = BLOCK_THREADS"
   [knob_changes_nothing]="parameter 'UNROLL' changes nothing: every value (3) compiles to the same CUBIN.*Fix: use it in .*knob_changes_nothing.cu"
+  [param_unread]="parameter 'UNROLLL' changes nothing: .*param_unread.cu never names it, so it is not passed as -DUNROLLL, and no \\[launch\\].*reads it: its 3 values would only multiply the space. Did you mean 'UNROLL' (.*param_unread.cu:4)? Fix: "
 )
 
 have_gpu=0

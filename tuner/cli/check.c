@@ -609,6 +609,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     }
     if (!rc && started) {
         int bad = 0;
+        atune__check_unread(m, j, &bad);
         rc = atune__check_changes(m, o->arch, &valid, index, done, hr, nhr,
                                   names, nnames, cache, procs, j, &bad, &err);
         nfailed += bad;

@@ -1,5 +1,6 @@
-/* check_changes.c -- `check` reports a macro parameter that changes
- * nothing in the compiled code (see check_changes.h). */
+/* check_changes.c -- `check` reports a parameter that changes nothing:
+ * a macro in the compiled code, or one that nothing reads at all (see
+ * check_changes.h). */
 #include "cli/check_changes.h"
 
 #include <stdio.h>
@@ -64,6 +65,19 @@ static int changes_among(const atune__manifest *m, int p, struct hashrec *hr,
         if (hr[i].rest == hr[i - 1].rest && hr[i].h != hr[i - 1].h)
             return 1;
     return 0;
+}
+
+/* A template's defect: into j's open failures array, else on stderr. */
+static void report(atune__json *j, const char *msg)
+{
+    if (j) {
+        atune__json_object(j, NULL);
+        atune__json_str(j, "config", "");
+        atune__json_str(j, "error", msg);
+        atune__json_end(j);
+    } else {
+        fprintf(stderr, "autotune: error: %s\n", msg);
+    }
 }
 
 /* A macro parameter whose values all compile to the same CUBIN changes
@@ -145,15 +159,52 @@ int atune__check_changes(const atune__manifest *m, const char *arch,
                      "it in %s (as a macro), or remove it from [params]",
                      m->ini_path, pa->line, pa->name, pa->nvalues,
                      m->cu_path);
-            if (j) {
-                atune__json_object(j, NULL);
-                atune__json_str(j, "config", "");
-                atune__json_str(j, "error", msg);
-                atune__json_end(j);
-            } else {
-                fprintf(stderr, "autotune: error: %s\n", msg);
-            }
+            report(j, msg);
         }
     }
     return 0;
+}
+
+void atune__check_unread(const atune__manifest *m, atune__json *j, int *bad)
+{
+    for (int p = 0; p < m->nparams; p++) {
+        const atune__param *pa = &m->params[p];
+        char why[1024], hint[ATUNE__NAME_MAX + 1100] = "", msg[4096];
+        const char *fix = "name the knob the source reads";
+        if (!pa->unread)
+            continue;
+        *bad = 1;
+        if (!pa->named)
+            snprintf(why, sizeof(why), "%s %s it, so it is not passed as -D%s",
+                     m->cu_path,
+                     m->nheaders ? "and its headers never name"
+                                 : "never names",
+                     pa->name);
+        else {
+            snprintf(why, sizeof(why), "%s, so it is not passed as -D%s",
+                     m->param_macros ? "not_macros lists it"
+                                     : "param_macros = no",
+                     pa->name);
+            fix = m->param_macros ? "remove it from not_macros (the source "
+                                    "names it)"
+                                  : "pass it in the kernel's name "
+                                    "expression";
+        }
+        if (pa->near[0] && pa->near_line)
+            snprintf(hint, sizeof(hint), " Did you mean '%s' (%s:%d)?",
+                     pa->near, m->cu_path, pa->near_line);
+        else if (pa->near[0])
+            snprintf(hint, sizeof(hint),
+                     " Did you mean '%s' (in a header of %s)?", pa->near,
+                     m->cu_path);
+        snprintf(msg, sizeof(msg),
+                 "%s:%d: parameter '%s' changes nothing: %s, and no "
+                 "[launch], [constraints], [args] or [macros] expression "
+                 "and no name expression reads it: its %d values would "
+                 "only multiply the space.%s Fix: %s, use it in "
+                 "[launch], or remove it from [params]",
+                 m->ini_path, pa->line, pa->name, why, pa->nvalues, hint,
+                 fix);
+        report(j, msg);
+    }
 }

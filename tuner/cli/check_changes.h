@@ -1,5 +1,6 @@
-/* check_changes.h -- a parameter passed as a macro whose values all
- * compile to the same CUBIN: the source ignores it or overrides it. */
+/* check_changes.h -- a parameter that changes nothing: a macro whose
+ * values all compile to the same CUBIN (the source ignores it or
+ * overrides it), or one that is no macro and that no expression reads. */
 #ifndef ATUNE_CHECK_CHANGES_H
 #define ATUNE_CHECK_CHANGES_H
 
@@ -36,5 +37,11 @@ int atune__check_changes(const atune__manifest *m, const char *arch,
                          const char *const *names, int nnames,
                          atune__cache *cache, atune__procs *procs,
                          atune__json *j, int *bad, atune__err *err);
+
+/* Reports every parameter that is no macro and that nothing of m reads
+ * (atune__param's unread): its values change neither the code nor the
+ * launch. With a name of the source one edit away, asks whether that was
+ * meant. Into j's open failures array, else on stderr; *bad set. */
+void atune__check_unread(const atune__manifest *m, atune__json *j, int *bad);
 
 #endif

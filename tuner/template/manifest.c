@@ -362,7 +362,10 @@ static int load_sections(struct loader *ld)
         (rc = atune__mf_parse_ref_extras(ld)) ||
         (rc = atune__mf_check_names(ld)))
         return rc;
-    return atune__mf_check_steps(ld);
+    if ((rc = atune__mf_check_steps(ld)))
+        return rc;
+    atune__mf_note_unread(ld);
+    return 0;
 }
 
 int atune__manifest_parse(const char *name, const char *ini_path,

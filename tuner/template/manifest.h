@@ -99,6 +99,17 @@ typedef struct atune__param {
     int macro;
     int named;   /* the .cu or one of its own headers names it */
     int in_name; /* the kernel's or the reference's name expression does */
+    /* 1: it has several values, yet it is no macro and nothing else reads
+     * it (no name expression, no expression of [launch], [constraints],
+     * [args], [constants], [macros] or block_cost): tuning it only
+     * multiplies the space, and `check` refuses it (a misspelt knob). A
+     * stub source of recorded journals (tune --simulate) may leave every
+     * knob unread, so loading does not. near: a name of the source one
+     * edit from it (a conditional directive's first), "" for none;
+     * near_line: its line in the .cu, 0 when in a header. */
+    int unread;
+    char near[ATUNE__NAME_MAX];
+    int near_line;
 } atune__param;
 
 typedef struct atune__size {

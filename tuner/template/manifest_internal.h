@@ -159,6 +159,9 @@ int atune__mf_macros_begin(struct loader *ld);
 int atune__mf_macros_scan(struct loader *ld, const char *path,
                           const char *text);
 int atune__mf_macros_end(struct loader *ld);
+/* Sets each parameter's unread, near and near_line (manifest.h). Called
+ * once every section is parsed. */
+void atune__mf_note_unread(struct loader *ld);
 /* "name${X}": every ${...} names a parameter or a size variable, and
  * each value pastes a function name the .cu holds. */
 int atune__mf_check_paste(struct loader *ld, const char *expr, int line);

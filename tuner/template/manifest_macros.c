@@ -15,7 +15,10 @@
  *    a number, and NVRTC's error points into the code, not at the knob.
  * The scan is lexical: comments and literals are blanked, a name right
  * after another identifier that is not an expression keyword (`return`,
- * `case`, ...) is a declaration, one after `.`, `->` or `::` a member. */
+ * `case`, ...) is a declaration, one after `.`, `->` or `::` a member.
+ * Once every section is parsed, a parameter that is no macro and that no
+ * expression reads either is noted (with a name of the source one edit
+ * away, a misspelt knob's), for `check` to refuse. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,4 +496,141 @@ int atune__manifest_expr_reads(const atune__manifest *m, const char *name)
              atune__expr_names(m->args[i].count, name_is, n)))
             return 1;
     return 0;
+}
+
+/* One edit turns a into b: a letter inserted, deleted or replaced, or
+ * two neighbours swapped (a knob's name misspelt). */
+static int one_edit(const char *a, size_t al, const char *b, size_t bl)
+{
+    size_t i = 0;
+
+    if (al + 1 < bl || bl + 1 < al)
+        return 0;
+    while (i < al && i < bl && a[i] == b[i])
+        i++;
+    if (al == bl) {
+        if (i == al)
+            return 0; /* the same name */
+        if (memcmp(a + i + 1, b + i + 1, al - i - 1) == 0)
+            return 1;
+        return i + 1 < al && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+               memcmp(a + i + 2, b + i + 2, al - i - 2) == 0;
+    }
+    if (al < bl)
+        return memcmp(a + i, b + i + 1, al - i) == 0;
+    return memcmp(a + i + 1, b + i, bl - i) == 0;
+}
+
+struct near {
+    const char *s; /* the identifier, in the blanked code */
+    size_t len;
+    int rank; /* 2: in an #if, #ifdef, #ifndef or #elif line (a knob) */
+    int line; /* of the .cu; 0 in a header */
+};
+
+/* The identifier of code one edit from name that no parameter has,
+ * preferring one a conditional directive reads, into *best. */
+static void near_in(const atune__manifest *m, const char *name,
+                    const char *code, int in_cu, struct near *best)
+{
+    int line = 1, rank = 1, bol = 1;
+
+    for (const char *p = code; *p;) {
+        const char *e = ident_end(p);
+        if (*p == '\n') {
+            line++;
+            /* A directive goes on past a backslash-newline. */
+            if (p == code || p[-1] != '\\')
+                rank = 1;
+            bol = 1;
+            p++;
+            continue;
+        }
+        if (bol && *p == '#') {
+            const char *d = skip_blank(p + 1), *de = ident_end(d);
+            if (is_word(d, (size_t)(de - d), "if") ||
+                is_word(d, (size_t)(de - d), "ifdef") ||
+                is_word(d, (size_t)(de - d), "ifndef") ||
+                is_word(d, (size_t)(de - d), "elif"))
+                rank = 2;
+            bol = 0;
+            p = de;
+            continue;
+        }
+        if (*p != ' ' && *p != '\t')
+            bol = 0;
+        if (e == p) {
+            /* Not a name; a number's letters (0x1f, 1e5) are none either. */
+            if (*p >= '0' && *p <= '9')
+                while (atune__ident_char(*p))
+                    p++;
+            else
+                p++;
+            continue;
+        }
+        if (rank > best->rank && one_edit(name, strlen(name), p,
+                                          (size_t)(e - p)) &&
+            atune__manifest_param_n(m, p, (size_t)(e - p)) < 0) {
+            best->s = p;
+            best->len = (size_t)(e - p);
+            best->rank = rank;
+            best->line = in_cu ? line : 0;
+        }
+        p = e;
+    }
+}
+
+static int expr_reads(const atune__expr *e, const char *name)
+{
+    return e && atune__expr_names(e, name_is, (void *)name);
+}
+
+/* Whether something besides a -D macro gives parameter pa's value to the
+ * kernel or to the launch: a name expression, or an expression of
+ * [launch], [constraints], [args], [constants], [macros] or block_cost. */
+static int reaches(const atune__manifest *m, const atune__param *pa)
+{
+    const char *n = pa->name;
+
+    if (pa->in_name || atune__manifest_expr_reads(m, pa->name) ||
+        expr_reads(m->block_cost, n))
+        return 1;
+    for (int i = 0; i < m->nmacros; i++)
+        if (expr_reads(m->macros[i].expr, n))
+            return 1;
+    for (int i = 0; i < m->nargs; i++)
+        if (expr_reads(m->args[i].fill.lo, n) ||
+            expr_reads(m->args[i].fill.hi, n))
+            return 1;
+    for (int i = 0; i < m->nconstants; i++)
+        if (expr_reads(m->constants[i].count, n) ||
+            expr_reads(m->constants[i].value, n))
+            return 1;
+    return 0;
+}
+
+void atune__mf_note_unread(struct loader *ld)
+{
+    atune__manifest *m = ld->m;
+
+    for (int i = 0; i < m->nparams; i++) {
+        atune__param *pa = &m->params[i];
+        struct near best = {.rank = 0};
+        /* A single value multiplies nothing: a constant the application
+         * may read from the profile. */
+        pa->unread = !pa->macro && pa->nvalues > 1 && !reaches(m, pa);
+        pa->near[0] = '\0';
+        pa->near_line = 0;
+        /* Names of one or two letters are one edit from too much. */
+        if (!pa->unread || strlen(pa->name) < 3)
+            continue;
+        near_in(m, pa->name, ld->code, 1, &best);
+        if (ld->hdr_code)
+            near_in(m, pa->name, ld->hdr_code, 0, &best);
+        if (best.s && best.len < sizeof(pa->near)) {
+            memcpy(pa->near, best.s, best.len);
+            pa->near[best.len] = '\0';
+            pa->near_line = best.line;
+        }
+    }
 }
