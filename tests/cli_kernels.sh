@@ -125,6 +125,19 @@ for c in nvrtc auto; do
     ! grep -q "holds host code" "$tmp/mh_$c.err" && ok ||
     ko "missing header, compiler = $c: exit $rc, message" "$tmp/mh_$c.err"
 done
+# NVRTC stops first at <stdio.h> (host code: nvcc reads it), nvcc then at
+# the project header that exists nowhere: the hint names that one.
+mkdir -p "$tmp/mhs"
+{ echo '#include <stdio.h>'; echo '#include "common.h"'; cat "$bad/control/control.cu"; } >"$tmp/mhs/mhs.cu"
+cp "$bad/control/control.ini" "$tmp/mhs/mhs.ini"
+"$bin" check --templates "$tmp/mhs" --budget 1 >"$tmp/mhs.out" 2>"$tmp/mhs.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q 'cannot open source file "stdio.h"' "$tmp/mhs.err" &&
+  grep -q "fatal error: common.h: No such file or directory" "$tmp/mhs.err" &&
+  grep -qF "(header 'common.h' is nowhere a compiler looks" "$tmp/mhs.err" &&
+  grep -qF "Copy it into $tmp/mhs, or name the folder that holds it in include_dirs under [template] of $tmp/mhs/mhs.ini)" "$tmp/mhs.err" &&
+  ! grep -q "header 'stdio.h'" "$tmp/mhs.err" && ok ||
+  ko "missing header after <stdio.h>, compiler = auto: exit $rc, message" "$tmp/mhs.err"
 # A knob that clashes with a name in a header the loader does not scan (here
 # NVRTC's built-in vector_types.h: float4's member w): the error names it.
 mkdir -p "$tmp/clash"

@@ -57,63 +57,91 @@ static int system_header(const char *name)
     return 0;
 }
 
-/* The header a log cannot open, into name, and the folder of the file
- * that includes it (when the log says) into from; 0 when it names none. */
-static int unopened(const char *log, char *name, size_t nlen, char *from,
-                    size_t flen)
+/* The next header the log cannot open, from *at on, into name, and the
+ * folder of the file that includes it (when the log says) into from; *at
+ * moves past it. 0 when none is left. A log can hold several: with
+ * compiler = auto, NVRTC's stop at a host header (stdio.h, which nvcc
+ * reads) comes before nvcc's stop at the header that exists nowhere. */
+static int unopened(const char *log, const char **at, char *name,
+                    size_t nlen, char *from, size_t flen)
 {
     static const char nvrtc[] = "cannot open source file \"";
-    const char *s = strstr(log, nvrtc), *e, *line;
-    size_t n;
+    /* nvcc: "path:1:10: fatal error: x.h: No such file or directory" */
+    static const char nvcc[] = ": No such file or directory";
 
-    from[0] = '\0';
-    if (s) {
-        s += sizeof(nvrtc) - 1;
-        e = strchr(s, '"');
-    } else if ((e = strstr(log, ": No such file or directory")) != NULL) {
-        /* nvcc: "path:1:10: fatal error: x.h: No such file or directory" */
-        for (s = e; s > log && s[-1] != ' ' && s[-1] != '\n';)
-            s--;
+    for (;;) {
+        const char *a = strstr(*at, nvrtc), *b = strstr(*at, nvcc);
+        const char *s, *e, *line;
+        size_t n;
+        if (!a && !b)
+            return 0;
+        if (a && (!b || a < b)) {
+            s = a + sizeof(nvrtc) - 1;
+            e = strchr(s, '"');
+            *at = s;
+        } else {
+            e = b;
+            for (s = e; s > log && s[-1] != ' ' && s[-1] != '\n';)
+                s--;
+            *at = b + sizeof(nvcc) - 1;
+        }
+        if (!e || e <= s || (n = (size_t)(e - s)) >= nlen ||
+            memchr(s, '\n', n))
+            continue;
+        memcpy(name, s, n);
+        name[n] = '\0';
+        from[0] = '\0';
+        /* The line that says so starts with "path:LINE:". */
+        for (line = s; line > log && line[-1] != '\n';)
+            line--;
+        n = strcspn(line, ":\n");
+        if (line[n] == ':' && n < flen) {
+            const char *slash;
+            memcpy(from, line, n);
+            from[n] = '\0';
+            slash = strrchr(from, '/');
+            if (slash)
+                from[slash - from] = '\0';
+            else
+                strcpy(from, ".");
+        }
+        return 1;
     }
-    if (!s || !e || e <= s || (n = (size_t)(e - s)) >= nlen ||
-        memchr(s, '\n', n))
-        return 0;
-    memcpy(name, s, n);
-    name[n] = '\0';
-    /* The line that says so starts with "path:LINE:". */
-    for (line = s; line > log && line[-1] != '\n';)
-        line--;
-    n = strcspn(line, ":\n");
-    if (line[n] == ':' && n < flen) {
-        const char *slash;
-        memcpy(from, line, n);
-        from[n] = '\0';
-        slash = strrchr(from, '/');
-        if (slash)
-            from[slash - from] = '\0';
-        else
-            strcpy(from, ".");
-    }
-    return 1;
 }
 
-int atune__header_missing_hint(const atune__manifest *m,
-                               const char *toolkit_inc, atune__err *err)
+/* Whether a compiler of m finds header name, included from folder from
+ * ("" when the log does not say). */
+static int found(const atune__manifest *m, const char *toolkit_inc,
+                 const char *name, const char *from)
 {
-    char name[PATH_MAX], from[PATH_MAX], cccl[PATH_MAX + 8];
+    char cccl[PATH_MAX + 8];
 
-    if (!unopened(err->msg, name, sizeof(name), from, sizeof(from)) ||
-        name[0] == '/')
-        return 0;
     snprintf(cccl, sizeof(cccl), "%s/cccl", toolkit_inc ? toolkit_inc : "");
     if ((from[0] && is_file_in(from, name)) || is_file_in(m->dir, name) ||
         (toolkit_inc &&
          (is_file_in(toolkit_inc, name) || is_file_in(cccl, name))) ||
         system_header(name))
-        return 0;
+        return 1;
     for (int i = 0; i < m->ninclude_dirs; i++)
         if (is_file_in(m->include_dirs[i], name))
-            return 0;
+            return 1;
+    return 0;
+}
+
+int atune__header_missing_hint(const atune__manifest *m,
+                               const char *toolkit_inc, atune__err *err)
+{
+    char name[PATH_MAX], from[PATH_MAX];
+    const char *at = err->msg;
+    int nowhere = 0;
+
+    /* The first header that exists nowhere; one found somewhere (a host
+     * header NVRTC does not read) is not the one to hint. */
+    while (!nowhere &&
+           unopened(err->msg, &at, name, sizeof(name), from, sizeof(from)))
+        nowhere = name[0] != '/' && !found(m, toolkit_inc, name, from);
+    if (!nowhere)
+        return 0;
     atune__err_suffix(err,
                       "(header '%s' is nowhere a compiler looks: not beside "
                       "the file that includes it, not in the template's "
