@@ -338,6 +338,15 @@ else
   echo "no stub driver: tune part skipped"
 fi
 
+# --- a default configuration ruled out is said, per size --------------------
+# byok's convolution starts at 16 x 2 threads, which its own constraint
+# (64 or more) rules out: tune then reports no speed-up, and check says why.
+"$bin" check --budget 1 --kernel convolution --templates "$src/tests/data/byok" >"$tmp/dflt.out" 2>&1
+grep -q "the default configuration is not valid here (constraint 'threads' is false)" "$tmp/dflt.out" && ok ||
+  ko "check does not say the default is not valid" "$tmp/dflt.out"
+"$bin" check --budget 1 --templates "$bad/control" >"$tmp/dflt2.out" 2>&1
+grep -q "default configuration is not valid" "$tmp/dflt2.out" && ko "check calls control's default not valid" "$tmp/dflt2.out" || ok
+
 # --- check fills the module cache for tune ----------------------------------
 # check compiles what tune compiles (each configuration's kernels, the
 # reference apart with the default's macros), so tune after it compiles

@@ -176,8 +176,31 @@ static void human_bytes(int64_t b, char *buf, size_t len)
 
 /* Per size: valid configurations and the device memory a tuning run
  * needs, which only the device can say is free. */
-static void report_sizes(const atune__manifest *m, const struct size_report *sr,
-                         atune__json *j)
+/* Why the default configuration is not valid at size ("" where it is, or
+ * where that cannot be said): tune then has nothing to compare its best
+ * with, and a newcomer's grid expression that rules the default out
+ * would otherwise go unnoticed. */
+static void default_invalid(const atune__manifest *m, const char *arch,
+                            const atune__size *size, char *why, size_t len)
+{
+    atune__vars vs = {0};
+    atune__devattr dev;
+    atune__config c;
+    atune__err err;
+
+    why[0] = '\0';
+    atune__devattr_default(&dev);
+    dev.cc = atune__arch_cc(arch);
+    if (atune__size_vars(size, &vs) || atune__devattr_vars(&dev, &vs))
+        return;
+    atune__space_config(m, 0, &c);
+    atune__config_at_size(m, &c, size);
+    if (atune__space_check(m, &c, &vs, &dev, NULL, why, len, &err) != 0)
+        why[0] = '\0';
+}
+
+static void report_sizes(const atune__manifest *m, const char *arch,
+                         const struct size_report *sr, atune__json *j)
 {
     int wname = 8, wkey = 24;
 
@@ -191,20 +214,27 @@ static void report_sizes(const atune__manifest *m, const struct size_report *sr,
     if (j)
         atune__json_array(j, "sizes");
     for (int s = 0; s < m->nsizes; s++) {
-        char key[256], mem[64];
+        char key[256], mem[64], why[256];
         atune__size_key(&m->sizes[s], key, sizeof(key));
+        default_invalid(m, arch, &m->sizes[s], why, sizeof(why));
         if (j) {
             atune__json_object(j, NULL);
             atune__json_str(j, "name", m->sizes[s].name);
             atune__json_str(j, "size", key);
             atune__json_int(j, "valid", sr->valid[s]);
             atune__json_int(j, "device_bytes", sr->bytes[s]);
+            if (why[0])
+                atune__json_str(j, "default_invalid", why);
             atune__json_end(j);
             continue;
         }
         human_bytes(sr->bytes[s], mem, sizeof(mem));
         printf("  %-*s %-*s %6lld valid, %s of device memory\n", wname,
                m->sizes[s].name, wkey, key, (long long)sr->valid[s], mem);
+        if (why[0])
+            printf("  %-*s the default configuration is not valid here (%s): "
+                   "tune has no default to compare its best with\n",
+                   wname, "", why);
     }
     if (j)
         atune__json_end(j);
@@ -631,7 +661,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         atune__json_int(j, "modules", ncompiled - nshared);
         report_pch(m, procs, pch, j);
         atune__json_num(j, "seconds", atune__now() - t0);
-        report_sizes(m, &sr, j);
+        report_sizes(m, o->arch, &sr, j);
         atune__json_end(j);
     } else if (!rc && !o->quiet) {
         if (bound)
@@ -647,7 +677,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
         printf("  verified against: %s\n", ref);
         report_macros(m, done, ncompiled - nshared);
         report_pch(m, procs, pch, NULL);
-        report_sizes(m, &sr, NULL);
+        report_sizes(m, o->arch, &sr, NULL);
     }
     if (rc)
         atune__cli_error(rc, "%s", err.msg);
