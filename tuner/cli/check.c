@@ -12,6 +12,7 @@
 
 #include "base/json.h"
 #include "cli/check_changes.h"
+#include "cli/check_reference.h"
 #include "cli/check_sample.h"
 #include "cli/commands.h"
 #include "engine/compile.h"
@@ -394,52 +395,6 @@ static void report_pch(const atune__manifest *m, const atune__procs *procs,
     }
 }
 
-/* The reference compiled as tune compiles it, so that its module cache
- * entry serves tune: its own module (reference_source, reference_macros,
- * init, verify) where it has one, else its kernels with the default
- * configuration's macros (runner.c); per size where a name or a macro
- * reads the size, else once. Only when own says which of the two it has:
- * its own module is checked before the configurations (a manifest
- * error), the other after them (it compiles the same file, whose errors
- * the configurations' failures show first). */
-static int check_reference(const atune__manifest *m, const char *arch,
-                           atune__cache *cache, atune__procs *procs, int own,
-                           atune__err *err)
-{
-    const char *names[ATUNE__JIT_MAX_NAMES];
-    int nnames = atune__manifest_ref_names(m, names);
-    int per_size = own ? m->nref_macros || m->names_sized : m->names_sized;
-    int rc = 0;
-
-    if (own != atune__refmod_needed(m))
-        return 0;
-    for (int i = 0; rc == 0 && i < (per_size ? m->nsizes : 1); i++) {
-        atune__refmod_syms syms = {.nref = nnames};
-        atune__cubin cubin = {0};
-        atune__config dflt;
-        if (own) {
-            rc = atune__refmod_compile(m, &m->sizes[i], arch, &cubin, &syms,
-                                       err);
-        } else {
-            atune__space_config(m, 0, &dflt);
-            atune__config_at_size(m, &dflt, &m->sizes[i]);
-            rc = procs ? atune__procs_compile_own(procs, m, &dflt, arch, names,
-                                                  nnames, &cubin, NULL, err)
-                       : atune__jit_compile_cached(cache, m, &dflt, arch,
-                                                   names, nnames, &cubin,
-                                                   NULL, err);
-        }
-        /* The reference's kernels come first in its module (refmodule.c). */
-        for (int k = 0; rc == 0 && k < syms.nref && k < cubin.nsyms; k++)
-            rc = atune__cubin_abi_check(m, atune__ref_entry(m, k), cubin.data,
-                                        cubin.len, cubin.sym[k], err);
-        atune__cubin_free(&cubin);
-        if (rc && per_size)
-            atune__err_prefix(err, "at size '%s': ", m->sizes[i].name);
-    }
-    return rc;
-}
-
 /* The configurations of index[0..k) valid at size (constraints and the
  * limits check validates against), for a template whose names read the
  * size: *at gets a heap list, *kat its length. */
@@ -493,7 +448,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
 {
     const char *names[ATUNE__JIT_MAX_NAMES];
     /* Every step's kernel, as tune's pools compile them; the reference
-     * apart, as tune does (check_reference). */
+     * apart, as tune does (check_reference.c). */
     int nnames = atune__manifest_kernels(m, names);
     char ref[800];
     atune__valid_set valid = {0};
@@ -527,7 +482,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     if (!rc && o->memory)
         rc = check_memory(m, &sr, o->memory, &err);
     if (!rc)
-        rc = check_reference(m, o->arch, cache, procs, 1, &err);
+        rc = atune__check_reference(m, o->arch, cache, procs, 1, &err);
     if (rc == ATUNE__EDATA) {
         report_invalid(m, j, err.msg);
         atune__valid_set_free(&valid);
@@ -629,7 +584,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     atune__pool_free(pool);
     pool = NULL;
     if (!rc && started) {
-        int frc = check_reference(m, o->arch, cache, procs, 0, &abi);
+        int frc = atune__check_reference(m, o->arch, cache, procs, 0, &abi);
         /* With the default's macros the reference compiles the file the
          * default did: where that failed, its log is already shown. */
         if (frc == ATUNE__EDATA && !dflt_failed) {
