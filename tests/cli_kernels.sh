@@ -130,8 +130,14 @@ done
 mkdir -p "$tmp/mhs"
 { echo '#include <stdio.h>'; echo '#include "common.h"'; cat "$bad/control/control.cu"; } >"$tmp/mhs/mhs.cu"
 cp "$bad/control/control.ini" "$tmp/mhs/mhs.ini"
-"$bin" check --templates "$tmp/mhs" --budget 1 >"$tmp/mhs.out" 2>"$tmp/mhs.err"
+"$bin" check --templates "$tmp/mhs" --budget 2 >"$tmp/mhs.out" 2>"$tmp/mhs.err"
 rc=$?
+# Two configurations, one log: nvcc's scratch folder (a new one each
+# compile) is not in it, so it is shown once, the second counted.
+[ "$(grep -c "nowhere a compiler looks" "$tmp/mhs.err")" -eq 1 ] &&
+  grep -q "1 more configurations fail to compile with a log shown above" "$tmp/mhs.err" &&
+  ! grep -q "atune-nvcc-" "$tmp/mhs.err" && ok ||
+  ko "missing header after <stdio.h>: nvcc's log not shown once" "$tmp/mhs.err"
 [ "$rc" -eq 65 ] && grep -q 'cannot open source file "stdio.h"' "$tmp/mhs.err" &&
   grep -q "fatal error: common.h: No such file or directory" "$tmp/mhs.err" &&
   grep -qF "(header 'common.h' is nowhere a compiler looks" "$tmp/mhs.err" &&

@@ -347,6 +347,26 @@ static char *find_symbol(const char *data, size_t len, const char *expr,
 
 /* --- running nvcc ------------------------------------------------------ */
 
+/* nvcc names the wrapper by its scratch folder, a new one each compile
+ * ("In file included from /tmp/atune-nvcc-oYGntQ/w.cu:1:"): the same
+ * error in every configuration would read as a different log each time,
+ * and check shows each distinct log once. The folder becomes
+ * "(wrapper)", shorter than any of them. */
+static void unscratch(char *log, const char *dir)
+{
+    static const char with[] = "(wrapper)";
+    size_t dlen = strlen(dir), wlen = sizeof(with) - 1;
+    char *p = log;
+
+    if (dlen < wlen)
+        return;
+    while ((p = strstr(p, dir)) != NULL) {
+        memcpy(p, with, wlen);
+        memmove(p + wlen, p + dlen, strlen(p + dlen) + 1);
+        p += wlen;
+    }
+}
+
 /* NVRTC's precompiled-header options, which nvcc does not know (it has
  * no use for them: it compiles each file in full anyway). */
 static int nvrtc_only(const char *o)
@@ -525,6 +545,7 @@ int atune__nvcc_compile(const atune__manifest *m, const char *toolkit_inc,
         rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
         goto out;
     }
+    unscratch(log, tdir);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         rc = atune__fail(err, ATUNE__EDATA,
                          "%s: %s: compile error (nvcc -cubin, exit %d):\n%s",
