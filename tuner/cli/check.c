@@ -29,6 +29,15 @@ struct size_report {
     int64_t bytes[ATUNE__MAX_SIZES]; /* device memory the runner needs */
 };
 
+/* The device check validates against: an H100's limits, the compute
+ * capability of --arch ("sm_75", "sm_90a": main.c's arch_valid has
+ * checked the form). */
+static void check_device(const char *arch, atune__devattr *dev)
+{
+    atune__devattr_default(dev);
+    dev->cc = atune__arch_cc(arch);
+}
+
 /* Validates m on the generic device, with the compute capability of the
  * target architecture (a constraint such as "EVICT == 0 || cc >= 80"
  * must rule out at sm_75 what ptxas would refuse there), and collects the
@@ -40,9 +49,7 @@ static int validate(const atune__manifest *m, const char *arch,
     atune__devattr dev;
     int rc;
 
-    atune__devattr_default(&dev);
-    /* "sm_75", "sm_90a": main.c's arch_valid has checked the form. */
-    dev.cc = atune__arch_cc(arch);
+    check_device(arch, &dev);
     rc = atune__space_validate_set(m, &dev, valid, sr->valid, err);
     for (int s = 0; !rc && s < m->nsizes; s++)
         rc = atune__size_memory(m, &m->sizes[s], &dev, &sr->bytes[s], err);
@@ -190,8 +197,7 @@ static void default_invalid(const atune__manifest *m, const char *arch,
     atune__err err;
 
     why[0] = '\0';
-    atune__devattr_default(&dev);
-    dev.cc = atune__arch_cc(arch);
+    check_device(arch, &dev);
     if (atune__size_vars(size, &vs) || atune__devattr_vars(&dev, &vs))
         return;
     atune__space_config(m, 0, &c);
@@ -410,8 +416,7 @@ static int sized_list(const atune__manifest *m, const char *arch,
 
     if (!list)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
-    atune__devattr_default(&dev);
-    dev.cc = atune__arch_cc(arch);
+    check_device(arch, &dev);
     if ((rc = atune__space_build(m, size, &dev, NULL, &here, NULL, err))) {
         free(list);
         return rc;
@@ -423,17 +428,6 @@ static int sized_list(const atune__manifest *m, const char *arch,
     *at = list;
     *kat = n;
     return 0;
-}
-
-/* [args] that do not fit a kernel's parameters as compiled fail the
- * configuration as a compile error would; NULL when they fit. */
-static const char *abi_failure(const atune__manifest *m,
-                               const atune__cubin *cb, int n, atune__err *err)
-{
-    for (int i = 0; i < n && i < cb->nsyms; i++)
-        if (atune__cubin_abi_check(m, i, cb->data, cb->len, cb->sym[i], err))
-            return err->msg;
-    return NULL;
 }
 
 /* Configurations per compile pool: 65536 jobs are a few MB. */
@@ -540,8 +534,11 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
             rc = atune__pool_get(pool, at[i], &cubin, &msg, &err);
             if (!rc)
                 ncompiled++;
-            if (!rc && cubin && !msg)
-                msg = abi_failure(m, cubin, nnames, &abi);
+            /* [args] that do not fit a kernel's parameters as compiled
+             * fail the configuration as a compile error would. */
+            if (!rc && cubin && !msg &&
+                atune__cubin_abi_check(m, cubin, 0, nnames, &abi))
+                msg = abi.msg;
             if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
                 pch[cubin->pch]++;
             /* check_changes compiles at the first size. */

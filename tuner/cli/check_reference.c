@@ -35,9 +35,8 @@ int atune__check_reference(const atune__manifest *m, const char *arch,
                                                    NULL, err);
         }
         /* The reference's kernels come first in its module (refmodule.c). */
-        for (int k = 0; rc == 0 && k < syms.nref && k < cubin.nsyms; k++)
-            rc = atune__cubin_abi_check(m, atune__ref_entry(m, k), cubin.data,
-                                        cubin.len, cubin.sym[k], err);
+        if (rc == 0)
+            rc = atune__cubin_abi_check(m, &cubin, 1, syms.nref, err);
         atune__cubin_free(&cubin);
         if (rc && per_size)
             atune__err_prefix(err, "at size '%s': ", m->sizes[i].name);

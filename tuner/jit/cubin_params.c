@@ -112,14 +112,19 @@ int atune__cubin_params(const char *data, size_t len, const char *sym,
  * it are not listed (the count still differs from [args]'). */
 #define MAX_LISTED 256
 
-int atune__cubin_abi_check(const atune__manifest *m, int i, const char *data,
-                           size_t len, const char *sym, atune__err *err)
+int atune__cubin_abi_check(const atune__manifest *m, const atune__cubin *cb,
+                           int ref, int n, atune__err *err)
 {
-    unsigned sizes[MAX_LISTED];
-    int n = atune__cubin_params(data, len, sym, sizes, MAX_LISTED);
-
-    if (n < 0)
-        return 0;
-    return atune__entry_abi_check(m, i, sizes, n < MAX_LISTED ? n : MAX_LISTED,
-                                  err);
+    for (int k = 0; k < n && k < cb->nsyms; k++) {
+        unsigned sizes[MAX_LISTED];
+        int np = atune__cubin_params(cb->data, cb->len, cb->sym[k], sizes,
+                                     MAX_LISTED);
+        int rc = np < 0 ? 0
+                        : atune__entry_abi_check(
+                              m, ref ? atune__ref_entry(m, k) : k, sizes,
+                              np < MAX_LISTED ? np : MAX_LISTED, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }

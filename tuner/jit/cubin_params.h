@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "base/util.h"
+#include "jit/jit.h"
 #include "template/manifest.h"
 
 /* The size in bytes of each parameter of kernel sym (its lowered name)
@@ -14,9 +15,11 @@
 int atune__cubin_params(const char *data, size_t len, const char *sym,
                         unsigned *sizes, int max);
 
-/* Entry i of m (atune__entry_abi_check) against what the CUBIN
- * data[0..len) records of its kernel sym: 0 where it records nothing. */
-int atune__cubin_abi_check(const atune__manifest *m, int i, const char *data,
-                           size_t len, const char *sym, atune__err *err);
+/* The first n kernels of cb (at most its symbols) against the [args]
+ * they are passed (atune__entry_abi_check): the steps' kernels in order
+ * (ref 0), or the functions of the reference's module (ref 1,
+ * atune__ref_entry). A kernel the CUBIN records nothing of passes. */
+int atune__cubin_abi_check(const atune__manifest *m, const atune__cubin *cb,
+                           int ref, int n, atune__err *err);
 
 #endif

@@ -72,14 +72,7 @@ int atune__refmod_compile(const atune__manifest *m, const atune__size *size,
      * reference's launches come first, in the order runner.c launches
      * them: each [reference.NAME] section's kernel, every step of a
      * sequence that is its own reference, or the one reference kernel. */
-    if (c->nref_steps)
-        for (int i = 0; i < c->nref_steps; i++)
-            names[n++] = c->ref_steps[i].kernel;
-    else if (c->sequence && c->ref_is_default)
-        for (int i = 0; i < c->nsteps; i++)
-            names[n++] = c->steps[i].kernel;
-    else
-        names[n++] = c->reference;
+    n = atune__manifest_ref_names(c, names);
     syms->nref = n;
     syms->init = -1;
     if (m->init[0]) {

@@ -462,15 +462,14 @@ static int run_reference(atune__problem *p, atune__err *err)
         rc = atune__device_compile(d, d->cache, m, &dflt, names, nnames,
                                    &cubin, err);
     if (!rc)
+        rc = atune__cubin_abi_check(m, &cubin, 1, u.n, err);
+    if (!rc)
         rc = atune__cucheck(d->cu->cuModuleLoadData(&mod, cubin.data),
                      "loading the reference", err);
     for (int i = 0; !rc && i < u.n; i++) {
         rc = atune__cucheck(d->cu->cuModuleGetFunction(&fn[i], mod,
                                                        cubin.sym[i]),
                             names[i], err);
-        if (!rc)
-            rc = atune__cubin_abi_check(m, atune__ref_entry(m, i), cubin.data,
-                                        cubin.len, cubin.sym[i], err);
         /* Above 48 KB of dynamic shared memory a kernel must opt in. */
         if (!rc && u.l[i].shared > 48 * 1024)
             rc = atune__cucheck(
@@ -632,20 +631,18 @@ int atune__kernel_load(atune__device *d, const atune__manifest *m,
     int abi;
 
     *out = NULL;
+    /* A manifest whose [args] do not fit the kernel: not this
+     * configuration's fault, the run's end. */
+    if ((abi = atune__cubin_abi_check(m, cubin, 0, m->nsteps, err))) {
+        free(k);
+        return abi;
+    }
     if (!k)
         return atune__fail(err, ATUNE__EOSERR, "out of memory");
     k->d = d;
     rc = d->cu->cuModuleLoadData(&k->mod, cubin->data);
     if (rc == CUDA_SUCCESS && cubin->nsyms < m->nsteps)
         rc = CUDA_ERROR_NOT_FOUND;
-    /* A manifest whose [args] do not fit the kernel: not this
-     * configuration's fault, the run's end. */
-    for (int i = 0; rc == CUDA_SUCCESS && i < m->nsteps; i++)
-        if ((abi = atune__cubin_abi_check(m, i, cubin->data, cubin->len,
-                                          cubin->sym[i], err))) {
-            atune__kernel_unload(k);
-            return abi;
-        }
     /* sym[i] is step i's function (atune__manifest_entries' order). */
     for (int i = 0; rc == CUDA_SUCCESS && i < m->nsteps; i++) {
         int regs = 0;
