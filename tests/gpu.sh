@@ -26,6 +26,8 @@
 #   SHAPES_LIMIT=12           shapes: tests/bench/shapes.sh, matmul tuned at
 #                             issue 36's 16 (m, n, k) shapes (seconds per
 #                             shape) and benchmarked against cuBLAS
+#                             (SHAPES, STRATEGY, NCU=1, STUDY_FILE pass
+#                             through: see its header)
 #   CAND="studies/x"         cand: candidate template folders to brute-force
 #                             and benchmark (tests/bench/bench --templates)
 #   DEFAULT_DIR=profiles      default: where the cold default run writes

@@ -19,6 +19,13 @@
 #   DRY_RUN=1         no GPU: write and list the manifest, print commands
 #   TEMPLATE_DIR=dir  matmul.cu and matmul.ini from dir (default templates/:
 #                     a variant of the kernel against the built-in one)
+#   STUDY_FILE=file   no tuning: each line "NAME CONFIG;CONFIG;..." times those
+#                     configurations at shape NAME against cuBLAS
+#                     (tests/bench/bench BENCH_CONFIGS), into OUT/study.txt
+#   NCU=1             then the bench once more under Nsight Compute, one
+#                     round: one launch of each kernel and launch shape (name,
+#                     grid, registers, duration, issue and stall figures)
+#                     in OUT/ncu.txt, a summary in OUT/ncu-summary.txt
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/gpu}
@@ -74,6 +81,32 @@ if [ "$DRY_RUN" = 1 ]; then
   exit 0
 fi
 
+ncu_args=(-k 'regex:^(?!fill_|cmp_|near_|diff_|matmul_ref)' --filter-mode per-launch-config -c 1
+  --section SpeedOfLight --section LaunchStats --section Occupancy
+  --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis
+  --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio$,smsp__inst_executed.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum')
+ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+# ncu_summary FILE: the figures to compare kernels by, one block a launch.
+ncu_summary() {
+  grep -E '^  [^ ].*\(|Duration|Registers Per|Grid Size|Block Size|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|inst_executed|stalled_(barrier|long_scoreboard|short_scoreboard|mio_throttle|math_pipe_throttle|not_selected|wait|dispatch_stall|lg_throttle|no_instruction|selected)_per' "$1"
+}
+
+if [ -n "${STUDY_FILE:-}" ]; then
+  : >"$OUT/study.txt"
+  while read -r name configs; do
+    case $name in '' | '#'*) continue ;; esac
+    BENCH_CONFIGS=$configs "${run_bench[@]}" --size "$name" >>"$OUT/study.txt" 2>>"$OUT/study.err" ||
+      echo "shapes: study at $name failed: $(tail -2 "$OUT/study.err")"
+    if [ "${NCU:-0}" = 1 ] && [ -n "$ncu_bin" ]; then
+      BENCH_CONFIGS=$configs BENCH_ROUNDS=1 "$ncu_bin" "${ncu_args[@]}" "${run_bench[@]}" \
+        --size "$name" >"$OUT/ncu-$name.txt" 2>&1
+      ncu_summary "$OUT/ncu-$name.txt" >>"$OUT/ncu-summary.txt"
+    fi
+  done <"$STUDY_FILE"
+  cat "$OUT/study.txt"
+  exit 0
+fi
+
 start=$(date +%s)
 "${tune[@]}" >"$OUT/tune.json" 2>"$OUT/tune.err"
 rc=$?
@@ -84,6 +117,19 @@ start=$(date +%s)
 rc=$?
 echo "shapes: bench took $(($(date +%s) - start)) s (exit $rc)"
 [ $rc -eq 0 ] || { tail -20 "$OUT/bench.err"; die "bench failed"; }
+
+if [ "${NCU:-0}" = 1 ]; then
+  if [ -z "$ncu_bin" ]; then
+    echo "shapes: NCU=1 but no ncu found"
+  else
+    # One launch of each kernel and launch shape (the default, the
+    # occupancy API's pick, the tuned one, cuBLAS's); the tuner's own
+    # helpers (fill, compare, the reference) left out.
+    BENCH_ROUNDS=1 "$ncu_bin" "${ncu_args[@]}" "${run_bench[@]}" >"$OUT/ncu.txt" 2>&1
+    echo "shapes: ncu exit $?"
+    ncu_summary "$OUT/ncu.txt" >"$OUT/ncu-summary.txt"
+  fi
+fi
 
 python3 - "$OUT/bench.txt" "$prof" <<'PY' | tee "$OUT/table.txt"
 import glob, math, re, sys
