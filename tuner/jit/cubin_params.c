@@ -10,71 +10,38 @@
  * every offset is still checked against its length. */
 #include "jit/cubin_params.h"
 
-#include <elf.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "jit/elf.h"
 
 enum { EIFMT_NVAL = 1, EIFMT_BVAL = 2, EIFMT_HVAL = 3, EIFMT_SVAL = 4 };
 enum { EIATTR_KPARAM_INFO = 0x17, EIATTR_CBANK_PARAM_SIZE = 0x19,
        KPARAM_LEN = 12 };
 
-static int header(const char *data, size_t len, Elf64_Ehdr *eh)
-{
-    if (len < sizeof(*eh))
-        return -1;
-    memcpy(eh, data, sizeof(*eh));
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
-        (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff ||
-        eh->e_shstrndx >= eh->e_shnum)
-        return -1;
-    return 0;
-}
-
-static void section(const char *data, const Elf64_Ehdr *eh, int i,
-                    Elf64_Shdr *sh)
-{
-    memcpy(sh, data + eh->e_shoff + (size_t)i * sizeof(*sh), sizeof(*sh));
-}
-
-static int inside(const Elf64_Shdr *sh, size_t len)
-{
-    return sh->sh_offset <= len && sh->sh_size <= len - sh->sh_offset;
-}
-
-/* Whether section sh is named ".nv.info." followed by sym. */
-static int named(const char *data, const Elf64_Shdr *names,
-                 const Elf64_Shdr *sh, const char *sym)
+/* Whether name is ".nv.info." followed by sym. */
+static int info_of(const char *name, const char *sym)
 {
     static const char prefix[] = ".nv.info.";
-    size_t plen = sizeof(prefix) - 1, slen = strlen(sym);
-    const char *s = data + names->sh_offset + sh->sh_name;
+    size_t plen = sizeof(prefix) - 1;
 
-    return sh->sh_name < names->sh_size &&
-           names->sh_size - sh->sh_name > plen + slen &&
-           memcmp(s, prefix, plen) == 0 && memcmp(s + plen, sym, slen) == 0 &&
-           s[plen + slen] == '\0';
+    return name && strncmp(name, prefix, plen) == 0 && strcmp(name + plen, sym) == 0;
 }
 
 int atune__cubin_params(const char *data, size_t len, const char *sym,
                         unsigned *sizes, int max)
 {
-    Elf64_Ehdr eh;
-    Elf64_Shdr names;
+    atune__elf e;
 
-    if (!data || header(data, len, &eh))
+    if (atune__elf_open(&e, data, len))
         return -1;
-    section(data, &eh, eh.e_shstrndx, &names);
-    if (!inside(&names, len))
-        return -1;
-    for (int i = 0; i < eh.e_shnum; i++) {
+    for (int i = 0; i < e.eh.e_shnum; i++) {
         Elf64_Shdr sh;
         const unsigned char *p, *end;
         int n = 0, total = -1;
 
-        section(data, &eh, i, &sh);
-        if (!inside(&sh, len) || !named(data, &names, &sh, sym))
+        if (atune__elf_section(&e, i, &sh) ||
+            !info_of(atune__elf_section_name(&e, &sh), sym))
             continue;
         p = (const unsigned char *)data + sh.sh_offset;
         end = p + sh.sh_size;

@@ -17,7 +17,6 @@
 #define _GNU_SOURCE /* mkdtemp, realpath */
 #include "jit/nvcc.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,6 +27,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "jit/elf.h"
 
 extern char **environ;
 
@@ -294,54 +295,48 @@ static int symbol_matches(const char *sym, const char *expr)
     }
 }
 
+/* find_symbol's matches of one expression. */
+typedef struct sym_match {
+    const char *expr;
+    char *found; /* the first match */
+    int n;
+} sym_match;
+
+static int match_symbol(const char *name, void *arg)
+{
+    sym_match *sm = arg;
+
+    if (symbol_matches(name, sm->expr) && sm->n++ == 0 &&
+        !(sm->found = atune__strdup(name)))
+        return -1;
+    return 0;
+}
+
 /* The symbol of expr among the CUBIN's functions: NULL with a message in
- * err when none or several match. */
+ * why when none or several match. */
 static char *find_symbol(const char *data, size_t len, const char *expr,
                          char *why, size_t wlen)
 {
-    const Elf64_Ehdr *eh = (const void *)data;
-    char *found = NULL;
-    int n = 0;
+    atune__elf e;
+    sym_match sm = {expr, NULL, 0};
 
-    if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len) {
+    if (atune__elf_open(&e, data, len)) {
         snprintf(why, wlen, "nvcc wrote no ELF CUBIN");
         return NULL;
     }
-    for (int i = 0; i < eh->e_shnum; i++) {
-        const Elf64_Shdr *sh =
-            (const void *)(data + eh->e_shoff + (size_t)i * sizeof(*sh));
-        const Elf64_Shdr *st;
-        if (sh->sh_type != SHT_SYMTAB || sh->sh_link >= eh->e_shnum)
-            continue;
-        st = (const void *)(data + eh->e_shoff +
-                            (size_t)sh->sh_link * sizeof(*st));
-        if (sh->sh_offset + sh->sh_size > len ||
-            st->sh_offset + st->sh_size > len)
-            continue;
-        for (size_t k = 0; k + sizeof(Elf64_Sym) <= sh->sh_size;
-             k += sizeof(Elf64_Sym)) {
-            const Elf64_Sym *sy = (const void *)(data + sh->sh_offset + k);
-            const char *name = data + st->sh_offset + sy->st_name;
-            if (ELF64_ST_TYPE(sy->st_info) != STT_FUNC ||
-                sy->st_name >= st->sh_size ||
-                !memchr(name, '\0', st->sh_size - sy->st_name) ||
-                !symbol_matches(name, expr))
-                continue;
-            if (n++ == 0)
-                found = atune__strdup(name);
-        }
+    if (atune__elf_functions(&e, match_symbol, &sm)) {
+        snprintf(why, wlen, "out of memory");
+        return NULL;
     }
-    if (n == 1)
-        return found;
-    free(found);
+    if (sm.n == 1)
+        return sm.found;
+    free(sm.found);
     snprintf(why, wlen,
-             n ? "'%s' matches %d kernels of the CUBIN (overloads): name "
-                 "one by its template arguments"
-               : "no kernel of the CUBIN is '%s' (a __global__ function "
-                 "of that name, with these template arguments)",
-             expr, n);
+             sm.n ? "'%s' matches %d kernels of the CUBIN (overloads): name "
+                    "one by its template arguments"
+                  : "no kernel of the CUBIN is '%s' (a __global__ function "
+                    "of that name, with these template arguments)",
+             expr, sm.n);
     return NULL;
 }
 
