@@ -135,7 +135,7 @@ rc=$?
 # Two configurations, one log: nvcc's scratch folder (a new one each
 # compile) is not in it, so it is shown once, the second counted.
 [ "$(grep -c "nowhere a compiler looks" "$tmp/mhs.err")" -eq 1 ] &&
-  grep -q "1 more configurations fail to compile with a log shown above" "$tmp/mhs.err" &&
+  grep -q "1 more configurations fail with an error shown above" "$tmp/mhs.err" &&
   ! grep -q "atune-nvcc-" "$tmp/mhs.err" && ok ||
   ko "missing header after <stdio.h>: nvcc's log not shown once" "$tmp/mhs.err"
 [ "$rc" -eq 65 ] && grep -q 'cannot open source file "stdio.h"' "$tmp/mhs.err" &&
@@ -155,6 +155,18 @@ rc=$?
 [ "$rc" -eq 65 ] &&
   grep -q "names 'w', which is passed as -Dw=1: a clashing macro. Rename the parameter in .*clash.ini or declare it not a macro: not_macros = w)" "$tmp/clash.err" &&
   ok || ko "clashing macro in a built-in header: exit $rc, message" "$tmp/clash.err"
+# The file's own #error about a parameter's value is the author's check,
+# not a clash: no hint (it said "a clashing macro" for each such
+# configuration of a stale manifest).
+mkdir -p "$tmp/perr"
+{ echo '#if VW > 1'; echo '#error "this file takes VW = 1 only"'; echo '#endif'
+  cat "$bad/control/control.cu"; } >"$tmp/perr/perr.cu"
+cp "$bad/control/control.ini" "$tmp/perr/perr.ini"
+"$bin" check --templates "$tmp/perr" >"$tmp/perr.out" 2>"$tmp/perr.err"
+rc=$?
+[ "$rc" -eq 65 ] && grep -q '#error directive: "this file takes VW = 1 only"' "$tmp/perr.err" &&
+  ! grep -q "clashing macro" "$tmp/perr.err" && ok ||
+  ko "#error on a parameter: exit $rc, or a clashing-macro hint" "$tmp/perr.err"
 
 # --- precompiled headers: a toolkit header, no -D knob ------------------------
 # Each compile process keeps NVRTC's PCH in CACHE/pch/PID (private), creates
@@ -394,6 +406,11 @@ rc=$?
 [ "$rc" -ne 0 ] && ok || ko "abi: check of 2 arguments for 3 parameters exits 0" "$tmp/abim.err"
 grep -q "abi.ini:3: kernel 'copy_tuned' takes 3 parameters (8, 8, 8 bytes), but is passed 2 arguments of \[args\] (in, out): one is missing" "$tmp/abim.err" &&
   ok || ko "abi: the missing argument's message" "$tmp/abim.err"
+# The same error in each of the 4 configurations: shown once, the rest
+# counted (it was printed 4 times, 64 for a stale matmul manifest).
+[ "$(grep -c "takes 3 parameters" "$tmp/abim.err")" -eq 1 ] &&
+  grep -q "3 more configurations fail with an error shown above" "$tmp/abim.err" &&
+  ok || ko "abi: one message for the 4 configurations" "$tmp/abim.err"
 "$bin" check --templates "$tmp/abi_wide" >"$tmp/abiw.out" 2>"$tmp/abiw.err"
 rc=$?
 [ "$rc" -ne 0 ] && ok || ko "abi: check of a long for an int exits 0" "$tmp/abiw.err"
@@ -408,6 +425,14 @@ if [ -n "$stub" ]; then
   n=$(grep -c "copy_tuned" "$tmp/abi.launches" 2>/dev/null)
   [ "${n:-0}" -eq 0 ] && ok || ko "abi: tune launched copy_tuned $n times" "$tmp/abi.launches"
 fi
+
+# --- the ladder examples ------------------------------------------------------
+# tests/data/ladder links the built-in kernels and restates their
+# manifests with ladders of sizes: a manifest left behind when a kernel
+# changed (matmul's had 6 arguments for 9 parameters) fails here.
+"$bin" check --templates "$src/tests/data/ladder" --budget 2 >"$tmp/ladder.out" 2>"$tmp/ladder.err"
+rc=$?
+[ "$rc" -eq 0 ] && ok || ko "tests/data/ladder: check exits $rc" "$tmp/ladder.err"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -869,6 +869,75 @@ static void test_compile_error_cached(void **state)
     atune__manifest_free(m2);
 }
 
+/* The only entry of dir: its key, from the file name. */
+static uint64_t only_key(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    unsigned long long key = 0;
+    int n = 0;
+
+    assert_non_null(d);
+    while ((de = readdir(d)) != NULL)
+        if (strlen(de->d_name) == 22 && strcmp(de->d_name + 16, ".cubin") == 0 &&
+            sscanf(de->d_name, "%16llx", &key) == 1)
+            n++;
+    closedir(d);
+    assert_int_equal(n, 1);
+    return key;
+}
+
+/* A compile error recorded by an older tool (its hints since changed: a
+ * "clashing macro" said of a file's own #error) is compiled again and
+ * replaced, not served. */
+static void test_old_error_record_compiled_again(void **state)
+{
+    static const char ini[] =
+        "[template]\nkernel = k\nreference = k\nreference_block = 32\n"
+        "reference_grid = 1\nmetric = GB/s\nwork = n\n"
+        "[sizes]\ns = n=32\n[params]\nP = 2, 1\n"
+        "[launch]\nblock = 32\ngrid = 1\n[args]\nout = int[n] output\n"
+        "n = long n\n";
+    static const char cu[] =
+        "#if P == 2\n#error P must not be 2\n#endif\n"
+        "extern \"C\" __global__ void k(int *out, long n) { out[0] = P; }\n";
+    const char *names[] = {"k"};
+    atune__manifest *m = NULL;
+    char dir[4200];
+    atune__cubin b;
+    atune__cache *c;
+    atune__err err = {0};
+    uint64_t key;
+    int hit = -1;
+
+    (void)state;
+    if (atune__manifest_parse("t", "a/t.ini", ini, "a/t.cu", cu, &m, &err))
+        fail_msg("%s", err.msg);
+    fresh_dir(dir, sizeof(dir));
+    c = open_cache(dir);
+    assert_int_equal(atune__jit_compile_cached(c, m, NULL, "sm_90", names, 1,
+                                               &b, &hit, &err),
+                     ATUNE__EDATA);
+    key = only_key(dir);
+    /* as an older version stored it: kind, then the message */
+    assert_int_equal(atune__cache_put_error(c, key, "c: an old hint", &err), 0);
+    assert_int_equal(atune__jit_compile_cached(c, m, NULL, "sm_90", names, 1,
+                                               &b, &hit, &err),
+                     ATUNE__EDATA);
+    assert_int_equal(hit, 0);
+    assert_null(strstr(err.msg, "an old hint"));
+    assert_non_null(strstr(err.msg, "P must not be 2"));
+    /* replaced: the next look-up is a hit with today's message */
+    assert_int_equal(atune__jit_compile_cached(c, m, NULL, "sm_90", names, 1,
+                                               &b, &hit, &err),
+                     ATUNE__EDATA);
+    assert_int_equal(hit, 1);
+    assert_non_null(strstr(err.msg, "P must not be 2"));
+    assert_int_equal(entries_in(dir), 1);
+    atune__cache_close(c);
+    atune__manifest_free(m);
+}
+
 /* --- user headers and C++ names ------------------------------------------ */
 
 static void write_in(const char *dir, const char *file, const char *text)
@@ -1061,6 +1130,7 @@ int main(void)
         cmocka_unit_test(test_disabled),
         cmocka_unit_test(test_compile_cached),
         cmocka_unit_test(test_compile_error_cached),
+        cmocka_unit_test(test_old_error_record_compiled_again),
         cmocka_unit_test(test_header_change),
         cmocka_unit_test(test_name_error),
     };

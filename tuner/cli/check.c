@@ -101,14 +101,16 @@ struct seen_logs {
 };
 
 /* Whether the log of msg (what follows its first line, which names the
- * configuration) was printed before; remembers it when not. */
+ * configuration; a message of one line names none, [args] against the
+ * kernel's parameters, and counts whole) was printed before; remembers it
+ * when not. */
 static int seen_before(struct seen_logs *seen, const char *msg)
 {
     const char *log = strchr(msg, '\n');
     uint64_t h;
 
     if (!log)
-        return 0;
+        log = msg;
     h = atune__fnv1a(log, strlen(log), ATUNE__FNV_SEED);
     for (int i = 0; i < seen->n; i++)
         if (seen->hash[i] == h)
@@ -601,8 +603,8 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     }
     if (seen.repeats)
         fprintf(stderr,
-                "autotune: error: %s: %lld more configurations fail to "
-                "compile with a log shown above\n",
+                "autotune: error: %s: %lld more configurations fail "
+                "with an error shown above\n",
                 m->cu_path, (long long)seen.repeats);
     if (j && started) {
         atune__json_end(j);

@@ -544,9 +544,15 @@ int atune__cache_put_error(atune__cache *c, uint64_t key, const char *msg,
 /* --- cached compilation --------------------------------------------------- */
 
 /* A compile error as stored: "c" or "i" (it started with the .cu's or
- * the .ini's path), then the rest of the message; NULL for failures that
- * may not recur (out of memory, a broken NVRTC). The path is left out so
- * that a copied template shares entries. Tied to jit.c's messages. */
+ * the .ini's path), the generation of the messages, then the rest of the
+ * message; NULL for failures that may not recur (out of memory, a broken
+ * NVRTC). The path is left out so that a copied template shares entries.
+ * The message carries jit.c's hints (a clashing macro, host code, a
+ * missing header): a record of another generation is compiled again, so
+ * that a changed hint is not served from a cache filled before. Raise it
+ * when those messages change. */
+#define ERROR_GEN '2'
+
 static char *config_error_record(const atune__manifest *m,
                                  const atune__err *err)
 {
@@ -563,11 +569,18 @@ static char *config_error_record(const atune__manifest *m,
         tail = err->msg + ilen;
     else
         return NULL;
-    if (!(rec = malloc(strlen(tail) + 2)))
+    if (!(rec = malloc(strlen(tail) + 3)))
         return NULL;
     rec[0] = tail == err->msg + clen ? 'c' : 'i';
-    strcpy(rec + 1, tail);
+    rec[1] = ERROR_GEN;
+    strcpy(rec + 2, tail);
     return rec;
+}
+
+/* Whether rec is a record of this generation. */
+static int current_error(const char *rec)
+{
+    return rec && (rec[0] == 'c' || rec[0] == 'i') && rec[1] == ERROR_GEN;
 }
 
 static int recorded_error(const atune__manifest *m, const char *rec,
@@ -575,7 +588,7 @@ static int recorded_error(const atune__manifest *m, const char *rec,
 {
     const char *path = rec[0] == 'i' ? m->ini_path : m->cu_path;
 
-    return atune__fail(err, ATUNE__EDATA, "%s%s", path, rec[0] ? rec + 1 : "");
+    return atune__fail(err, ATUNE__EDATA, "%s%s", path, rec + 2);
 }
 
 /* The cache key of compiling (m, c, arch, names). */
@@ -641,11 +654,13 @@ int atune__jit_compile_cached(atune__cache *cache, const atune__manifest *m,
         *hit = 1;
     if (found == ATUNE__CACHE_HIT && out->nsyms == nnames)
         return 0;
-    if (found == ATUNE__CACHE_HIT_ERROR) {
+    if (found == ATUNE__CACHE_HIT_ERROR && current_error(out->log)) {
         rc = recorded_error(m, out->log, err);
         atune__cubin_free(out);
         return rc;
     }
+    if (found == ATUNE__CACHE_HIT_ERROR && hit)
+        *hit = 0; /* an older generation's message: compiled again */
     atune__cubin_free(out);
     rc = atune__jit_compile(m, c, arch, names, nnames, out, err);
     if (rc == 0)

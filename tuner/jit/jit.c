@@ -480,8 +480,12 @@ static int macro_hint(const atune__manifest *m, const atune__config *c,
         const char *l, *q = p + flen;
         atune__err rerr;
         long line = 0;
+        int end = 0;
+        /* "(N): error" only: a catastrophic error (the file's own #error,
+         * a missing header) or a warning is no clash. */
         if (*q != '(' || flen == 0 || flen >= sizeof(path) ||
-            sscanf(q, "(%ld): error", &line) != 1 || line < 1)
+            sscanf(q, "(%ld): error%n", &line, &end) != 1 || end == 0 ||
+            line < 1)
             continue;
         memcpy(path, p, flen);
         path[flen] = '\0';
