@@ -39,7 +39,8 @@ load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
   range_step_and_pow2 range_too_many_values continuation_orphan
   kernel_bad_char kernel_not_name include_dir_missing nvrtc_option_reserved
   nvrtc_option_not_option param_macros_bad param_name_too_long
-  include_dirs_empty knob_redefined knob_identifier knob_template_param
+  include_dirs_empty knob_redefined knob_redefined_several knob_identifier
+  knob_template_param
   buffer_option_unknown compare_uses_param mismatches_bad
   fill_bad "
 
@@ -47,7 +48,8 @@ load_kinds=" arg_duplicate arg_not_identifier buffer_no_role kernel_in_comment
 # nothing reads: what each message must say besides its file:line (the
 # fixes included).
 declare -A knob_msg=(
-  [knob_redefined]="parameter 'BLOCK_SIZE' .* is redefined here (#define BLOCK_SIZE).*incompatible redefinition of macro.*Fix: rename the parameter.*not_macros = BLOCK_SIZE"
+  [knob_redefined]="parameter 'BLOCK_SIZE' .* is redefined here (#define BLOCK_SIZE).*incompatible redefinition of macro)\. Fix: make the file's value a default that -D overrides: '#ifndef BLOCK_SIZE' before the #define and '#endif' after it (the file.*rename the parameter.*not_macros = BLOCK_SIZE"
+  [knob_redefined_several]="knob_redefined_several.cu:3: parameter 'BLOCK_SIZE' .* is redefined here (#define BLOCK_SIZE).*; so are VW (line 4)\. Fix: .*'#ifndef BLOCK_SIZE' before the #define and '#endif' after it, and the same for each of the others"
   [knob_identifier]="parameter 'vw' .* is also a function parameter's name here: as -Dvw=VALUE.*Fix: rename.*not_macros = vw"
   [knob_template_param]="parameter 'BLOCK_THREADS' .* is also a template parameter's name here.*not_macros = BLOCK_THREADS"
   [knob_changes_nothing]="parameter 'UNROLL' changes nothing: every value (3) compiles to the same CUBIN.*Fix: use it in .*knob_changes_nothing.cu"

@@ -49,6 +49,11 @@ struct lex {
     int paren_depth;
     unsigned guard[64]; /* per #if level: parameters it guards (#ifndef) */
     int nguard;
+    /* Knobs the file #defines unguarded, in order: reported together once
+     * the file is scanned, since a file with hard-wired knobs (the CUDA
+     * samples') has several and each needs the same edit. */
+    int redef_pi[ATUNE__MAX_PARAMS], redef_line[ATUNE__MAX_PARAMS];
+    int nredef;
 };
 
 static unsigned guarded(const struct lex *lx)
@@ -154,17 +159,22 @@ static int directive(struct lex *lx, const char *p, const char **end)
         const char *n = skip_blank(de), *ne = ident_end(n);
         int undef = *d == 'u';
         pi = atune__manifest_param_n(m, n, (size_t)(ne - n));
-        if (pi >= 0 && m->params[pi].macro && !(guarded(lx) & (1u << pi))) {
+        if (pi >= 0 && m->params[pi].macro && !(guarded(lx) & (1u << pi)) &&
+            !undef) {
+            int seen = 0;
+            for (int k = 0; k < lx->nredef; k++)
+                seen |= lx->redef_pi[k] == pi;
+            if (!seen && lx->nredef < ATUNE__MAX_PARAMS) {
+                lx->redef_pi[lx->nredef] = pi;
+                lx->redef_line[lx->nredef++] = line;
+            }
+        } else if (pi >= 0 && m->params[pi].macro &&
+                   !(guarded(lx) & (1u << pi))) {
             char what[256];
             snprintf(what, sizeof(what),
-                     "is %s here (#%s %s)%s",
-                     undef ? "undefined" : "redefined",
-                     undef ? "undef" : "define", m->params[pi].name,
-                     undef ? ": the knob's -D value is thrown away"
-                           : ": the file's value overrides the knob's -D "
-                             "value in every configuration (NVRTC warning "
-                             "47, incompatible redefinition of macro); a "
-                             "default belongs inside #ifndef");
+                     "is undefined here (#undef %s): the knob's -D value is "
+                     "thrown away",
+                     m->params[pi].name);
             return fix_hint(lx, pi, line, what);
         }
     } else if (is_word(d, (size_t)(de - d), "ifndef")) {
@@ -289,6 +299,38 @@ static int scan(struct lex *lx)
     return 0;
 }
 
+/* The knobs the file #defines outside an #ifndef guard: the only fix
+ * that keeps the file's behaviour and makes the knob work is the guard,
+ * so it comes first; renaming or not_macros only suits a name that is
+ * not the knob. */
+static int report_redefined(struct lex *lx)
+{
+    const atune__manifest *m = lx->ld->m;
+    const atune__param *p0 = &m->params[lx->redef_pi[0]];
+    char more[512] = "";
+    size_t k = 0;
+
+    for (int i = 1; i < lx->nredef && k < sizeof(more); i++)
+        k += (size_t)snprintf(more + k, sizeof(more) - k, "%s%s (line %d)",
+                              i == 1 ? "; so are " : ", ",
+                              m->params[lx->redef_pi[i]].name,
+                              lx->redef_line[i]);
+    return atune__fail(
+        lx->ld->err, ATUNE__EDATA,
+        "%s:%d: parameter '%s' (%s:%d) is redefined here (#define %s): the "
+        "file's value overrides the knob's -D value in every configuration "
+        "(NVRTC warning 47, incompatible redefinition of macro)%s. Fix: make "
+        "the file's value a default that -D overrides: '#ifndef %s' before "
+        "the #define and '#endif' after it%s (the file compiles as before "
+        "without -D); or, if the file's macro is not the knob, rename the "
+        "parameter in %s or declare it not a macro (not_macros = %s under "
+        "[template])",
+        lx->path, lx->redef_line[0], p0->name, m->ini_path, p0->line,
+        p0->name, more, p0->name,
+        lx->nredef > 1 ? ", and the same for each of the others" : "",
+        m->ini_path, p0->name);
+}
+
 int atune__mf_macros_begin(struct loader *ld)
 {
     atune__manifest *m = ld->m;
@@ -333,6 +375,8 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
         return atune__mf_oom(ld);
     lx.p = code;
     rc = scan(&lx);
+    if (!rc && lx.nredef > 0)
+        rc = report_redefined(&lx);
     free(code);
     return rc;
 }
