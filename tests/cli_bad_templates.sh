@@ -112,6 +112,23 @@ for dir in "$data"/*/; do
     grep -q "configurations compiled for .*, 0 failed and 1 other error," "$out.out" && ok ||
       ko "$kind: the summary counts the manifest's error as a configuration" "$out.out"
   fi
+  if [ "$kind" = constant_size ]; then
+    # The same in every configuration: shown once, the rest counted.
+    [ "$(grep -c "$where: __constant__ 'table' has 32 bytes in .*constant_size.cu, but \[constants\] makes it 4 int elements (16 bytes) at size 'small'" "$out.err")" -eq 1 ] && ok ||
+      ko "$kind: the constant's size is not reported once" "$out.err"
+  fi
+  if [ "$kind" = constant_size_ref ]; then
+    grep -q "$where: __constant__ 'table' has 16 bytes in .*constant_size_ref/ref.cu, but" "$out.err" && ok ||
+      ko "$kind: the reference's file is not the one named" "$out.err"
+    # tune reaches the copy into the reference's module (the stub driver
+    # reads the CUBIN's symbols): its error names ref.cu too.
+    if [ -n "${ATUNE_STUB_DRIVER_DIR:-}" ] && [ "$have_gpu" -eq 0 ]; then
+      LD_LIBRARY_PATH=$ATUNE_STUB_DRIVER_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        run "$out.stub" "$bin" --device 0 --templates "$dir" --profile-dir "$tmp/prof-stub-$kind"
+      grep -q "$where: __constant__ 'table' has 16 bytes in .*constant_size_ref/ref.cu, the manifest says 32" "$out.stub.err" && ok ||
+        ko "$kind: tune on the stub does not name ref.cu" "$out.stub.err"
+    fi
+  fi
   if [ "$kind" = compile_error ]; then
     # Every configuration fails the same way: the log is printed once.
     [ "$(grep -c "$where: error" "$out.err")" -eq 1 ] && ok ||

@@ -1,6 +1,6 @@
 /* test_elf.c -- the CUBIN reader (jit/elf.h) and what reads a kernel's
  * parameters through it (jit/cubin_params.h), on a small ELF file built
- * here: its function symbols and sections are found at any alignment of
+ * here: its symbols and sections are found at any alignment of
  * the buffer, and a file cut short or pointing outside itself is refused
  * or its broken part skipped, never read past (ASan checks that in CI). */
 #include <setjmp.h>
@@ -64,6 +64,7 @@ static image build(size_t shift)
     syms[1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
     syms[2].st_name = NM_OBJ;
     syms[2].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT);
+    syms[2].st_size = 68; /* a __constant__ float[17] */
     syms[3].st_name = NM_K2;
     syms[3].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
 
@@ -121,10 +122,11 @@ typedef struct names {
     char list[8][16];
 } names;
 
-static int collect(const char *name, void *arg)
+static int collect(const char *name, uint64_t size, void *arg)
 {
     names *ns = arg;
 
+    (void)size;
     if (ns->n < 8)
         snprintf(ns->list[ns->n], sizeof(ns->list[0]), "%s", name);
     ns->n++;
@@ -137,7 +139,7 @@ static names functions(const image *im)
     names ns = {0};
 
     if (atune__elf_open(&e, im->data, im->len) == 0)
-        assert_int_equal(atune__elf_functions(&e, collect, &ns), 0);
+        assert_int_equal(atune__elf_symbols(&e, STT_FUNC, collect, &ns), 0);
     else
         ns.n = -1;
     return ns;
@@ -255,9 +257,39 @@ static void test_skips_broken_symbols(void **state)
     release(&im, 0);
 }
 
-static int stop_at_first(const char *name, void *arg)
+static int object_size(const char *name, uint64_t size, void *arg)
+{
+    if (strcmp(name, "obj") != 0)
+        fail_msg("a data object named '%s'", name);
+    *(uint64_t *)arg = size;
+    return 0;
+}
+
+static void test_objects_and_their_sizes(void **state)
+{
+    (void)state;
+    image im = build(3);
+    atune__elf e;
+    uint64_t size = 0;
+
+    assert_int_equal(atune__elf_open(&e, im.data, im.len), 0);
+    assert_true(atune__elf_has_symbols(&e));
+    assert_int_equal(atune__elf_symbols(&e, STT_OBJECT, object_size, &size), 0);
+    assert_int_equal(size, 68);
+    release(&im, 3);
+
+    /* no readable symbol table: none */
+    im = build(0);
+    im.sh[S_SYM].sh_link = NSEC + 3; /* no such string table */
+    assert_int_equal(atune__elf_open(&e, im.data, im.len), 0);
+    assert_false(atune__elf_has_symbols(&e));
+    release(&im, 0);
+}
+
+static int stop_at_first(const char *name, uint64_t size, void *arg)
 {
     (void)name;
+    (void)size;
     (*(int *)arg)++;
     return 7;
 }
@@ -270,7 +302,7 @@ static void test_callback_stops_the_walk(void **state)
     int calls = 0;
 
     assert_int_equal(atune__elf_open(&e, im.data, im.len), 0);
-    assert_int_equal(atune__elf_functions(&e, stop_at_first, &calls), 7);
+    assert_int_equal(atune__elf_symbols(&e, STT_FUNC, stop_at_first, &calls), 7);
     assert_int_equal(calls, 1);
     release(&im, 0);
 }
@@ -282,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_refuses_a_file_cut_short),
         cmocka_unit_test(test_refuses_offsets_outside),
         cmocka_unit_test(test_skips_broken_symbols),
+        cmocka_unit_test(test_objects_and_their_sizes),
         cmocka_unit_test(test_callback_stops_the_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

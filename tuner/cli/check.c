@@ -101,9 +101,9 @@ struct seen_logs {
 };
 
 /* Whether the log of msg (what follows its first line, which names the
- * configuration; a message of one line names none, [args] against the
- * kernel's parameters, and counts whole) was printed before; remembers it
- * when not. */
+ * configuration) was printed before; remembers it when not. A one-line
+ * error (a kernel's [args] or [constants] against its CUBIN) names no
+ * configuration: it counts whole, the same in each, shown once. */
 static int seen_before(struct seen_logs *seen, const char *msg)
 {
     const char *log = strchr(msg, '\n');
@@ -540,7 +540,9 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
             /* [args] that do not fit a kernel's parameters as compiled
              * fail the configuration as a compile error would. */
             if (!rc && cubin && !msg &&
-                atune__cubin_abi_check(m, cubin, 0, nnames, &abi))
+                (atune__cubin_abi_check(m, cubin, 0, nnames, &abi) ||
+                 atune__cubin_constants_check(m, cubin, m->cu_path, o->arch,
+                                              &abi)))
                 msg = abi.msg;
             if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
                 pch[cubin->pch]++;

@@ -37,6 +37,10 @@ int atune__check_reference(const atune__manifest *m, const char *arch,
         /* The reference's kernels come first in its module (refmodule.c). */
         if (rc == 0)
             rc = atune__cubin_abi_check(m, &cubin, 1, syms.nref, err);
+        if (rc == 0)
+            rc = atune__cubin_constants_check(
+                m, &cubin, own && m->ref_path ? m->ref_path : m->cu_path,
+                arch, err);
         atune__cubin_free(&cubin);
         if (rc && per_size)
             atune__err_prefix(err, "at size '%s': ", m->sizes[i].name);

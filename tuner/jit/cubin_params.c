@@ -10,10 +10,12 @@
  * every offset is still checked against its length. */
 #include "jit/cubin_params.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "jit/elf.h"
+#include "template/space.h"
 
 enum { EIFMT_NVAL = 1, EIFMT_BVAL = 2, EIFMT_HVAL = 3, EIFMT_SVAL = 4 };
 enum { EIATTR_KPARAM_INFO = 0x17, EIATTR_CBANK_PARAM_SIZE = 0x19,
@@ -92,6 +94,82 @@ int atune__cubin_abi_check(const atune__manifest *m, const atune__cubin *cb,
                               np < MAX_LISTED ? np : MAX_LISTED, err);
         if (rc)
             return rc;
+    }
+    return 0;
+}
+
+/* find_object's search for one name. */
+typedef struct object_find {
+    const char *name;
+    uint64_t size;
+} object_find;
+
+static int object_named(const char *name, uint64_t size, void *arg)
+{
+    object_find *f = arg;
+
+    if (strcmp(name, f->name) != 0)
+        return 0;
+    f->size = size;
+    return 1;
+}
+
+/* The bytes of the data object called name in the CUBIN's symbol table:
+ * -1 without a symbol table, -2 with one that has no such object. */
+static long long object_size(const char *data, size_t len, const char *name)
+{
+    atune__elf e;
+    object_find f = {name, 0};
+
+    if (atune__elf_open(&e, data, len) || !atune__elf_has_symbols(&e))
+        return -1;
+    if (atune__elf_symbols(&e, STT_OBJECT, object_named, &f))
+        return f.size > (uint64_t)LLONG_MAX ? -2 : (long long)f.size;
+    return -2;
+}
+
+int atune__cubin_constants_check(const atune__manifest *m,
+                                 const atune__cubin *cb, const char *file,
+                                 const char *arch, atune__err *err)
+{
+    atune__devattr dev;
+
+    atune__devattr_default(&dev);
+    dev.cc = atune__arch_cc(arch);
+    for (int c = 0; c < m->nconstants; c++) {
+        const atune__arg *a = &m->constants[c];
+        long long got = object_size(cb->data, cb->len, a->name);
+        if (got == -1)
+            continue;
+        if (got == -2)
+            return atune__fail(err, ATUNE__EDATA,
+                               "%s:%d: [constants] '%s': %s has no "
+                               "__constant__ variable of that name (or it "
+                               "is unused and the compiler dropped it)",
+                               m->ini_path, a->line, a->name, file);
+        for (int s = 0; s < m->nsizes; s++) {
+            atune__vars vs = {0};
+            int64_t n;
+            int rc = atune__size_vars(&m->sizes[s], &vs) ||
+                             atune__devattr_vars(&dev, &vs)
+                         ? atune__fail(err, ATUNE__ESOFTWARE,
+                                       "%s: too many variables", m->ini_path)
+                         : atune__manifest_eval(m, a->count, a->line, &vs,
+                                                &n, err);
+            if (rc)
+                return rc;
+            if (n < 1 || (unsigned long long)n * atune__arg_elem_size(a) !=
+                             (unsigned long long)got)
+                return atune__fail(
+                    err, ATUNE__EDATA,
+                    "%s:%d: __constant__ '%s' has %lld bytes in %s, but "
+                    "[constants] makes it %lld %s elements (%lld bytes) at "
+                    "size '%s': give it the variable's length",
+                    m->ini_path, a->line, a->name, got, file, (long long)n,
+                    atune__type_name(a->type),
+                    (long long)n * (long long)atune__arg_elem_size(a),
+                    m->sizes[s].name);
+        }
     }
     return 0;
 }

@@ -22,4 +22,14 @@ int atune__cubin_params(const char *data, size_t len, const char *sym,
 int atune__cubin_abi_check(const atune__manifest *m, const atune__cubin *cb,
                            int ref, int n, atune__err *err);
 
+/* Each [constants] symbol of m against the variable of that name in the
+ * CUBIN cb, compiled from file (for messages): its bytes at every size of
+ * m (device attributes those of a generic device of architecture arch)
+ * must be the variable's, as tune's copy into it will want (runner.c).
+ * A CUBIN without a symbol table passes; one that lacks the variable
+ * does not (tune's cuModuleGetGlobal would fail). */
+int atune__cubin_constants_check(const atune__manifest *m,
+                                 const atune__cubin *cb, const char *file,
+                                 const char *arch, atune__err *err);
+
 #endif

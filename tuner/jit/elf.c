@@ -55,15 +55,25 @@ const char *atune__elf_section_name(const atune__elf *e, const Elf64_Shdr *sh)
     return atune__elf_string(e, &e->names, sh->sh_name);
 }
 
-int atune__elf_functions(const atune__elf *e,
-                         int (*fn)(const char *name, void *arg), void *arg)
+/* Symbol table i and its string table into sym and str: 0 when both
+ * are readable. */
+static int symtab(const atune__elf *e, int i, Elf64_Shdr *sym, Elf64_Shdr *str)
+{
+    return atune__elf_section(e, i, sym) || sym->sh_type != SHT_SYMTAB ||
+                   sym->sh_link >= e->eh.e_shnum ||
+                   atune__elf_section(e, (int)sym->sh_link, str)
+               ? -1
+               : 0;
+}
+
+int atune__elf_symbols(const atune__elf *e, int type,
+                       int (*fn)(const char *name, uint64_t size, void *arg),
+                       void *arg)
 {
     for (int i = 0; i < e->eh.e_shnum; i++) {
         Elf64_Shdr sh, str;
 
-        if (atune__elf_section(e, i, &sh) || sh.sh_type != SHT_SYMTAB ||
-            sh.sh_link >= e->eh.e_shnum ||
-            atune__elf_section(e, (int)sh.sh_link, &str))
+        if (symtab(e, i, &sh, &str))
             continue;
         for (uint64_t k = 0; k + sizeof(Elf64_Sym) <= sh.sh_size;
              k += sizeof(Elf64_Sym)) {
@@ -72,12 +82,22 @@ int atune__elf_functions(const atune__elf *e,
             int rc;
 
             memcpy(&sy, e->data + sh.sh_offset + k, sizeof(sy));
-            if (ELF64_ST_TYPE(sy.st_info) != STT_FUNC ||
+            if (ELF64_ST_TYPE(sy.st_info) != type ||
                 !(name = atune__elf_string(e, &str, sy.st_name)))
                 continue;
-            if ((rc = fn(name, arg)) != 0)
+            if ((rc = fn(name, sy.st_size, arg)) != 0)
                 return rc;
         }
+    }
+    return 0;
+}
+
+int atune__elf_has_symbols(const atune__elf *e)
+{
+    for (int i = 0; i < e->eh.e_shnum; i++) {
+        Elf64_Shdr sh, str;
+        if (!symtab(e, i, &sh, &str))
+            return 1;
     }
     return 0;
 }

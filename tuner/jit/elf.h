@@ -8,6 +8,7 @@
 
 #include <elf.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct atune__elf {
     const char *data;
@@ -35,11 +36,15 @@ const char *atune__elf_string(const atune__elf *e, const Elf64_Shdr *strtab,
 const char *atune__elf_section_name(const atune__elf *e,
                                     const Elf64_Shdr *sh);
 
-/* Calls fn(name, arg) for each function symbol (STT_FUNC) of every symbol
- * table, its name read as atune__elf_string; a symbol whose name cannot be
- * read is skipped. Stops at and returns fn's first non-zero value; 0 when
- * every call returned 0. */
-int atune__elf_functions(const atune__elf *e,
-                         int (*fn)(const char *name, void *arg), void *arg);
+/* Calls fn(name, size, arg) for each symbol of type (STT_FUNC, STT_OBJECT)
+ * in every symbol table, its name read as atune__elf_string and size its
+ * st_size; a symbol whose name cannot be read is skipped. Stops at and
+ * returns fn's first non-zero value; 0 when every call returned 0. */
+int atune__elf_symbols(const atune__elf *e, int type,
+                       int (*fn)(const char *name, uint64_t size, void *arg),
+                       void *arg);
+
+/* Whether e has a symbol table that atune__elf_symbols can read. */
+int atune__elf_has_symbols(const atune__elf *e);
 
 #endif

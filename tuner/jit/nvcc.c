@@ -302,10 +302,11 @@ typedef struct sym_match {
     int n;
 } sym_match;
 
-static int match_symbol(const char *name, void *arg)
+static int match_symbol(const char *name, uint64_t size, void *arg)
 {
     sym_match *sm = arg;
 
+    (void)size;
     if (symbol_matches(name, sm->expr) && sm->n++ == 0 &&
         !(sm->found = atune__strdup(name)))
         return -1;
@@ -324,7 +325,7 @@ static char *find_symbol(const char *data, size_t len, const char *expr,
         snprintf(why, wlen, "nvcc wrote no ELF CUBIN");
         return NULL;
     }
-    if (atune__elf_functions(&e, match_symbol, &sm)) {
+    if (atune__elf_symbols(&e, STT_FUNC, match_symbol, &sm)) {
         snprintf(why, wlen, "out of memory");
         return NULL;
     }

@@ -496,7 +496,7 @@ int atune__problem_eval(atune__problem *p, atune__kernel *k,
         return rc;
     if ((rc = atune__config_vars(p->m, c, &vs)))
         return rc;
-    if ((rc = atune__problem_set_constants(p, k->mod, err)))
+    if ((rc = atune__problem_set_constants(p, k->mod, p->m->cu_path, err)))
         return rc;
     if ((rc = atune__problem_make_args(p, &vs, sc, args, err)))
         return rc;

@@ -254,7 +254,8 @@ int atune__problem_prepare(atune__problem *p, int poison, atune__err *err)
     return 0;
 }
 
-int atune__problem_set_constants(atune__problem *p, CUmodule mod, atune__err *err)
+int atune__problem_set_constants(atune__problem *p, CUmodule mod,
+                                 const char *file, atune__err *err)
 {
     atune__device *d = p->d;
 
@@ -269,7 +270,7 @@ int atune__problem_set_constants(atune__problem *p, CUmodule mod, atune__err *er
                                "%s:%d: __constant__ '%s' has %zu bytes in "
                                "%s, the manifest says %zu",
                                p->m->ini_path, c->arg->line, c->arg->name,
-                               bytes, p->m->cu_path, c->bytes);
+                               bytes, file, c->bytes);
         CU(cuMemcpyDtoDAsync(sym, c->data, c->bytes, d->stream),
            "cuMemcpyDtoDAsync");
     }
@@ -484,7 +485,8 @@ static int run_reference(atune__problem *p, atune__err *err)
     if (!rc && init && (rc = run_init(p, init, &vs, err)))
         atune__err_prefix(err, "init '%s': ", m->init);
     if (!rc)
-        rc = atune__problem_set_constants(p, mod, err);
+        rc = atune__problem_set_constants(
+            p, mod, own && m->ref_path ? m->ref_path : m->cu_path, err);
     if (!rc)
         rc = atune__problem_prepare(p, 1, err);
     if (!rc)

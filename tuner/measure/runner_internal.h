@@ -125,9 +125,10 @@ int atune__cucheck(CUresult rc, const char *what, atune__err *err);
 
 /* Brings every non-input buffer to its pre-launch state (runner.c). */
 int atune__problem_prepare(atune__problem *p, int poison, atune__err *err);
-/* Copies the problem's __constant__ data into mod's symbols (runner.c). */
+/* Copies the problem's __constant__ data into mod's symbols (runner.c);
+ * file is the source mod was compiled from, for messages. */
 int atune__problem_set_constants(atune__problem *p, CUmodule mod,
-                                 atune__err *err);
+                                 const char *file, atune__err *err);
 /* The kernel arguments at variables vs, scalars stored in sc (runner.c). */
 int atune__problem_make_args(atune__problem *p, const atune__vars *vs,
                              union scalar *sc, void **args, atune__err *err);

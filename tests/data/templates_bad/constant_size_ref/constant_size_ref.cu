@@ -1,0 +1,12 @@
+/* The control kernel adding a __constant__ offset: the table has 8
+ * elements, as [constants] says; the reference's file (ref.cu) has 4. */
+__constant__ int table[8];
+
+extern "C" __global__ void copy_tuned(const int *in, int *out, long n)
+{
+    long i = ((long)blockIdx.x * BLOCK_SIZE + threadIdx.x) * VW;
+    for (int v = 0; v < VW; v++)
+        if (i + v < n)
+            out[i + v] = in[i + v] + table[v & 7];
+}
+
