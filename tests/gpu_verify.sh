@@ -23,8 +23,9 @@
 # the default's and the best time. tests/data/sizename/szn (its kernel's
 # name reads the size: <..., true> adds 1 where n % 1024 == 0, <...,
 # false> adds 2, as the reference does per size): every configuration ok
-# at both sizes, so each size ran its own instantiation. Exits 77 without
-# a GPU.
+# at both sizes, so each size ran its own instantiation. overrun: a
+# kernel that writes past its output's end fails at the size where it
+# does (the guard behind each compared buffer). Exits 77 without a GPU.
 set -u
 bin=${ATUNE_BINARY:?run through ctest}
 src=${ATUNE_SOURCE_DIR:?run through ctest}
@@ -84,6 +85,29 @@ two_pass_ref|sequence|27
 layernorm_forward|published/layernorm_v2|30
 szn|sizename|9
 LIST
+
+# overrun: its VW=4 kernel stores whole chunks of four, so at n = 1000003
+# it writes one element past out's end, every element of out right: the
+# guard behind out fails exactly those (wrong_output, "written past its
+# end"); everything else is ok.
+"$bin" --device 0 --templates "$src/tests/data/verify" --kernel overrun \
+  --strategy brute_force --profile-dir "$tmp/po" >"$tmp/overrun.out" 2>"$tmp/overrun.err"
+rc=$?
+if [ $rc -ne 0 ]; then
+  fail "overrun: exit $rc"
+  tail -20 "$tmp/overrun.err"
+else
+  awk -F'\t' '!/^#/ && $1 == "overrun" && $10 != "final" {
+      vw4 = $3 ~ /VW=4/; ragged = $2 == "n=1000003"
+      want = vw4 && ragged ? "wrong_output" : "ok"
+      n++
+      if ($4 != want || (want == "wrong_output" && $10 !~ /out: written past its end/)) {
+        bad++; print "  " $2 " " $3 ": " $4 " " $10 }
+    }
+    END { printf "overrun: %d configurations, %d as expected\n", n, n - bad
+          exit (n != 8 || bad > 0) }' "$tmp"/po/*.journal ||
+    fail "overrun: not exactly VW=4 at n=1000003 caught writing past out"
+fi
 
 [ $fails -eq 0 ] && echo "gpu_verify: all passed" || echo "gpu_verify: $fails failed"
 [ $fails -eq 0 ]

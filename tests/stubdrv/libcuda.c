@@ -54,6 +54,11 @@
  *                            a tuned kernel) reports a mismatch, and a
  *                            *_verify kernel (out, ref, n, errors) counts
  *                            one error
+ *   ATUNE_STUB_OVERRUN_BLOCK the launch writes past the end of its output:
+ *                            the compare after it of the guard behind a
+ *                            buffer (a range that starts past its
+ *                            allocation's start and ends at its end)
+ *                            reports a mismatch
  * Kernels named *_ref, *_init and *_verify are a template's reference,
  * init and verify kernels: not tuned. */
 #include <elf.h>
@@ -85,7 +90,7 @@ static struct {
     uint64_t near;
     uint64_t fake_next, used;
     struct block *real, *fake;
-    int hang, wrong;
+    int hang, wrong, overrun;
     struct CUctx_st ctx[64];
     struct CUstream_st stream;
 } st = {.fake_next = FAKE_BASE};
@@ -422,6 +427,26 @@ static const struct block *allocation_at(uintptr_t p)
     return NULL;
 }
 
+/* Whether cmp_TYPE(out, ref, n, res) compares the end of out's allocation
+ * but not its start: the guard after a buffer. */
+static int guard_compare(CUfunction f, void **args)
+{
+    static const struct {
+        const char *type;
+        size_t size;
+    } sizes[] = {{"char", 1}, {"half", 2}, {"bf16", 2}, {"int", 4},
+                 {"uint", 4}, {"float", 4}, {"long", 8}, {"ulong", 8},
+                 {"double", 8}};
+    uintptr_t out = (uintptr_t)*(CUdeviceptr *)args[0];
+    long n = *(long *)args[2];
+    const struct block *b = allocation_at(out);
+
+    for (size_t i = 0; b && i < sizeof(sizes) / sizeof(*sizes); i++)
+        if (strcmp(f->name + 4, sizes[i].type) == 0)
+            return out > b->at && out - b->at + (size_t)n * sizes[i].size == b->size;
+    return 0;
+}
+
 /* cmp_*(out, ref, n, res); fill_*(p, n, seed, mode, ilo, ihi, rlo, rhi) */
 static void log_helper(CUfunction f, void **args, unsigned gx, unsigned bx)
 {
@@ -489,6 +514,7 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
             st.hang = 1;
         /* The output is that of the latest launch of a tuned kernel. */
         st.wrong = planted("ATUNE_STUB_WRONG_BLOCK", bx, gx);
+        st.overrun = planted("ATUNE_STUB_OVERRUN_BLOCK", bx, gx);
     }
     if (!f->tuned)
         log_helper(f, args, gx, bx);
@@ -504,6 +530,8 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
     }
     if (strncmp(f->name, "cmp_", 4) != 0 && strncmp(f->name, "fill_", 5) != 0)
         log_launch(f, gx, gy, gz, bx, by, bz, shared, args);
+    if (strncmp(f->name, "cmp_", 4) == 0 && st.overrun && guard_compare(f, args))
+        st.wrong = 1, st.overrun = 0;
     if (strncmp(f->name, "cmp_", 4) == 0 && st.wrong) {
         /* cmp_*(out, ref, n, res): one mismatch at index 0 */
         CUdeviceptr res = *(CUdeviceptr *)args[3];

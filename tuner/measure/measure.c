@@ -147,6 +147,40 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
     return 0;
 }
 
+/* Whether the kernel left the guard after b as it was (runner_internal.h:
+ * GUARD_BYTES); sets *ok, and the detail when not. Compared as b's
+ * element type, whose helpers every compared buffer has loaded: the
+ * pattern's bytes are a finite value of every type. */
+static int guard_intact(atune__problem *p, const struct buffer *b, int *ok,
+                        atune__result *res, atune__err *err)
+{
+    atune__device *d = p->d;
+    struct cmp_result r;
+    size_t comp = atune__arg_elem_size(b->arg) / atune__arg_lanes(b->arg);
+    long n = (long)(GUARD_BYTES / comp);
+    CUdeviceptr out = b->ptr + b->bytes, ref = p->guard, resp = d->cmpres;
+    void *args[] = {&out, &ref, &n, &resp};
+    unsigned grid = (unsigned)(d->info.attr.sm_count * 2);
+    double diff;
+
+    memset(&r, 0, sizeof(r));
+    r.first = ~0ULL;
+    CU(cuMemcpyHtoD(d->cmpres, &r, sizeof(r)), "cuMemcpyHtoD");
+    CU(cuLaunchKernel(d->cmp[b->arg->type], grid, 1, 1, CMP_BLOCK, 1, 1, 0,
+                      d->stream, args, NULL),
+       "launching the compare kernel");
+    CU(cuStreamSynchronize(d->stream), "checking the guard after a buffer");
+    CU(cuMemcpyDtoH(&r, d->cmpres, sizeof(r)), "cuMemcpyDtoH");
+    memcpy(&diff, &r.max_diff, sizeof(diff));
+    *ok = !r.mismatches && !r.nonfinite && diff == 0;
+    if (!*ok)
+        snprintf(res->detail, sizeof(res->detail),
+                 "%s: written past its end (within the %d bytes after its "
+                 "%zu elements)",
+                 b->arg->name, GUARD_BYTES, b->count);
+    return 0;
+}
+
 /* Waits for the launches queued so far; a failure is the kernel's. */
 static int wait_for(atune__problem *p, const atune__timing *t, int launches,
                     atune__result *res, atune__err *err)
@@ -177,7 +211,8 @@ static int verify(atune__problem *p, atune__kernel *k,
         const struct buffer *b = &p->buf[i];
         if (!atune__role_compared(b->arg->role))
             continue;
-        if ((rc = compare(p, b, &ok, res, err)))
+        if ((rc = compare(p, b, &ok, res, err)) ||
+            (ok && (rc = guard_intact(p, b, &ok, res, err))))
             return rc;
     }
     res->status = ok ? ATUNE__ST_OK : ATUNE__ST_WRONG_OUTPUT;

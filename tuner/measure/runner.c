@@ -144,6 +144,10 @@ static int plan_memory(atune__problem *p, atune__err *err)
         need += (double)c->bytes;
     }
     p->bytes = (int64_t)need;
+    /* the guards after compared buffers, and the pattern they hold */
+    for (int i = 0; i < m->nargs; i++)
+        if (atune__role_compared(m->args[i].role))
+            need += 2.0 * GUARD_BYTES;
     /* An attached device allocates its L2 flush buffer at the first
      * problem that flushes: counted here, before anything is allocated. */
     if (!d->flush && p->bytes < 4 * d->info.attr.l2_bytes)
@@ -182,8 +186,18 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
                                                ATUNE__FNV_SEED);
         if (b->arg->role == ATUNE__SCALAR)
             continue;
-        if ((rc = alloc(d, &b->ptr, b->bytes, err)))
+        if ((rc = alloc(d, &b->ptr,
+                        b->bytes + (atune__role_compared(b->arg->role)
+                                        ? GUARD_BYTES
+                                        : 0),
+                        err)))
             return rc;
+        if (atune__role_compared(b->arg->role) && !p->guard) {
+            if ((rc = alloc(d, &p->guard, GUARD_BYTES, err)))
+                return rc;
+            CU(cuMemsetD8Async(p->guard, GUARD_BYTE, GUARD_BYTES, d->stream),
+               "cuMemsetD8Async");
+        }
         /* fill() loads the helpers of the buffers it fills */
         if (atune__role_compared(b->arg->role) &&
             ((rc = atune__device_load_util(d, b->arg->type, err)) ||
@@ -225,13 +239,18 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
 /* Brings every non-input buffer to its pre-launch state. poison: fill
  * outputs with a pattern, so that elements the kernel skips are caught,
  * and scratch buffers, so that a kernel that reads scratch it did not
- * write shows it in its outputs. */
+ * write shows it in its outputs; and the guards after compared buffers
+ * with theirs. */
 int atune__problem_prepare(atune__problem *p, int poison, atune__err *err)
 {
     atune__device *d = p->d;
 
     for (int i = 0; i < p->m->nargs; i++) {
         struct buffer *b = &p->buf[i];
+        if (poison && atune__role_compared(b->arg->role))
+            CU(cuMemsetD8Async(b->ptr + b->bytes, GUARD_BYTE, GUARD_BYTES,
+                               d->stream),
+               "cuMemsetD8Async");
         switch (b->arg->role) {
         case ATUNE__OUTPUT:
         case ATUNE__SCRATCH:
@@ -582,6 +601,8 @@ void atune__problem_close(atune__problem *p)
     for (int i = 0; i < ATUNE__MAX_CONSTANTS; i++)
         if (p->con[i].data)
             cu->cuMemFree(p->con[i].data);
+    if (p->guard)
+        cu->cuMemFree(p->guard);
     if (p->refmod)
         cu->cuModuleUnload(p->refmod);
     free(p);

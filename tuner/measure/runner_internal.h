@@ -11,6 +11,14 @@
 #define MAX_SAMPLES 200
 #define CMP_BLOCK 256
 #define POISON 0xA5 /* a byte no generator produces in every position */
+/* Bytes after each compared buffer that no kernel may write: filled with
+ * GUARD_BYTE before each verifying launch and checked after it, so that a
+ * kernel storing past its buffer's end (a vector store at a ragged size,
+ * a grid rounded up) fails verification instead of passing, to corrupt
+ * whatever follows that buffer in an application. 64 KiB: a block of 1024
+ * threads storing 16 bytes each. */
+#define GUARD_BYTES 65536
+#define GUARD_BYTE 0xA7
 
 /* The helpers in devutil.cu, per element type, in atune__type order. */
 #define NTYPES ATUNE__NBUFTYPES
@@ -72,6 +80,7 @@ struct atune__problem {
     uint64_t seed;
     struct buffer buf[ATUNE__MAX_ARGS];
     struct constant con[ATUNE__MAX_CONSTANTS];
+    CUdeviceptr guard; /* GUARD_BYTES of GUARD_BYTE: what a guard holds */
     int64_t bytes; /* all buffers together */
     double ref_ns; /* the reference's launch to completion, host clock */
     /* The reference's module, kept loaded while it holds verify kernels
