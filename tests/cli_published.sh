@@ -42,6 +42,10 @@ while IFS='|' read -r k opts nvcc params modules; do
   if [ "$nvcc" = 1 ]; then
     grep -q "compiled with nvcc -cubin, automatically: NVRTC cannot compile this file" "$tmp/$k.err" && ok ||
       ko "$k: no note that nvcc compiled it" "$tmp/$k.err"
+    # NVRTC's precompiled headers had nothing to do: said, not counted as
+    # "0 configurations created one, 0 used one".
+    ! grep -q "precompiled headers: [0-9]" "$tmp/$k.out" && ok ||
+      ko "$k: precompiled headers counted for a file nvcc compiled" "$tmp/$k.out"
   else
     grep -q "nvcc" "$tmp/$k.err" && ko "$k: went to nvcc" "$tmp/$k.err" || ok
   fi

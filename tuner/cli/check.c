@@ -381,13 +381,19 @@ static void report_macros(const atune__manifest *m, int64_t done,
 
 /* NVRTC's precompiled headers, for a template that gains from them: how
  * many configurations' compiles created one and used one, or why none. */
+/* nvcc: the modules nvcc compiled (host code in the file), of all
+ * compiled: where it compiled every one, NVRTC's precompiled headers had
+ * nothing to do. */
 static void report_pch(const atune__manifest *m, const atune__procs *procs,
-                       const int64_t pch[3], atune__json *j)
+                       const int64_t pch[3], int64_t nvcc, int64_t all,
+                       atune__json *j)
 {
     const char *off, *root = atune__procs_pch(procs, &off);
 
     if (!atune__pch_eligible(m))
         return;
+    if (nvcc > 0 && nvcc == all)
+        root = NULL, off = "nvcc compiled every configuration (they are NVRTC's)";
     if (j) {
         atune__json_int(j, "pch_created", root ? pch[ATUNE__PCH_CREATED] : 0);
         atune__json_int(j, "pch_used", root ? pch[ATUNE__PCH_USED] : 0);
@@ -455,7 +461,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
     int64_t n = 0, k = 0, done = 0, nfailed = 0, nshared = 0, nhr = 0;
     int64_t nother = 0; /* the reference's and the manifest's errors */
     int64_t ncompiled = 0; /* modules asked for: done, or more by size */
-    int64_t pch[3] = {0, 0, 0};
+    int64_t pch[3] = {0, 0, 0}, nnvcc = 0;
     struct hashrec *hr = NULL;
     atune__pool *pool = NULL;
     atune__err err, abi;
@@ -546,6 +552,9 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                 msg = abi.msg;
             if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
                 pch[cubin->pch]++;
+            if (!rc && cubin && cubin->log &&
+                strstr(cubin->log, "compiled with nvcc -cubin"))
+                nnvcc++;
             /* check_changes compiles at the first size. */
             if (!rc && cubin && hr && nhr < MAX_HASHRECS && si == 0) {
                 hr[nhr].idx = at[i];
@@ -616,7 +625,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
             atune__json_str(j, "bounded_by", bound + 2);
         atune__json_int(j, "failed", nfailed + nother);
         atune__json_int(j, "modules", ncompiled - nshared);
-        report_pch(m, procs, pch, j);
+        report_pch(m, procs, pch, nnvcc, ncompiled, j);
         atune__json_num(j, "seconds", atune__now() - t0);
         report_sizes(m, o->arch, &sr, j);
         atune__json_end(j);
@@ -637,7 +646,7 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                    atune__now() - t0);
         printf("  verified against: %s\n", ref);
         report_macros(m, done, ncompiled - nshared);
-        report_pch(m, procs, pch, NULL);
+        report_pch(m, procs, pch, nnvcc, ncompiled, NULL);
         report_sizes(m, o->arch, &sr, NULL);
     }
     if (rc)
