@@ -18,6 +18,9 @@ tmp=$(mktemp -d)
 trap "rm -rf $tmp" EXIT
 data=$src/tests/data/verify
 slug=nvidia-stub-h100
+# Bytes of guard behind each compared buffer (runner_internal.h GUARD_BYTES):
+# its allocation is that much larger, and each verification compares it.
+G=65536
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -38,20 +41,24 @@ ATUNE_STUB_HELPER_LOG=$tmp/sums.log tune --templates "$data" --kernel block_sums
 [ $? -eq 0 ] && ok || { ko "block_sums: tune exit"; cat err1; }
 grep -q '^\[block_sums n=1048576\]' p1/$slug.ini && ok || ko "block_sums: no profile section"
 # Each verification (4 in the search, more in the final pick) compares
-# sums[1024] alone and the ticket whole, nothing else.
-n=$(grep -c '^cmp_int bytes=4100 off=4096 n=1$' sums.log)
+# sums[1024] alone and the ticket whole, and the guard behind each
+# (G bytes after the buffer, its allocation G larger), nothing else.
+n=$(grep -c "^cmp_int bytes=$((4100 + G)) off=4096 n=1$" sums.log)
 [ "$n" -ge 4 ] && ok || ko "block_sums: $n compares of sums[1024] alone, want at least 4"
-[ "$(grep -c '^cmp_uint bytes=4 off=0 n=1$' sums.log)" -eq "$n" ] && ok || ko "block_sums: the accum ticket not compared whole each time"
-[ "$(grep -c ^cmp sums.log)" -eq $((2 * n)) ] && ok || { ko "block_sums: other compares"; sort sums.log | uniq -c; }
+[ "$(grep -c "^cmp_uint bytes=$((4 + G)) off=0 n=1$" sums.log)" -eq "$n" ] && ok || ko "block_sums: the accum ticket not compared whole each time"
+[ "$(grep -c "^cmp_int bytes=$((4100 + G)) off=4100 n=$((G / 4))$" sums.log)" -eq "$n" ] &&
+  [ "$(grep -c "^cmp_uint bytes=$((4 + G)) off=4 n=$((G / 4))$" sums.log)" -eq "$n" ] && ok ||
+  ko "block_sums: the guards behind sums and the ticket not checked at each verification"
+[ "$(grep -c ^cmp sums.log)" -eq $((4 * n)) ] && ok || { ko "block_sums: other compares"; sort sums.log | uniq -c; }
 
 # --- scratch: allocated, never compared -------------------------------------
 ATUNE_STUB_HELPER_LOG=$tmp/scratch.log tune --templates "$data" --kernel scratch_sums -p p2 2>err2 >/dev/null
 [ $? -eq 0 ] && ok || { ko "scratch_sums: tune exit"; cat err2; }
 grep -q '^\[scratch_sums n=1048576\]' p2/$slug.ini && ok || ko "scratch_sums: no profile section"
-n=$(grep -c '^cmp_int bytes=4 off=0 n=1$' scratch.log)
+n=$(grep -c "^cmp_int bytes=$((4 + G)) off=0 n=1$" scratch.log)
 [ "$n" -ge 4 ] && ok || ko "scratch_sums: total compared $n times, want at least 4"
 [ "$(grep -c '^cmp.*bytes=4096 ' scratch.log)" -eq 0 ] && ok || ko "scratch_sums: the scratch buffer was compared"
-[ "$(grep -c ^cmp scratch.log)" -eq $((2 * n)) ] && ok || { ko "scratch_sums: other compares"; sort scratch.log | uniq -c; }
+[ "$(grep -c ^cmp scratch.log)" -eq $((4 * n)) ] && ok || { ko "scratch_sums: other compares"; sort scratch.log | uniq -c; }
 
 # --- fills: each buffer's fill reaches the fill kernel ----------------------
 # (the stub runs no kernel: tests/data/verify/fills checks the values on a
@@ -104,9 +111,11 @@ grep -q '^\[slopes n=1048576\]' p4/$slug.ini && ok || ko "slopes: no profile sec
 [ "$(grep -n '_init\|_ref' slopes.log | head -1 | grep -c slopes_init)" -eq 1 ] && ok || ko "slopes: the reference ran before init"
 # the inputs are filled before init: x by its fill, slope by default
 [ "$(grep -n '^fill\|_init' slopes.log | tail -1 | grep -c slopes_init)" -eq 1 ] && ok || ko "slopes: a fill after init"
-n=$(grep -c '^slopes_verify bytes=4194304 off=0 n=1048576$' slopes.log)
+n=$(grep -c "^slopes_verify bytes=$((4194304 + G)) off=0 n=1048576$" slopes.log)
 [ "$n" -ge 4 ] && ok || ko "slopes: $n verify launches, want at least 4"
-[ "$(grep -c '^cmp' slopes.log)" -eq 0 ] && ok || ko "slopes: the built-in compare ran beside verify"
+# the built-in compare only for the guard behind the output
+[ "$(grep -c "^cmp_float bytes=$((4194304 + G)) off=4194304 n=$((G / 4))$" slopes.log)" -eq "$n" ] &&
+  [ "$(grep -c '^cmp' slopes.log)" -eq "$n" ] && ok || ko "slopes: the built-in compare ran beside verify"
 # without reference_macros the reference's n is undefined: check names
 # the reference's file; a verify kernel it lacks is the manifest's line
 mkdir -p s1 s2
@@ -143,9 +152,9 @@ for want in "fill_half bytes=$((2 * m)) n=$m mode=2 ilo=0 ihi=0 rlo=-2 rhi=2" \
             "fill_int bytes=$((8 * m)) n=$((2 * m)) mode=1 ilo=-5 ihi=5 "; do
     [ "$(grep -c "^$want" types.log)" -eq 1 ] && ok || { ko "types: no launch '$want'"; cat types.log; }
 done
-n=$(grep -c "^cmp_half bytes=$((2 * m)) off=0 n=$m$" types.log)
+n=$(grep -c "^cmp_half bytes=$((2 * m + G)) off=0 n=$m$" types.log)
 [ "$n" -ge 4 ] && ok || ko "types: half output compared $n times"
-[ "$(grep -c "^cmp_float bytes=$((16 * m)) off=0 n=$((4 * m))$" types.log)" -eq "$n" ] && ok ||
+[ "$(grep -c "^cmp_float bytes=$((16 * m + G)) off=0 n=$((4 * m))$" types.log)" -eq "$n" ] && ok ||
     ko "types: float4 output not compared per component"
 
 # --- sort: full-width keys (bits(32)), the sorted output compared whole
@@ -153,7 +162,7 @@ grep -q "^sort .* 0 failed" "$tmp/check.out" && ok || ko "check: sort not compil
 ATUNE_STUB_HELPER_LOG=$tmp/sort.log tune --templates "$data" --kernel sort -p p7 2>err7 >/dev/null
 [ $? -eq 0 ] && ok || { ko "sort: tune exit"; cat err7; }
 [ "$(grep -c "^fill_uint bytes=$((4 * m)) n=$m mode=3 ilo=4294967295 " sort.log)" -eq 1 ] && ok || ko "sort: keys not filled with bits(32)"
-[ "$(grep -c "^cmp_uint bytes=$((4 * m)) off=0 n=$m$" sort.log)" -ge 4 ] && ok || ko "sort: output not compared whole"
+[ "$(grep -c "^cmp_uint bytes=$((4 * m + G)) off=0 n=$m$" sort.log)" -ge 4 ] && ok || ko "sort: output not compared whole"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
