@@ -64,14 +64,15 @@ wc=$(num modules_compiled warm.json) wh=$(num modules_cached warm.json)
 
 # The final pick checks each candidate's output in its first round only:
 # four configurations verified by brute force, then the 3 best (the
-# default among them) once each, so 7 compare launches; every round
-# verifying would be 4 + 3 x 5 = 19.
+# default among them) once each, so 7 verifications of copy's one output,
+# each comparing the output and the guard behind it: 14 compare launches;
+# every round verifying would be 2 x (4 + 3 x 5) = 38.
 ATUNE_STUB_HELPER_LOG=$tmp/cmp.log "$bin" tune --kernel copy --size small \
   --strategy brute_force --budget 4 -p p3 >/dev/null 2>err ||
   { ko "budget 4 tune: exit"; cat err; }
 ncmp=$(grep -c '^cmp_' "$tmp/cmp.log")
-[ "$ncmp" -eq 7 ] && ok ||
-  ko "$ncmp compare launches for 4 evaluations and a final pick of 3 (want 7)"
+[ "$ncmp" -eq 14 ] && ok ||
+  ko "$ncmp compare launches for 4 evaluations and a final pick of 3 (want 14)"
 
 # Two templates in one run: the first's pool is retired, not waited for,
 # while the second is tuned with the same compile children (compile.h,
