@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -295,6 +298,57 @@ static void test_merge_and_bounds(void **state)
     assert_int_equal(r.dropped, 13);
     assert_non_null(strstr(slurp(path), "# dropped: 13\n"));
     assert_true(strlen(slurp(path)) < 200 * ATUNE__RECORD_MAX_KEYS);
+    atune__record_free(&r);
+    atune__record_free(&a);
+}
+
+/* A lock another process holds (a record in a shared folder, its lock
+ * file kept open) is waited for a while, not forever: the merge fails, the
+ * counts stay pending, and the next merge after it is released writes
+ * them. It waited for ever, and at exit the application with it. */
+static void test_lock_held_elsewhere(void **state)
+{
+    char path[4200], lock[4300];
+    atune__record a = {0}, r = {0};
+    atune__err err = {0};
+    double t0;
+    int fd, status;
+    pid_t holder;
+
+    (void)state;
+    path_in(path, sizeof(path), "locked.rec");
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    fd = open(lock, O_RDWR | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    holder = fork();
+    assert_true(holder >= 0);
+    if (holder == 0) { /* holds the lock for 30 s, or until killed */
+        if (flock(fd, LOCK_EX) == 0)
+            sleep(30);
+        _exit(0);
+    }
+    close(fd);
+    for (int i = 0; i < 200; i++) { /* until the child has it */
+        int probe = open(lock, O_RDWR);
+        int busy = probe >= 0 && flock(probe, LOCK_EX | LOCK_NB) != 0;
+        if (probe >= 0)
+            close(probe);
+        if (busy)
+            break;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    assert_non_null(atune__record_add(&a, "G", "copy", "n=1",
+                                      ATUNE__SERVED_NEAREST, 2, NULL));
+    t0 = atune__now();
+    assert_int_equal(atune__record_merge(path, &a, &err), ATUNE__EIO);
+    assert_true(atune__now() - t0 < 10);
+    assert_non_null(strstr(err.msg, "stayed locked"));
+    assert_int_equal(a.e[0].flushed, 0);
+    kill(holder, SIGKILL);
+    assert_int_equal(waitpid(holder, &status, 0), holder);
+    assert_int_equal(atune__record_merge(path, &a, &err), 0);
+    assert_int_equal(atune__record_read(path, 0, &r, &err), 0);
+    assert_int_equal(count_of(&r, "G", "copy", "n=1", "nearest"), 2);
     atune__record_free(&r);
     atune__record_free(&a);
 }
@@ -747,6 +801,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_format),
         cmocka_unit_test(test_read_refuses),
         cmocka_unit_test(test_merge_and_bounds),
+        cmocka_unit_test(test_lock_held_elsewhere),
         cmocka_unit_test(test_malformed_not_merged),
         cmocka_unit_test(test_served_ways),
         cmocka_unit_test(test_served_fallback),

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LINE_MAX_BYTES 1024
@@ -378,12 +379,20 @@ static int replace(const char *path, const atune__record *r, atune__err *err)
     return atune__replace_file(path, fill_record, (void *)r, 0, err);
 }
 
+/* How long a merge waits for the lock. A merge holds it for milliseconds;
+ * a lock held longer is another user's (a record in a shared folder, its
+ * lock file open) or a stopped process, and waiting for it would hang the
+ * application, at exit too (the library's destructor merges). */
+#define LOCK_WAIT_S 2.0
+
 /* An exclusive flock on <path>.lock, which stays (deleting it would let
  * two writers lock different files). A link, FIFO or device planted at its
- * name is refused, never followed or waited for. */
+ * name is refused, never followed or waited for; a lock not taken within
+ * LOCK_WAIT_S is ATUNE__EIO, the counts kept for the next merge. */
 static int take_lock(const char *path, int *fd, atune__err *err)
 {
     char lock[4200];
+    double start = atune__now();
     int rc;
 
     if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock))
@@ -392,13 +401,25 @@ static int take_lock(const char *path, int *fd, atune__err *err)
                              err);
     if (rc)
         return rc == ATUNE__ENOINPUT ? ATUNE__ECANTCREAT : rc;
-    while (flock(*fd, LOCK_EX) != 0) {
-        if (errno == EINTR)
+    while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+        const struct timespec pause = {0, 10 * 1000 * 1000};
+        int e = errno;
+        if (e == EINTR)
             continue;
+        if (e == EWOULDBLOCK && atune__now() - start < LOCK_WAIT_S) {
+            nanosleep(&pause, NULL);
+            continue;
+        }
         close(*fd);
         *fd = -1;
-        return atune__fail(err, ATUNE__EIO, "cannot lock '%s': %s", lock,
-                           strerror(errno));
+        return e == EWOULDBLOCK
+                   ? atune__fail(err, ATUNE__EIO,
+                                 "'%s' stayed locked for %.0f s (another "
+                                 "process holds it): counts kept for the "
+                                 "next merge",
+                                 lock, LOCK_WAIT_S)
+                   : atune__fail(err, ATUNE__EIO, "cannot lock '%s': %s",
+                                 lock, strerror(e));
     }
     return 0;
 }
