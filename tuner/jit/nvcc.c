@@ -17,6 +17,7 @@
 #define _GNU_SOURCE /* mkdtemp, realpath */
 #include "jit/nvcc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -430,16 +431,48 @@ static int read_binary(const char *path, atune__nvcc_result *out,
     return rc;
 }
 
+/* Also what nvcc left of its own there (its TMPDIR, below): a killed or
+ * failed nvcc does not clean up. The folder is ours alone (mode 0700), so
+ * whatever is in it is ours; unlink removes a link, never what it names. */
 static void remove_dir(const char *dir)
 {
-    const char *files[] = {"w.cu", "src.cu", "out.cubin", "log"};
-    char p[PATH_MAX];
+    char p[PATH_MAX + 256];
+    struct dirent *de;
+    DIR *d = opendir(dir);
 
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-        unlink(p);
-    }
+    while (d && (de = readdir(d)) != NULL)
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+            snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) < (int)sizeof(p))
+            unlink(p);
+    if (d)
+        closedir(d);
     rmdir(dir);
+}
+
+/* The environment with TMPDIR set to dir. nvcc writes its intermediate
+ * files under $TMPDIR by names anyone can predict (tmpxft_<its pid>_...,
+ * opened O_CREAT | O_TRUNC without O_EXCL, through any link: seen with
+ * strace, nvcc 13.0); in a shared /tmp a link planted at such a name would
+ * make it overwrite what the link names, so it gets the private scratch
+ * folder instead. NULL when out of memory. */
+static char **env_with_tmpdir(const char *dir, char **tmpdir_var)
+{
+    size_t n = 0, k = 0, len = strlen(dir) + sizeof("TMPDIR=");
+    char **env;
+
+    while (environ[n])
+        n++;
+    if (!(env = calloc(n + 2, sizeof(*env))) || !(*tmpdir_var = malloc(len))) {
+        free(env);
+        return NULL;
+    }
+    snprintf(*tmpdir_var, len, "TMPDIR=%s", dir);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0)
+            env[k++] = environ[i];
+    env[k++] = *tmpdir_var;
+    env[k] = NULL;
+    return env;
 }
 
 void atune__nvcc_result_free(atune__nvcc_result *r)
@@ -460,7 +493,8 @@ int atune__nvcc_compile(const atune__manifest *m, const char *toolkit_inc,
          src[PATH_MAX], cubin[PATH_MAX], logp[PATH_MAX], why[512];
     const char *tmp = getenv("TMPDIR");
     char tdir[PATH_MAX - 64]; /* room for "/out.cubin" in the others */
-    char **argv = NULL, *wtext = NULL, *log = NULL;
+    char **argv = NULL, *wtext = NULL, *log = NULL, **env = NULL;
+    char *tmpdir_var = NULL;
     posix_spawn_file_actions_t fa;
     int argc = 0, rc = 0, status = 0;
     size_t loglen = 0;
@@ -521,12 +555,16 @@ int atune__nvcc_compile(const atune__manifest *m, const char *toolkit_inc,
     argv[argc++] = cubin;
     argv[argc++] = wpath;
     argv[argc] = NULL;
+    if (!(env = env_with_tmpdir(tdir, &tmpdir_var))) {
+        rc = atune__fail(err, ATUNE__EOSERR, "out of memory");
+        goto out;
+    }
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, logp, O_WRONLY | O_CREAT | O_TRUNC,
                                      0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    rc = posix_spawn(&pid, nvcc, &fa, NULL, argv, environ);
+    rc = posix_spawn(&pid, nvcc, &fa, NULL, argv, env);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         rc = atune__fail(err, ATUNE__EOSERR, "cannot run %s: %s", nvcc,
@@ -566,6 +604,8 @@ out:
     if (rc)
         atune__nvcc_result_free(out);
     free(argv);
+    free(env);
+    free(tmpdir_var);
     free(log);
     free(wtext);
     remove_dir(tdir);
