@@ -430,6 +430,51 @@ static void test_planted_entries(void **state)
     atune__cache_close(c);
 }
 
+/* An entry another user wrote into a directory others may write (1777, a
+ * group's): its CUBIN would run in the user's context, its compile error
+ * would rule a configuration out. Only entries of the user, root or the
+ * directory's owner are used. Only root can give a file to another user
+ * (chown): elsewhere this test passes without checking. */
+static void test_entries_of_other_users(void **state)
+{
+    char dir[4200], path[4300];
+    atune__cache *c;
+    atune__cubin in, out;
+    atune__err err = {0};
+
+    (void)state;
+    fresh_dir(dir, sizeof(dir));
+    c = open_cache(dir);
+    make_cubin(&in, 1024, 9, "log");
+    assert_int_equal(atune__cache_put(c, 91, &in, &err), 0);
+    assert_int_equal(atune__cache_put_error(c, 92, "c2: planted error", &err),
+                     0);
+    assert_int_equal(atune__cache_get(c, 91, &out), ATUNE__CACHE_HIT);
+    atune__cubin_free(&out);
+    assert_int_equal(atune__cache_entry_path(c, 91, path, sizeof(path)), 0);
+    if (geteuid() != 0 || chown(path, 12345, 12345) != 0) {
+        atune__cubin_free(&in);
+        atune__cache_close(c);
+        return;
+    }
+    assert_int_equal(chmod(dir, 01777), 0);
+    assert_int_equal(atune__cache_get(c, 91, &out), ATUNE__CACHE_MISS);
+    assert_int_equal(atune__cache_entry_path(c, 92, path, sizeof(path)), 0);
+    assert_int_equal(chown(path, 12345, 12345), 0);
+    assert_int_equal(atune__cache_get(c, 92, &out), ATUNE__CACHE_MISS);
+    atune__cache_close(c);
+    /* The same entries in a directory of that user's: theirs, trusted. */
+    assert_int_equal(chown(dir, 12345, 12345), 0);
+    c = open_cache(dir);
+    assert_int_equal(atune__cache_get(c, 91, &out), ATUNE__CACHE_HIT);
+    assert_memory_equal(out.data, in.data, in.len);
+    atune__cubin_free(&out);
+    assert_int_equal(atune__cache_get(c, 92, &out), ATUNE__CACHE_HIT_ERROR);
+    atune__cubin_free(&out);
+    atune__cubin_free(&in);
+    atune__cache_close(c);
+}
+
 /* --- concurrency ---------------------------------------------------------- */
 
 struct writer {
@@ -1124,6 +1169,7 @@ int main(void)
         cmocka_unit_test(test_hit_and_miss),
         cmocka_unit_test(test_damaged_entries_rebuilt),
         cmocka_unit_test(test_planted_entries),
+        cmocka_unit_test(test_entries_of_other_users),
         cmocka_unit_test(test_concurrent_threads),
         cmocka_unit_test(test_directory_from_environment),
         cmocka_unit_test(test_unusable_directory),

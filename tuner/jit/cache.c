@@ -43,6 +43,7 @@
 
 struct atune__cache {
     char *dir;
+    uid_t dir_owner;          /* whose entries, besides ours, are trusted */
     uint64_t max_bytes;       /* the size limit; 0: none */
     atomic_ullong since_scan; /* bytes written since the last scan */
     atomic_int scanned;       /* this process scanned once */
@@ -175,6 +176,10 @@ int atune__cache_open(const char *dir, atune__cache **out, atune__err *err)
     atomic_init(&c->scanned, 0);
     atomic_flag_clear(&c->scanning);
     c->max_bytes = max_bytes;
+    {
+        struct stat st;
+        c->dir_owner = stat(dir, &st) == 0 ? st.st_uid : geteuid();
+    }
     *out = c;
     return 0;
 }
@@ -390,7 +395,20 @@ out:
     return e;
 }
 
-static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
+/* Whether an entry of this owner may be used. An entry is a CUBIN that
+ * is loaded and run in the user's context (in an application's own, at
+ * first use) or a compile error that rules a configuration out: one that
+ * another user could write is trusted only from the user, root or the
+ * directory's owner, whom the user chose by naming the directory. In a
+ * cache directory anyone may write (mode 1777, a group's), the others'
+ * entries are misses, compiled again. */
+static int trusted_owner(const atune__cache *c, uid_t uid)
+{
+    return uid == geteuid() || uid == 0 || uid == c->dir_owner;
+}
+
+static enum entry read_entry(const atune__cache *c, const char *path,
+                             uint64_t key, atune__cubin *out)
 {
     unsigned char hdr[HDR];
     struct stat st;
@@ -403,7 +421,8 @@ static enum entry read_entry(const char *path, uint64_t key, atune__cubin *out)
 
     if (fd < 0)
         return errno == ENOENT ? ENTRY_ABSENT : ENTRY_BAD;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < HDR ||
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !trusted_owner(c, st.st_uid) || st.st_size < HDR ||
         atune__read_full(fd, hdr, HDR) != 0 ||
         !header_ok(hdr, key, st.st_size, &kind, &dlen, &llen, &slen))
         goto out;
@@ -433,7 +452,7 @@ static int lookup(atune__cache *c, uint64_t key, atune__cubin *out,
     if (atune__cache_entry_path(c, key, path, sizeof(path)) != 0)
         e = ENTRY_ABSENT;
     else
-        e = read_entry(path, key, out);
+        e = read_entry(c, path, key, out);
     if (e == ENTRY_CUBIN || e == ENTRY_ERROR) {
         atomic_fetch_add(&c->hits, 1);
         return e == ENTRY_CUBIN ? ATUNE__CACHE_HIT : ATUNE__CACHE_HIT_ERROR;
