@@ -193,6 +193,38 @@ static void test_other_files(void **state)
     rm_rf(tmp);
 }
 
+/* A file of another user at an entry's name (a directory others may
+ * write) is not counted: a sparse terabyte there would otherwise have
+ * every entry of the user's evicted at each scan. chown: root only;
+ * elsewhere this test passes without checking. */
+static void test_planted_huge_entry(void **state)
+{
+    char tmp[] = "/tmp/atune-cache-limit-XXXXXX";
+    atune__cache *c = open_dir(tmp);
+    atune__cache_stats s;
+    char path[4200];
+    int fd;
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/ffffffffffffffff.cubin", tmp);
+    assert_true((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)1 << 40), 0);
+    close(fd);
+    if (geteuid() != 0 || chown(path, 12345, 12345) != 0) {
+        atune__cache_close(c);
+        rm_rf(tmp);
+        return;
+    }
+    for (uint64_t k = 1; k <= 3; k++)
+        put(c, k);
+    atune__cache_stats_get(c, &s);
+    assert_int_equal(s.evicted, 0);
+    for (uint64_t k = 1; k <= 3; k++)
+        assert_true(present(c, k));
+    atune__cache_close(c);
+    rm_rf(tmp);
+}
+
 /* Four processes writing one directory at once: every write succeeds and
  * the directory ends within the limit and each writer's tenth of it. */
 static void test_concurrent_writers(void **state)
@@ -260,6 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evicts_least_recently_used),
         cmocka_unit_test(test_other_files),
+        cmocka_unit_test(test_planted_huge_entry),
         cmocka_unit_test(test_concurrent_writers),
         cmocka_unit_test(test_limit_from_environment),
     };

@@ -120,12 +120,18 @@ static int add(listing *l, const char *name, const struct stat *st)
 }
 
 /* Lists the entries of dir with their sizes and last use; removes stale
- * temporary files on the way. */
+ * temporary files on the way. Only entries the cache would use count
+ * (cache.c: the user's, root's, the directory owner's): another user's
+ * file at an entry's name, in a directory others may write, cannot be
+ * removed and could be any size (a sparse terabyte): counted, it would
+ * have every entry of the user's evicted at each scan. */
 static int list_dir(const char *dir, listing *l)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
     time_t now = time(NULL);
+    struct stat dst;
+    uid_t owner = stat(dir, &dst) == 0 ? dst.st_uid : geteuid();
     int rc = 0;
 
     if (!d)
@@ -145,7 +151,8 @@ static int list_dir(const char *dir, listing *l)
                 unlink(path);
             continue;
         }
-        rc = add(l, e->d_name, &st);
+        if (st.st_uid == geteuid() || st.st_uid == 0 || st.st_uid == owner)
+            rc = add(l, e->d_name, &st);
     }
     closedir(d);
     return rc;
