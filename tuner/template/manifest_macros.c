@@ -54,6 +54,12 @@ struct lex {
      * samples') has several and each needs the same edit. */
     int redef_pi[ATUNE__MAX_PARAMS], redef_line[ATUNE__MAX_PARAMS];
     int nredef;
+    /* Knobs the file also declares (a template's parameters are often all
+     * of them: SGEMM's BM, BN, BK, ...), each with where and as what:
+     * reported together, so that one run names every not_macros entry. */
+    int decl_pi[ATUNE__MAX_PARAMS], decl_line[ATUNE__MAX_PARAMS];
+    const char *decl_what[ATUNE__MAX_PARAMS];
+    int ndecl;
 };
 
 static unsigned guarded(const struct lex *lx)
@@ -222,12 +228,14 @@ static int ident(struct lex *lx, const char *s, const char *e)
                                          : "is also declared here (a "
                                            "variable, function or type)";
         if (what && m->params[pi].macro) {
-            char full[256];
-            snprintf(full, sizeof(full),
-                     "%s: as -D%s=VALUE the macro turns the declaration into "
-                     "a number",
-                     what, m->params[pi].name);
-            return fix_hint(lx, pi, lx->line, full);
+            int seen = 0;
+            for (int k = 0; k < lx->ndecl; k++)
+                seen |= lx->decl_pi[k] == pi;
+            if (!seen && lx->ndecl < ATUNE__MAX_PARAMS) {
+                lx->decl_pi[lx->ndecl] = pi;
+                lx->decl_line[lx->ndecl] = lx->line;
+                lx->decl_what[lx->ndecl++] = what;
+            }
         }
     }
     lx->pending_tpl = is_word(s, len, "template");
@@ -331,6 +339,57 @@ static int report_redefined(struct lex *lx)
         m->ini_path, p0->name);
 }
 
+/* The knobs the file also declares: the first with the usual fixes, the
+ * others listed, and not_macros naming all of them (param_macros = no
+ * when that is every macro parameter), so that one edit of the manifest
+ * settles them. */
+static int report_declared(struct lex *lx)
+{
+    const atune__manifest *m = lx->ld->m;
+    const atune__param *p0 = &m->params[lx->decl_pi[0]];
+    char what[1024], all[512] = "";
+    size_t k = 0, a = 0;
+    int nmacro = 0;
+
+    k = (size_t)snprintf(what, sizeof(what),
+                         "%s: as -D%s=VALUE the macro turns the declaration "
+                         "into a number",
+                         lx->decl_what[0], p0->name);
+    for (int i = 0; i < lx->ndecl; i++) {
+        if (i > 0 && k < sizeof(what))
+            k += (size_t)snprintf(what + k, sizeof(what) - k,
+                                  "%s%s (line %d, %s)",
+                                  i == 1 ? "; so are " : ", ",
+                                  m->params[lx->decl_pi[i]].name,
+                                  lx->decl_line[i],
+                                  strstr(lx->decl_what[i], "template")
+                                      ? "a template parameter"
+                                  : strstr(lx->decl_what[i], "member")
+                                      ? "a member"
+                                  : strstr(lx->decl_what[i], "function")
+                                      ? "a function parameter"
+                                      : "declared");
+        if (a < sizeof(all))
+            a += (size_t)snprintf(all + a, sizeof(all) - a, "%s%s",
+                                  i ? ", " : "", m->params[lx->decl_pi[i]].name);
+    }
+    if (lx->ndecl == 1)
+        return fix_hint(lx, lx->decl_pi[0], lx->decl_line[0], what);
+    for (int i = 0; i < m->nparams; i++)
+        nmacro += m->params[i].macro;
+    return atune__fail(
+        lx->ld->err, ATUNE__EDATA,
+        "%s:%d: parameter '%s' (%s:%d) %s. Fix: declare them not macros "
+        "(not_macros = %s under [template]%s) when the kernel gets them "
+        "another way ([launch], the kernel's name expression), or rename "
+        "the parameters in %s (e.g. %s_KNOB, used in the source where the "
+        "knob is meant)",
+        lx->path, lx->decl_line[0], p0->name, m->ini_path, p0->line, what,
+        all, nmacro == lx->ndecl ? ", or param_macros = no: every parameter clashes"
+                                 : "",
+        m->ini_path, p0->name);
+}
+
 int atune__mf_macros_begin(struct loader *ld)
 {
     atune__manifest *m = ld->m;
@@ -377,6 +436,8 @@ int atune__mf_macros_scan(struct loader *ld, const char *path,
     rc = scan(&lx);
     if (!rc && lx.nredef > 0)
         rc = report_redefined(&lx);
+    else if (!rc && lx.ndecl > 0)
+        rc = report_declared(&lx);
     free(code);
     return rc;
 }
