@@ -52,6 +52,7 @@ declare -A knob_msg=(
   [knob_redefined_several]="knob_redefined_several.cu:3: parameter 'BLOCK_SIZE' .* is redefined here (#define BLOCK_SIZE).*; so are VW (line 4)\. Fix: .*'#ifndef BLOCK_SIZE' before the #define and '#endif' after it, and the same for each of the others"
   [knob_identifier]="parameter 'vw' .* is also a function parameter's name here: as -Dvw=VALUE.*Fix: rename.*not_macros = vw"
   [knob_template_param]="parameter 'BLOCK_THREADS' .* is also a template parameter's name here.*; so are ITEMS (line 3, a template parameter)\. Fix: declare them not macros (not_macros = BLOCK_THREADS, ITEMS under \[template\], or param_macros = no: every parameter clashes)"
+  [launch_bounds]="kernel 'copy_tuned' is compiled with __launch_bounds__ of 128 threads, but \[launch\] gives it blocks of 256 threads at size 'small': no such launch can run"
   [knob_changes_nothing]="parameter 'UNROLL' changes nothing: every value (3) compiles to the same CUBIN.*Fix: use it in .*knob_changes_nothing.cu"
   [param_unread]="parameter 'UNROLLL' changes nothing: .*param_unread.cu never names it, so it is not passed as -DUNROLLL, and no \\[launch\\].*reads it: its 3 values would only multiply the space. Did you mean 'UNROLL' (.*param_unread.cu:4)? Fix: "
 )

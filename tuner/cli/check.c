@@ -545,10 +545,14 @@ static int check_one(const atune__manifest *m, const atune__cli *o,
                 ncompiled++;
             /* [args] that do not fit a kernel's parameters as compiled
              * fail the configuration as a compile error would. */
+            if (!rc && cubin && !msg)
+                atune__space_config(m, at[i], &c);
             if (!rc && cubin && !msg &&
                 (atune__cubin_abi_check(m, cubin, 0, nnames, &abi) ||
                  atune__cubin_constants_check(m, cubin, m->cu_path, o->arch,
-                                              &abi)))
+                                              &abi) ||
+                 atune__cubin_bounds_check(m, cubin, &c, size, o->arch,
+                                           m->nsteps, &abi)))
                 msg = abi.msg;
             if (!rc && cubin && cubin->pch > 0 && cubin->pch < 3)
                 pch[cubin->pch]++;

@@ -18,8 +18,8 @@
 #include "template/space.h"
 
 enum { EIFMT_NVAL = 1, EIFMT_BVAL = 2, EIFMT_HVAL = 3, EIFMT_SVAL = 4 };
-enum { EIATTR_KPARAM_INFO = 0x17, EIATTR_CBANK_PARAM_SIZE = 0x19,
-       KPARAM_LEN = 12 };
+enum { EIATTR_MAX_THREADS = 0x05, EIATTR_KPARAM_INFO = 0x17,
+       EIATTR_CBANK_PARAM_SIZE = 0x19, KPARAM_LEN = 12, MAXNTID_LEN = 12 };
 
 /* Whether name is ".nv.info." followed by sym. */
 static int info_of(const char *name, const char *sym)
@@ -170,6 +170,101 @@ int atune__cubin_constants_check(const atune__manifest *m,
                     (long long)n * (long long)atune__arg_elem_size(a),
                     m->sizes[s].name);
         }
+    }
+    return 0;
+}
+
+/* The 4-byte little-endian value at p. */
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+long long atune__cubin_max_threads(const char *data, size_t len,
+                                   const char *sym)
+{
+    atune__elf e;
+
+    if (atune__elf_open(&e, data, len))
+        return -1;
+    for (int i = 0; i < e.eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        const unsigned char *p, *end;
+
+        if (atune__elf_section(&e, i, &sh) ||
+            !info_of(atune__elf_section_name(&e, &sh), sym))
+            continue;
+        p = (const unsigned char *)data + sh.sh_offset;
+        end = p + sh.sh_size;
+        while (end - p >= 4) {
+            size_t vlen = (size_t)p[2] | (size_t)p[3] << 8;
+            if (p[0] != EIFMT_SVAL) {
+                p += 4;
+                continue;
+            }
+            if ((size_t)(end - p) - 4 < vlen)
+                return -1;
+            /* maxntid x, y, z: the bound is on their product */
+            if (p[1] == EIATTR_MAX_THREADS && vlen == MAXNTID_LEN)
+                return (long long)le32(p + 4) * le32(p + 8) * le32(p + 12);
+            p += 4 + vlen;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+int atune__cubin_bounds_check(const atune__manifest *m,
+                              const atune__cubin *cb,
+                              const atune__config *c,
+                              const atune__size *size_only, const char *arch,
+                              int n, atune__err *err)
+{
+    long long bound[ATUNE__MAX_STEPS];
+    atune__devattr dev;
+    int any = 0;
+
+    for (int k = 0; k < n && k < cb->nsyms && k < ATUNE__MAX_STEPS; k++)
+        any |= (bound[k] = atune__cubin_max_threads(cb->data, cb->len,
+                                                    cb->sym[k])) > 0;
+    if (!any)
+        return 0;
+    atune__devattr_default(&dev);
+    dev.cc = atune__arch_cc(arch);
+    for (int s = 0; s < m->nsizes; s++) {
+        const atune__size *sz = size_only ? size_only : &m->sizes[s];
+        atune__launch all[ATUNE__MAX_STEPS];
+        atune__vars vs = {0};
+        char reason[256];
+        int rc;
+
+        if (atune__size_vars(sz, &vs) || atune__devattr_vars(&dev, &vs))
+            return atune__fail(err, ATUNE__ESOFTWARE, "%s: too many variables",
+                               m->ini_path);
+        rc = atune__space_launches(m, c, &vs, &dev, all, reason,
+                                   sizeof(reason), err);
+        if (rc != 0 && rc != 1)
+            return rc;
+        for (int k = 0; rc == 1 && k < n && k < cb->nsyms &&
+                        k < ATUNE__MAX_STEPS; k++) {
+            long long threads =
+                (long long)(all[k].block[0] * all[k].block[1] * all[k].block[2]);
+            if (bound[k] > 0 && threads > bound[k])
+                return atune__fail(
+                    err, ATUNE__EDATA,
+                    "%s:%d: kernel '%s' is compiled with "
+                    "__launch_bounds__ of %lld threads, but [launch%s%s] "
+                    "gives it blocks of %lld threads at size '%s': no such "
+                    "launch can run (CUDA_ERROR_INVALID_VALUE). Fix: make "
+                    "the block at most the bound (a constraint, or the "
+                    "block expression that the bound's parameter gives)",
+                    m->ini_path, m->steps[k].block.line, m->steps[k].kernel,
+                    bound[k], m->sequence ? "." : "", m->steps[k].name,
+                    threads, sz->name);
+        }
+        if (size_only)
+            break;
     }
     return 0;
 }

@@ -32,4 +32,22 @@ int atune__cubin_constants_check(const atune__manifest *m,
                                  const atune__cubin *cb, const char *file,
                                  const char *arch, atune__err *err);
 
+/* The threads a block of kernel sym may have as compiled: the product
+ * of its __launch_bounds__ (PTX .maxntid) dimensions, 0
+ * when it declares none, -1 where the CUBIN does not say. */
+long long atune__cubin_max_threads(const char *data, size_t len,
+                                   const char *sym);
+
+/* Configuration c's launches of the first n kernels of cb at every size
+ * of m where c is valid (size_only: that size alone), device attributes
+ * those of a generic device of architecture arch, against each kernel's
+ * __launch_bounds__: a block larger than the bound never launches
+ * (CUDA_ERROR_INVALID_VALUE), so that is an error on the launch's block
+ * line, found without a GPU. */
+int atune__cubin_bounds_check(const atune__manifest *m,
+                              const atune__cubin *cb,
+                              const atune__config *c,
+                              const atune__size *size_only, const char *arch,
+                              int n, atune__err *err);
+
 #endif

@@ -478,8 +478,8 @@ static int fits_functions(atune__problem *p, atune__kernel *k,
         if (threads > k->max_threads[i]) {
             res->status = ATUNE__ST_INVALID;
             snprintf(res->detail, sizeof(res->detail),
-                     "%s%d threads per block allowed by its registers, not "
-                     "%lld",
+                     "%s%d threads per block allowed by the compiled "
+                     "kernel (its registers or __launch_bounds__), not %lld",
                      step, k->max_threads[i], (long long)threads);
             return 0;
         }
