@@ -30,8 +30,17 @@ static int info_of(const char *name, const char *sym)
     return name && strncmp(name, prefix, plen) == 0 && strcmp(name + plen, sym) == 0;
 }
 
-int atune__cubin_params(const char *data, size_t len, const char *sym,
-                        unsigned *sizes, int max)
+/* One attribute record: its format, attribute, and value (v[0..vlen) for
+ * EIFMT_SVAL; vlen itself, the 2-byte value, for the others). */
+typedef int (*record_fn)(unsigned fmt, unsigned attr, const unsigned char *v,
+                         size_t vlen, void *arg);
+
+/* Calls fn for each record of kernel sym's ".nv.info.sym" section in
+ * data[0..len), stopping at fn's first non-zero value, which it returns.
+ * 0 when every record was passed; -1 when the CUBIN has no such section
+ * or a record runs past its section's end. */
+static int info_records(const char *data, size_t len, const char *sym,
+                        record_fn fn, void *arg)
 {
     atune__elf e;
 
@@ -40,7 +49,6 @@ int atune__cubin_params(const char *data, size_t len, const char *sym,
     for (int i = 0; i < e.eh.e_shnum; i++) {
         Elf64_Shdr sh;
         const unsigned char *p, *end;
-        int n = 0, total = -1;
 
         if (atune__elf_section(&e, i, &sh) ||
             !info_of(atune__elf_section_name(&e, &sh), sym))
@@ -50,31 +58,64 @@ int atune__cubin_params(const char *data, size_t len, const char *sym,
         while (end - p >= 4) {
             unsigned fmt = p[0], attr = p[1];
             size_t vlen = (size_t)p[2] | (size_t)p[3] << 8;
+            int rc;
             if (fmt != EIFMT_SVAL) { /* the value is in the record */
-                if (fmt == EIFMT_HVAL && attr == EIATTR_CBANK_PARAM_SIZE)
-                    total = (int)vlen;
+                if ((rc = fn(fmt, attr, NULL, vlen, arg)) != 0)
+                    return rc;
                 p += 4;
                 continue;
             }
             if ((size_t)(end - p) - 4 < vlen)
                 return -1;
-            if (attr == EIATTR_KPARAM_INFO && vlen == KPARAM_LEN) {
-                const unsigned char *v = p + 4;
-                int ord = v[4] | v[5] << 8;
-                uint32_t flags = (uint32_t)v[8] | (uint32_t)v[9] << 8 |
-                                 (uint32_t)v[10] << 16 | (uint32_t)v[11] << 24;
-                for (int k = n; k < ord && k < max; k++)
-                    sizes[k] = 0; /* an ordinal not seen (yet) */
-                if (ord < max)
-                    sizes[ord] = flags >> 18;
-                n = ord + 1 > n ? ord + 1 : n;
-            }
+            if ((rc = fn(fmt, attr, p + 4, vlen, arg)) != 0)
+                return rc;
             p += 4 + vlen;
         }
-        /* No parameter records: none, if the parameter space is empty. */
-        return n > 0 ? n : total == 0 ? 0 : -1;
+        return 0;
     }
     return -1;
+}
+
+/* The 4-byte little-endian value at p. */
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+/* atune__cubin_params' reading of the records. */
+typedef struct param_sizes {
+    unsigned *sizes;
+    int max, n, total; /* total: the parameter space's bytes, -1 unknown */
+} param_sizes;
+
+static int param_record(unsigned fmt, unsigned attr, const unsigned char *v,
+                        size_t vlen, void *arg)
+{
+    param_sizes *ps = arg;
+
+    if (fmt == EIFMT_HVAL && attr == EIATTR_CBANK_PARAM_SIZE)
+        ps->total = (int)vlen;
+    if (fmt == EIFMT_SVAL && attr == EIATTR_KPARAM_INFO && vlen == KPARAM_LEN) {
+        int ord = v[4] | v[5] << 8;
+        for (int k = ps->n; k < ord && k < ps->max; k++)
+            ps->sizes[k] = 0; /* an ordinal not seen (yet) */
+        if (ord < ps->max)
+            ps->sizes[ord] = le32(v + 8) >> 18;
+        ps->n = ord + 1 > ps->n ? ord + 1 : ps->n;
+    }
+    return 0;
+}
+
+int atune__cubin_params(const char *data, size_t len, const char *sym,
+                        unsigned *sizes, int max)
+{
+    param_sizes ps = {sizes, max, 0, -1};
+
+    if (!data || info_records(data, len, sym, param_record, &ps) != 0)
+        return -1;
+    /* No parameter records: none, if the parameter space is empty. */
+    return ps.n > 0 ? ps.n : ps.total == 0 ? 0 : -1;
 }
 
 /* More parameters than a kernel can take in any sensible file: those past
@@ -174,45 +215,24 @@ int atune__cubin_constants_check(const atune__manifest *m,
     return 0;
 }
 
-/* The 4-byte little-endian value at p. */
-static uint32_t le32(const unsigned char *p)
+/* maxntid x, y, z: the bound is on their product. */
+static int max_threads_record(unsigned fmt, unsigned attr,
+                              const unsigned char *v, size_t vlen, void *arg)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
+    if (fmt != EIFMT_SVAL || attr != EIATTR_MAX_THREADS || vlen != MAXNTID_LEN)
+        return 0;
+    *(long long *)arg = (long long)le32(v) * le32(v + 4) * le32(v + 8);
+    return 1;
 }
 
 long long atune__cubin_max_threads(const char *data, size_t len,
                                    const char *sym)
 {
-    atune__elf e;
+    long long bound = 0;
+    int rc = data ? info_records(data, len, sym, max_threads_record, &bound)
+                  : -1;
 
-    if (atune__elf_open(&e, data, len))
-        return -1;
-    for (int i = 0; i < e.eh.e_shnum; i++) {
-        Elf64_Shdr sh;
-        const unsigned char *p, *end;
-
-        if (atune__elf_section(&e, i, &sh) ||
-            !info_of(atune__elf_section_name(&e, &sh), sym))
-            continue;
-        p = (const unsigned char *)data + sh.sh_offset;
-        end = p + sh.sh_size;
-        while (end - p >= 4) {
-            size_t vlen = (size_t)p[2] | (size_t)p[3] << 8;
-            if (p[0] != EIFMT_SVAL) {
-                p += 4;
-                continue;
-            }
-            if ((size_t)(end - p) - 4 < vlen)
-                return -1;
-            /* maxntid x, y, z: the bound is on their product */
-            if (p[1] == EIATTR_MAX_THREADS && vlen == MAXNTID_LEN)
-                return (long long)le32(p + 4) * le32(p + 8) * le32(p + 12);
-            p += 4 + vlen;
-        }
-        return 0;
-    }
-    return -1;
+    return rc < 0 ? -1 : bound;
 }
 
 int atune__cubin_bounds_check(const atune__manifest *m,
