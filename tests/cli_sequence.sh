@@ -87,13 +87,14 @@ read -r np nm distinct rest <"$tmp/pairs"
 [ "$np" -eq "$nm" ] && [ "$np" -ge 27 ] && ok || ko "launch log: $np partial_sums, $nm merge_sums"
 [ "$distinct" -eq 27 ] && ok || ko "launch log: $distinct distinct configurations launched, want 27"
 # Verified after the whole sequence: the compare kernel checks 'total'
-# (long[1]) once per verification, and the 64 KiB guard behind it (its
-# allocation that much larger), the scratch buffer (long[1024]) never.
+# (long[1]) once per verification, the scratch buffer (long[1024]) never;
+# and the 64 KiB guards behind both (their allocations that much larger).
 G=65536
 c=$(grep -c "^cmp_long bytes=$((8 + G)) off=0 n=1$" "$tmp/helper.log")
 [ "$c" -ge 27 ] && ok || ko "total compared $c times, want at least 27"
 [ "$(grep -c "^cmp_long bytes=$((8 + G)) off=8 n=$((G / 8))$" "$tmp/helper.log")" -eq "$c" ] &&
-  [ "$(grep -c '^cmp' "$tmp/helper.log")" -eq $((2 * c)) ] && ok ||
+  [ "$(grep -c "^cmp_long bytes=$((8192 + G)) off=8192 n=$((G / 8))$" "$tmp/helper.log")" -eq "$c" ] &&
+  [ "$(grep -c '^cmp' "$tmp/helper.log")" -eq $((3 * c)) ] && ok ||
     { ko "other compares"; grep '^cmp' "$tmp/helper.log" | sort | uniq -c; }
 
 # --- a reference that is a sequence: [reference.NAME] sections ---------------
@@ -162,10 +163,13 @@ head -3 "$tmp/mod.log" | sed 's/ .*//' | tr '\n' ' ' >"$tmp/mod.head"
     ok || ko "init not launched once with every [args] entry"
 v=$(grep -c "^total_verify bytes=$((8 + G)) off=0 n=1$" "$tmp/modh.log")
 [ "$v" -ge 27 ] && ok || ko "total verified $v times by its kernel, want at least 27"
-# the built-in compare only for the guard behind it, where the verify
+# the built-in compare only for the guards: behind the scratch buffer
+# (before total, at each verification) and behind total where the verify
 # kernel passed (the wrong ones stop there)
+gp=$(grep -c "^cmp_long bytes=$((8192 + G)) off=8192 n=$((G / 8))$" "$tmp/modh.log")
 g=$(grep -c "^cmp_long bytes=$((8 + G)) off=8 n=$((G / 8))$" "$tmp/modh.log")
-[ "$(grep -c '^cmp' "$tmp/modh.log")" -eq "$g" ] && [ "$g" -ge 1 ] && [ "$g" -lt "$v" ] && ok ||
+[ "$gp" -eq "$v" ] && [ "$(grep -c '^cmp' "$tmp/modh.log")" -eq $((gp + g)) ] &&
+  [ "$g" -ge 1 ] && [ "$g" -lt "$v" ] && ok ||
   ko "the built-in compare ran beside verify"
 j=$tmp/pm/$slug.journal
 nw=$(awk -F'\t' '/^two_pass_ref/ && $4 == "wrong_output" && $10 ~ /verify kernel .total_verify. counted 1 errors/' "$j" | wc -l)

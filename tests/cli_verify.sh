@@ -57,8 +57,24 @@ ATUNE_STUB_HELPER_LOG=$tmp/scratch.log tune --templates "$data" --kernel scratch
 grep -q '^\[scratch_sums n=1048576\]' p2/$slug.ini && ok || ko "scratch_sums: no profile section"
 n=$(grep -c "^cmp_int bytes=$((4 + G)) off=0 n=1$" scratch.log)
 [ "$n" -ge 4 ] && ok || ko "scratch_sums: total compared $n times, want at least 4"
-[ "$(grep -c '^cmp.*bytes=4096 ' scratch.log)" -eq 0 ] && ok || ko "scratch_sums: the scratch buffer was compared"
-[ "$(grep -c ^cmp scratch.log)" -eq $((4 * n)) ] && ok || { ko "scratch_sums: other compares"; sort scratch.log | uniq -c; }
+[ "$(grep -c '^cmp.*bytes=4096 ' scratch.log)" -eq 0 ] &&
+  [ "$(grep -c "^cmp_int bytes=$((4096 + G)) off=0 " scratch.log)" -eq 0 ] && ok ||
+  ko "scratch_sums: the scratch buffer was compared"
+# only the guard behind it (written past, its contents would pass)
+[ "$(grep -c "^cmp_int bytes=$((4096 + G)) off=4096 n=$((G / 4))$" scratch.log)" -eq "$n" ] &&
+  [ "$(grep -c ^cmp scratch.log)" -eq $((5 * n)) ] && ok || { ko "scratch_sums: other compares"; sort scratch.log | uniq -c; }
+
+# A kernel that writes past its scratch buffer and reads the same bytes
+# back gets every output right: the guard behind the scratch buffer fails
+# it (the stub plants the write behind 'partials', 4096 bytes, for every
+# launch of 256 threads).
+ATUNE_STUB_OVERRUN_BLOCK=256 ATUNE_STUB_OVERRUN_AT=4096 tune --templates "$data" \
+  --kernel scratch_sums -p p2o --strategy brute_force 2>err2o >/dev/null
+[ $? -eq 0 ] && ok || { ko "scratch_sums overrun: tune exit"; cat err2o; }
+awk -F'\t' '/^scratch_sums/ && $3 ~ /^BLOCK_SIZE=256,/ { n++; if ($4 == "wrong_output" && $10 ~ /^partials: written past its end/) w++ }
+  /^scratch_sums/ && $3 !~ /^BLOCK_SIZE=256,/ && $4 == "wrong_output" { other++ }
+  END { exit !(n > 0 && w == n && other == 0) }' p2o/$slug.journal && ok ||
+  ko "scratch_sums overrun: not exactly the 256-thread configurations caught behind 'partials'"
 
 # --- fills: each buffer's fill reaches the fill kernel ----------------------
 # (the stub runs no kernel: tests/data/verify/fills checks the values on a

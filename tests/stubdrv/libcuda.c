@@ -58,7 +58,8 @@
  *                            the compare after it of the guard behind a
  *                            buffer (a range that starts past its
  *                            allocation's start and ends at its end)
- *                            reports a mismatch
+ *                            reports a mismatch; with ATUNE_STUB_OVERRUN_AT=B
+ *                            only the guard behind a buffer of B bytes
  * Kernels named *_ref, *_init and *_verify are a template's reference,
  * init and verify kernels: not tuned. */
 #include <elf.h>
@@ -447,6 +448,29 @@ static int guard_compare(CUfunction f, void **args)
     return 0;
 }
 
+/* Whether the guard compare cmp_TYPE(out, ...) is the one
+ * ATUNE_STUB_OVERRUN_AT names (every one when it is unset). */
+static int overrun_here(void **args)
+{
+    long at = envnum("ATUNE_STUB_OVERRUN_AT", -1);
+    uintptr_t out = (uintptr_t)*(CUdeviceptr *)args[0];
+    const struct block *b = allocation_at(out);
+
+    return at < 0 || (b && out - b->at == (uintptr_t)at);
+}
+
+/* cmp_*(out, ref, n, res): one mismatch at index 0 */
+static void mismatch(void **args)
+{
+    CUdeviceptr res = *(CUdeviceptr *)args[3];
+    struct block *b = real_at(res);
+
+    if (b && b->size >= 2 * sizeof(uint64_t)) {
+        uint64_t v[2] = {1, 0};
+        memcpy((void *)res, v, sizeof(v));
+    }
+}
+
 /* cmp_*(out, ref, n, res); fill_*(p, n, seed, mode, ilo, ihi, rlo, rhi) */
 static void log_helper(CUfunction f, void **args, unsigned gx, unsigned bx)
 {
@@ -530,16 +554,14 @@ static CUresult s_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
     }
     if (strncmp(f->name, "cmp_", 4) != 0 && strncmp(f->name, "fill_", 5) != 0)
         log_launch(f, gx, gy, gz, bx, by, bz, shared, args);
-    if (strncmp(f->name, "cmp_", 4) == 0 && st.overrun && guard_compare(f, args))
-        st.wrong = 1, st.overrun = 0;
-    if (strncmp(f->name, "cmp_", 4) == 0 && st.wrong) {
-        /* cmp_*(out, ref, n, res): one mismatch at index 0 */
-        CUdeviceptr res = *(CUdeviceptr *)args[3];
-        struct block *b = real_at(res);
-        if (b && b->size >= 2 * sizeof(uint64_t)) {
-            uint64_t v[2] = {1, 0};
-            memcpy((void *)res, v, sizeof(v));
-        }
+    int guard = strncmp(f->name, "cmp_", 4) == 0 && guard_compare(f, args);
+    if (guard && st.overrun && overrun_here(args)) {
+        mismatch(args);
+        st.overrun = 0;
+    }
+    /* a wrong output is in the buffer, not behind it */
+    if (strncmp(f->name, "cmp_", 4) == 0 && !guard && st.wrong) {
+        mismatch(args);
         st.wrong = 0;
     }
     /* 10 to 20 us by the module's hash, plus a little per block. */

@@ -149,7 +149,7 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
 
 /* Whether the kernel left the guard after b as it was (runner_internal.h:
  * GUARD_BYTES); sets *ok, and the detail when not. Compared as b's
- * element type, whose helpers every compared buffer has loaded: the
+ * element type, whose helpers every guarded buffer has loaded: the
  * pattern's bytes are a finite value of every type. */
 static int guard_intact(atune__problem *p, const struct buffer *b, int *ok,
                         atune__result *res, atune__err *err)
@@ -209,10 +209,10 @@ static int verify(atune__problem *p, atune__kernel *k,
         return rc;
     for (int i = 0; ok && i < p->m->nargs; i++) {
         const struct buffer *b = &p->buf[i];
-        if (!atune__role_compared(b->arg->role))
-            continue;
-        if ((rc = compare(p, b, &ok, res, err)) ||
-            (ok && (rc = guard_intact(p, b, &ok, res, err))))
+        if ((atune__role_compared(b->arg->role) &&
+             (rc = compare(p, b, &ok, res, err))) ||
+            (ok && atune__guarded(b->arg->role) &&
+             (rc = guard_intact(p, b, &ok, res, err))))
             return rc;
     }
     res->status = ok ? ATUNE__ST_OK : ATUNE__ST_WRONG_OUTPUT;

@@ -144,9 +144,9 @@ static int plan_memory(atune__problem *p, atune__err *err)
         need += (double)c->bytes;
     }
     p->bytes = (int64_t)need;
-    /* the guards after compared buffers, and the pattern they hold */
+    /* the guards behind buffers, and the pattern they hold */
     for (int i = 0; i < m->nargs; i++)
-        if (atune__role_compared(m->args[i].role))
+        if (atune__guarded(m->args[i].role))
             need += 2.0 * GUARD_BYTES;
     /* An attached device allocates its L2 flush buffer at the first
      * problem that flushes: counted here, before anything is allocated. */
@@ -187,21 +187,23 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
         if (b->arg->role == ATUNE__SCALAR)
             continue;
         if ((rc = alloc(d, &b->ptr,
-                        b->bytes + (atune__role_compared(b->arg->role)
-                                        ? GUARD_BYTES
-                                        : 0),
+                        b->bytes +
+                            (atune__guarded(b->arg->role) ? GUARD_BYTES : 0),
                         err)))
             return rc;
-        if (atune__role_compared(b->arg->role) && !p->guard) {
+        if (atune__guarded(b->arg->role) && !p->guard) {
             if ((rc = alloc(d, &p->guard, GUARD_BYTES, err)))
                 return rc;
             CU(cuMemsetD8Async(p->guard, GUARD_BYTE, GUARD_BYTES, d->stream),
                "cuMemsetD8Async");
         }
-        /* fill() loads the helpers of the buffers it fills */
+        /* fill() loads the helpers of the buffers it fills; the guard's
+         * compare is the buffer's element type's */
+        if (atune__guarded(b->arg->role) &&
+            (rc = atune__device_load_util(d, b->arg->type, err)))
+            return rc;
         if (atune__role_compared(b->arg->role) &&
-            ((rc = atune__device_load_util(d, b->arg->type, err)) ||
-             (rc = alloc(d, &b->expect, b->bytes, err))))
+            (rc = alloc(d, &b->expect, b->bytes, err)))
             return rc;
         if (b->arg->role == ATUNE__INPUT || b->arg->role == ATUNE__INOUT) {
             if ((rc = fill(p, b->arg, b->ptr, b->count, seed, err)))
@@ -239,15 +241,15 @@ static int alloc_buffers(atune__problem *p, atune__err *err)
 /* Brings every non-input buffer to its pre-launch state. poison: fill
  * outputs with a pattern, so that elements the kernel skips are caught,
  * and scratch buffers, so that a kernel that reads scratch it did not
- * write shows it in its outputs; and the guards after compared buffers
- * with theirs. */
+ * write shows it in its outputs; and the guards behind them with
+ * theirs. */
 int atune__problem_prepare(atune__problem *p, int poison, atune__err *err)
 {
     atune__device *d = p->d;
 
     for (int i = 0; i < p->m->nargs; i++) {
         struct buffer *b = &p->buf[i];
-        if (poison && atune__role_compared(b->arg->role))
+        if (poison && atune__guarded(b->arg->role))
             CU(cuMemsetD8Async(b->ptr + b->bytes, GUARD_BYTE, GUARD_BYTES,
                                d->stream),
                "cuMemsetD8Async");

@@ -11,7 +11,8 @@
 #define MAX_SAMPLES 200
 #define CMP_BLOCK 256
 #define POISON 0xA5 /* a byte no generator produces in every position */
-/* Bytes after each compared buffer that no kernel may write: filled with
+/* Bytes after each buffer a kernel writes (compared or scratch) that no
+ * kernel may write: filled with
  * GUARD_BYTE before each verifying launch and checked after it, so that a
  * kernel storing past its buffer's end (a vector store at a ragged size,
  * a grid rounded up) fails verification instead of passing, to corrupt
@@ -19,6 +20,14 @@
  * threads storing 16 bytes each. */
 #define GUARD_BYTES 65536
 #define GUARD_BYTE 0xA7
+
+/* Whether a buffer of role r has a guard behind it: what the kernel
+ * writes, compared or not (a scratch buffer written past its end passes
+ * verification when the kernel reads the same bytes back). */
+static inline int atune__guarded(atune__role r)
+{
+    return atune__role_compared(r) || r == ATUNE__SCRATCH;
+}
 
 /* The helpers in devutil.cu, per element type, in atune__type order. */
 #define NTYPES ATUNE__NBUFTYPES
