@@ -169,7 +169,7 @@ rc=$?
   ko "#error on a parameter: exit $rc, or a clashing-macro hint" "$tmp/perr.err"
 
 # --- precompiled headers: a toolkit header, no -D knob ------------------------
-# Each compile process keeps NVRTC's PCH in CACHE/pch/PID (private), creates
+# Each compile process keeps NVRTC's PCH in CACHE/pch/HOST.PID (private), creates
 # it once and uses it after; nothing is left behind; a pch directory others
 # may use turns them off (and the check still passes); -D knobs never get
 # one (every configuration's preamble differs).
@@ -193,6 +193,10 @@ grep -q "warning" "$tmp/pch.err" && ko "pch: NVRTC's PCH messages reach the user
 [ "$(stat -c %a "$pc/pch")" = 700 ] && [ -z "$(ls -A "$pc/pch")" ] && ok ||
   ko "pch: $pc/pch is not private and empty after check: $(stat -c %a "$pc/pch"; ls -A "$pc/pch")"
 mkdir -p "$pc/pch/999999999"; : >"$pc/pch/999999999/pch_0.pch" # a killed run's
+# This host's processes are HOST.PID: another node's, sharing the cache
+# through a home on NFS, is alone to decide whether its process lives.
+host=$(hostname | sed 's/\..*//; s/[^A-Za-z0-9-]//g'); host=${host:-host}
+mkdir -p "$pc/pch/$host.999999998" "$pc/pch/othernode.999999997"
 chmod 755 "$pc/pch"
 # a changed copy: no module cache hits, so it compiles again
 mkdir -p "$tmp/pch2"; cp "$tmp/pch/"* "$tmp/pch2/"; echo >>"$tmp/pch2/pch.cu"
@@ -202,7 +206,10 @@ rc=$?
   ok || ko "pch: a pch directory of mode 755: exit $rc, want 0 and PCH off" "$tmp/pch2.out" "$tmp/pch2.err"
 chmod 700 "$pc/pch"
 ATUNE_CACHE_DIR=$pc "$bin" check --templates "$tmp/pch2" >/dev/null 2>&1
-[ ! -e "$pc/pch/999999999" ] && ok || ko "pch: a dead process's directory is not swept"
+[ ! -e "$pc/pch/999999999" ] && [ ! -e "$pc/pch/$host.999999998" ] && ok ||
+  ko "pch: a dead process's directory is not swept"
+[ -d "$pc/pch/othernode.999999997" ] && ok || ko "pch: another host's process directory was swept"
+rmdir "$pc/pch/othernode.999999997"
 ATUNE_CACHE_DIR=$pc "$bin" check --templates "$bad/control" >"$tmp/pchd.out" 2>&1
 grep -q "precompiled" "$tmp/pchd.out" && ko "pch: a template with -D knobs gets PCH" "$tmp/pchd.out" || ok
 

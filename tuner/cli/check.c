@@ -401,7 +401,7 @@ static void report_pch(const atune__manifest *m, const atune__procs *procs,
             atune__json_str(j, "pch_off", off);
     } else if (root) {
         printf("  precompiled headers: %lld configurations created one, "
-               "%lld used one (%s/PID, one per compile process)\n",
+               "%lld used one (%s/HOST.PID, one per compile process)\n",
                (long long)pch[ATUNE__PCH_CREATED],
                (long long)pch[ATUNE__PCH_USED], root);
     } else if (off) {

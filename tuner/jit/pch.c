@@ -54,28 +54,58 @@ int atune__pch_root(const char *cache_dir, char *root, size_t len,
     return atune__private_dir(dir, root, len, err);
 }
 
-/* The process id a directory of root is named for, or -1. */
+/* This host's name as it starts the directories of its processes
+ * (HOST.PID) into tag: a cache directory in a home shared by several
+ * nodes (NFS) holds several hosts' processes, whose ids mean nothing
+ * here. Letters, digits and '-' of gethostname up to its first '.', at
+ * most 63; "host" when there are none. Made anew at each call: the
+ * compile pool's threads call it too. */
+static const char *host_tag(char tag[64])
+{
+    char name[256] = "";
+    size_t n = 0;
+
+    if (gethostname(name, sizeof(name) - 1) != 0)
+        name[0] = '\0';
+    for (const char *c = name; *c && *c != '.' && n < 63; c++)
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+            (*c >= '0' && *c <= '9') || *c == '-')
+            tag[n++] = *c;
+    tag[n] = '\0';
+    if (n == 0)
+        strcpy(tag, "host");
+    return tag;
+}
+
+/* The process id a directory of root is named for, when that process is
+ * this host's (HOST.PID; a bare PID, as earlier versions named them, is
+ * taken as this host's), or -1. */
 static long pid_name(const char *name)
 {
+    char tag[64];
+    const char *host = host_tag(tag), *p = name;
+    size_t hl = strlen(host);
     char *end;
     long pid;
 
-    if (name[0] < '1' || name[0] > '9')
+    if (strncmp(name, host, hl) == 0 && name[hl] == '.')
+        p = name + hl + 1;
+    if (p[0] < '1' || p[0] > '9')
         return -1;
     errno = 0;
-    pid = strtol(name, &end, 10);
+    pid = strtol(p, &end, 10);
     return *end || errno || pid <= 0 || pid > INT_MAX ? -1 : pid;
 }
 
-void atune__pch_remove(const char *root, pid_t pid)
+/* Removes root/name and the files in it. */
+static void remove_named(const char *root, const char *name)
 {
     char dir[PATH_MAX], path[PATH_MAX + 300];
     struct dirent *de;
     DIR *d;
 
     if (!root || !*root ||
-        snprintf(dir, sizeof(dir), "%s/%ld", root, (long)pid) >=
-            (int)sizeof(dir) ||
+        snprintf(dir, sizeof(dir), "%s/%s", root, name) >= (int)sizeof(dir) ||
         !(d = opendir(dir)))
         return;
     /* unlink removes a link, never what it names */
@@ -88,34 +118,43 @@ void atune__pch_remove(const char *root, pid_t pid)
     rmdir(dir);
 }
 
+void atune__pch_remove(const char *root, pid_t pid)
+{
+    char name[128], tag[64];
+
+    snprintf(name, sizeof(name), "%s.%ld", host_tag(tag), (long)pid);
+    remove_named(root, name);
+}
+
 void atune__pch_sweep(const char *root)
 {
     struct dirent *de;
     DIR *d = root && *root ? opendir(root) : NULL;
-    long pids[64];
+    char names[64][128];
     int n = 0;
 
     if (!d)
         return;
     while ((de = readdir(d)) != NULL && n < 64) {
         long pid = pid_name(de->d_name);
-        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-            pids[n++] = pid;
+        if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+            strlen(de->d_name) < sizeof(names[0]))
+            strcpy(names[n++], de->d_name);
     }
     closedir(d);
     for (int i = 0; i < n; i++)
-        atune__pch_remove(root, (pid_t)pids[i]);
+        remove_named(root, names[i]);
 }
 
 int atune__pch_use(const char *root)
 {
-    char dir[PATH_MAX];
+    char dir[PATH_MAX], tag[64];
     struct stat st;
 
     pch_dir[0] = '\0';
     if (!root || !*root ||
-        snprintf(dir, sizeof(dir), "%s/%ld", root, (long)getpid()) >=
-            (int)sizeof(dir))
+        snprintf(dir, sizeof(dir), "%s/%s.%ld", root, host_tag(tag),
+                 (long)getpid()) >= (int)sizeof(dir))
         return -1;
     /* A leftover of an earlier process of this id is emptied first. */
     atune__pch_remove(root, getpid());

@@ -26,11 +26,12 @@ int atune__pch_eligible(const atune__manifest *m);
 int atune__pch_root(const char *cache_dir, char *root, size_t len,
                     atune__err *err);
 
-/* Removes the directories of compile processes that are gone
- * (root/PID, PID no longer running), left by a run that was killed. */
+/* Removes the directories of this host's compile processes that are gone
+ * (root/HOST.PID, PID no longer running), left by a run that was killed;
+ * another host's (a cache in a home shared by nodes) are left alone. */
 void atune__pch_sweep(const char *root);
 
-/* This process's own directory root/PID (made, mode 0700): every NVRTC
+/* This process's own directory root/HOST.PID (made, mode 0700): every NVRTC
  * compile of an eligible template in this process passes -pch
  * --pch-dir=it. NVRTC names its files after the source file and reads any
  * of them it finds there, and files being written by another process
@@ -38,7 +39,7 @@ void atune__pch_sweep(const char *root);
  * (then no precompiled headers). */
 int atune__pch_use(const char *root);
 
-/* Removes root/PID and the files in it (NVRTC removes its own at a normal
+/* Removes root/HOST.PID and the files in it (NVRTC removes its own at a normal
  * exit, not at _exit or SIGKILL: the compile processes end with _exit). */
 void atune__pch_remove(const char *root, pid_t pid);
 
