@@ -242,6 +242,48 @@ static void test_checked_by_the_template(void **state)
     atune_jit_close(j);
 }
 
+/* A configuration of another profile than the one passed (libatune_jit
+ * serves the user's profile it read back after measuring at first use,
+ * while the application holds the shipped profile it opened): describe
+ * names the profile and file the entry is in, not p's. */
+static void test_describe_names_the_entrys_profile(void **state)
+{
+    static const char shipped[] =
+        "[device]\nformat = 2\nname = NVIDIA H100 80GB HBM3\ncc = 90\n"
+        "sm_count = 132\n[copy n=1024]\nBLOCK_SIZE = 64\n"
+        "; end of profile\n";
+    static const char user[] =
+        "[device]\nformat = 2\nname = NVIDIA Stub H100\ncc = 90\n"
+        "sm_count = 132\n[copy n=5000]\nBLOCK_SIZE = 256\n"
+        "first_use = measure: 3 configurations\n; end of profile\n";
+    atune_profile *a = NULL, *b = NULL;
+    const atune_config *c = NULL;
+    char line[512];
+
+    (void)state;
+    assert_int_equal(
+        atune_profile_open_string("shipped.ini", shipped, strlen(shipped), &a),
+        ATUNE_OK);
+    assert_int_equal(atune_profile_open_string("user.ini", user, strlen(user),
+                                               &b),
+                     ATUNE_OK);
+    assert_int_equal(atune_profile_lookup(b, "copy", "n=6000", &c), ATUNE_OK);
+    assert_int_equal(atune_config_describe(a, c, line, sizeof(line)),
+                     ATUNE_OK);
+    if (!strstr(line, "from profile 'NVIDIA Stub H100' in 'user.ini'") ||
+        !strstr(line, "above every tuned size") ||
+        !strstr(line, "measured at first use") || strstr(line, "shipped") ||
+        strstr(line, "H100 80GB"))
+        fail_msg("%s", line);
+    /* p may be NULL for such a configuration, as for an override. */
+    assert_int_equal(atune_config_describe(NULL, c, line, sizeof(line)),
+                     ATUNE_OK);
+    if (!strstr(line, "in 'user.ini'"))
+        fail_msg("%s", line);
+    atune_profile_close(a);
+    atune_profile_close(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_lower_case_names),
         cmocka_unit_test(test_linear_in_parameters),
         cmocka_unit_test(test_checked_by_the_template),
+        cmocka_unit_test(test_describe_names_the_entrys_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,10 +252,13 @@ ATUNE_API const char *atune_config_meta(const atune_config *c, const char *key);
  * / "above every tuned size" beyond the ends of what was tuned. An entry
  * that libatune_jit measured at first use (ATUNE_EFFORT=measure) adds
  * "; measured at first use: measure: 5 configurations compiled ...".
- * The wanted size is the one the lookup that returned c was asked. For an
- * override (p may be NULL): "copy: using the application's configuration
- * BLOCK_SIZE=128,VW=4". Truncated to len bytes like snprintf; ATUNE_EINVAL
- * for a NULL argument or len 0. */
+ * The wanted size is the one the lookup that returned c was asked. The
+ * profile named is the one c belongs to, also when p is another (or
+ * NULL): atune_jit_config_for() may serve an entry of the user's profile
+ * that it wrote and read back at first use. For an override (p may be
+ * NULL): "copy: using the application's configuration BLOCK_SIZE=128,VW=4".
+ * Truncated to len bytes like snprintf; ATUNE_EINVAL for a NULL c or buf,
+ * or len 0. */
 ATUNE_API int atune_config_describe(const atune_profile *p,
                                     const atune_config *c, char *buf,
                                     size_t len);

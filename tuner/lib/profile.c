@@ -424,6 +424,7 @@ static int build_index(atune_profile *p)
         entry *e = &p->entries[i];
         e->exact.e = e;
         e->exact.match = ATUNE_SIZE_EXACT;
+        e->owner = p;
         p->sorted[i] = e;
     }
     qsort(p->sorted, (size_t)n, sizeof(*p->sorted), cmp_entry);

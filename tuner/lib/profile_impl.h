@@ -65,6 +65,10 @@ struct entry {
     const char *hash;
     const atune__ini_section *sec; /* every key, for atune_config_meta */
     int line;
+    /* Describing names this, not the profile the caller passes: a caller
+     * may hold one profile and be served another's entry (libatune_jit
+     * reads back the user's profile after measuring). NULL: an override. */
+    const struct atune_profile *owner;
 };
 
 /* The tuned sizes of one kernel with one set of variables (a kernel

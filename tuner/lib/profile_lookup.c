@@ -400,9 +400,11 @@ int atune_config_describe(const atune_profile *p, const atune_config *c,
         describe_override(c, buf, len);
         return ATUNE_OK;
     }
-    if (!p || !c)
+    if (!c || (!p && !c->e->owner))
         return ATUNE_EINVAL;
     e = c->e;
+    if (e->owner)
+        p = e->owner;
     exact = c->match == ATUNE_SIZE_EXACT;
     if (exact)
         snprintf(wanted, sizeof(wanted), "%s", e->size);
