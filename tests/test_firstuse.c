@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -209,6 +210,56 @@ static int threads_child(const char *size)
     for (int i = 0; i < NTHREADS; i++)
         printf("MSG %s\nCFG %s\n", thread_msg[i], thread_cfg[i]);
     return bad ? 3 : 0;
+}
+
+/* forked A B: measures A on one handle, then forks while a thread
+ * measures B on another; the child measures and closes the first handle
+ * (under ATUNE_STUB_DELAY_US the race lasts seconds). Prints "CHILD n"
+ * with its exit status, or "CHILD hung". */
+static atune_jit *fork_j[2];
+static void *fork_measure(void *arg)
+{
+    const atune_config *c;
+    char msg[4096];
+    CUdevice d;
+
+    make_current(atune__cudrv_load(NULL), &d);
+    atune_jit_config_for(fork_j[1], NULL, arg, NULL, &c, msg, sizeof(msg));
+    return NULL;
+}
+
+static int forked_child(const char *a, const char *b)
+{
+    const atune_config *c;
+    char msg[4096];
+    pthread_t th;
+    CUdevice d;
+    int st, pid;
+
+    for (int i = 0; i < 2; i++)
+        if (atune_jit_open(NULL, "copy", &fork_j[i]) != ATUNE_OK ||
+            atune_jit_set_effort(fork_j[i], ATUNE_JIT_EFFORT_MEASURE))
+            return 2;
+    if (make_current(atune__cudrv_load(NULL), &d) ||
+        atune_jit_config_for(fork_j[0], NULL, a, NULL, &c, msg, sizeof(msg)))
+        return 2;
+    setenv("ATUNE_STUB_DELAY_US", "20000", 1);
+    pthread_create(&th, NULL, fork_measure, (void *)b);
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        alarm(10);
+        atune_jit_config_for(fork_j[0], NULL, "n=5001", NULL, &c, msg,
+                             sizeof(msg));
+        atune_jit_close(fork_j[0]);
+        _exit(0);
+    }
+    waitpid(pid, &st, 0);
+    printf(WIFEXITED(st) ? "CHILD %d\n" : "CHILD hung\n", WEXITSTATUS(st));
+    pthread_join(th, NULL);
+    for (int i = 0; i < 2; i++)
+        atune_jit_close(fork_j[i]);
+    return 0;
 }
 
 /* --- the parent ------------------------------------------------------------- */
@@ -676,6 +727,18 @@ static void test_size_in_name(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* A fork while another thread measures: the child measuring, or closing a
+ * handle that measured, does not wait for a lock no thread of it holds. */
+static void test_fork_while_measuring(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_STUB();
+    assert_int_equal(child("ATUNE_EFFORT=measure", "forked n=3001 n=6000011"),
+                     0);
+    if (!strstr(out_text, "CHILD 0\n"))
+        fail_msg("%s", out_text);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -718,6 +781,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_warm_compiles_nothing),
         cmocka_unit_test(test_measure_budget),
         cmocka_unit_test(test_size_in_name),
+        cmocka_unit_test(test_fork_while_measuring),
     };
     const char *only = getenv("ATUNE_TEST_ONLY");
 
@@ -725,6 +789,8 @@ int main(int argc, char **argv)
         return serve_child(argc, argv);
     if (argc == 3 && strcmp(argv[1], "threads") == 0)
         return threads_child(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "forked") == 0)
+        return forked_child(argv[2], argv[3]);
     if (argc >= 4 && strcmp(argv[1], "sized") == 0)
         return sized_child(argc, argv);
     if (only && *only)

@@ -40,6 +40,22 @@ struct atune__learned {
  * new size wait for the first, and candidates of different handles do
  * not disturb each other's timing. Guards every handle's learned list. */
 static pthread_mutex_t measuring = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A fork while another thread measures leaves the child's copy locked by
+ * a thread the child does not have: its next measurement, or the close of
+ * a handle that measured, would wait for ever. Nothing the child inherits
+ * is in the middle of a change under it (the learned lists change in one
+ * step), so a fresh lock is safe. */
+static void measuring_child(void)
+{
+    pthread_mutex_init(&measuring, NULL);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, measuring_child);
+}
 
 static void say(char *msg, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -702,6 +718,7 @@ int atune__jit_first_use(atune_jit *j, atune_profile *p, const int64_t *v,
 {
     int rc;
 
+    pthread_once(&atfork_once, register_atfork);
     pthread_mutex_lock(&measuring);
     rc = first_use_locked(j, p, v, a, effort, estimate, out, note, notelen);
     pthread_mutex_unlock(&measuring);
