@@ -9,7 +9,7 @@
  * time, so that the application still starts on a machine without one.
  *
  *     atune_device dev;
- *     if (atune_device_from_cudart(&dev, 0) == ATUNE_OK)
+ *     if (atune_device_from_cudart(&dev, 0, NULL) == ATUNE_OK)
  *         rc = atune_profile_open_for(NULL, &dev, &p);
  */
 #ifndef ATUNE_ATUNE_CUDA_H
