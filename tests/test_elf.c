@@ -68,8 +68,11 @@ static image build(size_t shift)
     syms[3].st_name = NM_K2;
     syms[3].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
 
+    /* + 16: the symbols and the section headers start 8-aligned, so that
+     * the aliases below may patch them in place (ELF does not require
+     * it: the reader copies every header out) */
     im.len = sizeof(Elf64_Ehdr) + sizeof(shstr) + sizeof(str) + sizeof(syms) +
-             ninfo + NSEC * sizeof(Elf64_Shdr);
+             ninfo + NSEC * sizeof(Elf64_Shdr) + 16;
     char *buf = calloc(1, im.len + shift);
     assert_non_null(buf);
     im.data = buf + shift;
@@ -92,6 +95,7 @@ static image build(size_t shift)
                              .sh_offset = off, .sh_size = sizeof(str)};
     memcpy(im.data + off, str, sizeof(str));
     off += sizeof(str);
+    off = (off + 7) & ~(size_t)7;
     sh[S_SYM] = (Elf64_Shdr){.sh_name = NM_SYM, .sh_type = SHT_SYMTAB,
                              .sh_offset = off, .sh_size = sizeof(syms),
                              .sh_link = S_STR};
@@ -101,8 +105,10 @@ static image build(size_t shift)
                               .sh_offset = off, .sh_size = ninfo};
     memcpy(im.data + off, info, ninfo);
     off += ninfo;
+    off = (off + 7) & ~(size_t)7;
     eh.e_shoff = off;
     memcpy(im.data + off, sh, sizeof(sh));
+    im.len = off + sizeof(sh); /* the file ends with its section headers */
     memcpy(im.data, &eh, sizeof(eh));
     /* Aliases to patch before a test reads the file (shift 0 only:
      * aligned). */
