@@ -55,6 +55,24 @@ if command -v python3 >/dev/null; then
   expect 0 "list --json is one JSON document" -- python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/list.json"
 fi
 
+# header parses its own options, by the same rules: an option given
+# twice is refused (last-wins wrote saxpy's header for `--kernel copy
+# --kernel saxpy`, exit 0), --version prints wherever it stands, and
+# --quiet applies to every command.
+expect 64 "header --kernel twice" -- "$bin" header --kernel copy --kernel saxpy
+contains "$tmp/err" "option '--kernel' given twice" "header names the repeated option"
+[ ! -s "$tmp/out" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: header --kernel twice wrote a header"; }
+expect 64 "header -o twice" -- "$bin" header --kernel copy -o "$tmp/a.h" --output "$tmp/b.h"
+[ ! -e "$tmp/a.h" ] && [ ! -e "$tmp/b.h" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: header -o twice wrote a file"; }
+expect 64 "header --templates twice" -- "$bin" header --kernel copy -t "$src/templates" -t "$src/templates"
+expect 0 "header --version" -- "$bin" header --version
+contains "$tmp/out" "autotune 0.1.0 (built with CUDA" "header --version names the build"
+expect 0 "header --quiet" -- "$bin" header --kernel copy --quiet
+contains "$tmp/out" "ATUNE_TEMPLATE_COPY_H" "header --quiet still writes the header"
+expect 64 "header unknown option" -- "$bin" header --kernel copy --json
+head -1 "$tmp/err" | grep -q "^autotune: error: unknown option '--json'" && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL: header's usage error does not come first, as main's"; }
+
 # Bad template directory: file:line message, exit 65.
 mkdir -p "$tmp/bad"
 printf '[template]\nkernel = k\n' >"$tmp/bad/t.ini"

@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cuda.h>
+
 #include "base/json.h"
 #include "base/term.h"
 #include "cli/cli.h"
 #include "jit/cache.h"
+#include "jit/jit.h"
 #include "template/templates.h"
 
 int atune__cli_error(int code, const char *fmt, ...)
@@ -119,4 +122,15 @@ void atune__cli_json_begin(atune__json *j, const char *journal)
     if (journal)
         atune__json_str(j, "journal", journal);
     atune__json_array(j, "results");
+}
+
+/* main.c's and header's --version: here, as commands never call into
+ * main.c. */
+void atune__cli_version(void)
+{
+    int nv = atune__jit_version();
+
+    printf("autotune %s (built with CUDA %d.%d, NVRTC %d.%d)\n",
+           ATUNE_VERSION_STRING, CUDA_VERSION / 1000,
+           CUDA_VERSION % 1000 / 10, nv / 1000, nv % 1000 / 10);
 }

@@ -75,6 +75,8 @@ int atune__cli_profile_values(const struct atune_profile *p,
  * array the caller fills and closes. */
 void atune__cli_json_begin(struct atune__json *j, const char *journal);
 
+/* `autotune --version`'s line on stdout (main.c, header). */
+void atune__cli_version(void);
 /* "autotune: error: " + message on stderr; returns code. */
 int atune__cli_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -56,7 +56,20 @@ static int write_file(const char *out, const atune__manifest *m,
     return atune__out_write(out, &r, write_to, (void *)m, err);
 }
 
-/* Options of this command only; 0, -1 after --help, or 64. */
+/* A usage error as main.c's: the message, then this command's usage. */
+static int usage_error(const char *what, const char *arg, const char *tail)
+{
+    int rc = atune__cli_error(ATUNE__EUSAGE, "%s '%s'%s", what, arg, tail);
+
+    fputs(header_usage, stderr);
+    return rc;
+}
+
+/* Options of this command only; 0, -1 after --help or --version, or 64.
+ * An option given twice is refused as main.c refuses it: last-wins
+ * would write another template's header, or to another file, than the
+ * first one named. --quiet is taken (docs/cli.md: every command) and
+ * changes nothing: header prints only errors on stderr. */
 static int parse(int argc, char **argv, const char **kernel, const char **dir,
                  const char **out)
 {
@@ -64,37 +77,49 @@ static int parse(int argc, char **argv, const char **kernel, const char **dir,
         {"kernel", required_argument, NULL, 'k'},
         {"templates", required_argument, NULL, 't'},
         {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     int opt;
 
     opterr = 0;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, ":k:t:o:h", longs, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":k:t:o:qhV", longs, NULL)) != -1) {
+        const char **slot = opt == 'k'   ? kernel
+                            : opt == 't' ? dir
+                            : opt == 'o' ? out
+                                         : NULL;
+
+        if (slot && *slot)
+            return usage_error("option",
+                               opt == 'k'   ? "--kernel"
+                               : opt == 't' ? "--templates"
+                                            : "--output",
+                               " given twice");
         switch (opt) {
         case 'k':
-            *kernel = optarg;
-            break;
         case 't':
-            *dir = optarg;
-            break;
         case 'o':
-            *out = optarg;
+            *slot = optarg;
+            break;
+        case 'q':
             break;
         case 'h':
             fputs(header_usage, stdout);
             return -1;
+        case 'V':
+            atune__cli_version();
+            return -1;
         default:
-            fputs(header_usage, stderr);
-            return atune__cli_error(ATUNE__EUSAGE, "%s '%s'",
-                                    opt == ':' ? "option needs a value"
-                                               : "unknown option",
-                                    argv[optind - 1]);
+            return opt == ':' ? usage_error("option", argv[optind - 1],
+                                            " needs a value")
+                              : usage_error("unknown option",
+                                            argv[optind - 1], "");
         }
     }
     if (optind < argc)
-        return atune__cli_error(ATUNE__EUSAGE, "unexpected argument '%s'",
-                                argv[optind]);
+        return usage_error("unexpected argument", argv[optind], "");
     if (!*kernel || !**kernel || strchr(*kernel, ','))
         return atune__cli_error(ATUNE__EUSAGE,
                                 "header needs --kernel NAME (one template)");

@@ -268,15 +268,6 @@ static void list_strategies(FILE *f)
     fputc('\n', f);
 }
 
-static void version(void)
-{
-    int nv = atune__jit_version();
-
-    printf("autotune %s (built with CUDA %d.%d, NVRTC %d.%d)\n",
-           ATUNE_VERSION_STRING, CUDA_VERSION / 1000,
-           CUDA_VERSION % 1000 / 10, nv / 1000, nv % 1000 / 10);
-}
-
 static int is_command(const char *s)
 {
     static const char *const commands[] = {"tune", "list", "check", "show",
@@ -482,7 +473,7 @@ static int parse(int argc, char **argv, atune__cli *o)
             list_strategies(stdout);
             return -1;
         case 'V':
-            version();
+            atune__cli_version();
             return -1;
         }
     }
