@@ -34,6 +34,62 @@ same() {
 same from_help from_docs "docs/cli.md, ## Options"
 same from_help from_man "docs/autotune.1, OPTIONS"
 
+# The synopses: each command's usage lines in --help, docs/cli.md and the
+# man page name the same options (tune's --sizes-from, check's --no-cache,
+# show --record and merge's --quiet were each missing from one or two),
+# and every option a synopsis names applies to its command.
+synopses() {
+  awk '{
+    gsub(/[][|]/, " ");
+    n = split($0, w, " "); key = ""; first = "";
+    for (i = 1; i <= n; i++) if (w[i] == "autotune") break;
+    for (i++; i <= n; i++) {
+      if (key == "" && w[i] ~ /^(tune|list|check|show|compare|merge|header)$/) { key = w[i]; continue }
+      if (w[i] ~ /^-/ && first == "") first = w[i];
+      if (w[i] ~ /^(--[a-z][a-z-]*|-o)$/) opts[w[i]] = 1;
+    }
+    if (first == "--help") key = "help";
+    if (key == "") key = "tune";
+    if ((key == "tune" && first == "--simulate") || (key == "show" && first == "--record"))
+      key = key "+" substr(first, 3);
+    for (o in opts) print key, o;
+    delete opts;
+  }' | sort -u
+}
+# One synopsis per line: a line starting "autotune" begins one.
+join_lines() {
+  awk '/^ *autotune/ {if (l != "") print l; l = $0; next} {l = l " " $0} END {if (l != "") print l}'
+}
+sed -n '1,/^$/p' "$tmp/help" | sed 's/^usage://' | join_lines | synopses >"$tmp/syn_help"
+awk '/^    autotune/ {p = 1} p && /^$/ {exit} p' "$src/docs/cli.md" | join_lines | synopses >"$tmp/syn_docs"
+sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$src/docs/autotune.1" | sed '1d;$d' |
+  sed 's/\\-/-/g; s/^\.[A-Z][A-Z]* *//; s/"//g' | tr '\n' ' ' | sed 's/\.br/\n/g' | synopses >"$tmp/syn_man"
+[ "$(wc -l <"$tmp/syn_help")" -ge 40 ] && ok || ko "too few synopsis options read from --help"
+same syn_help syn_docs "the synopses of --help and docs/cli.md"
+same syn_help syn_man "the synopses of --help and docs/autotune.1"
+while read -r key opt; do
+  case $key in
+    help) continue ;;
+    tune+simulate) set -- tune --simulate "$tmp/none.journal" ;;
+    show+record) set -- show --record "$tmp/none.record" ;;
+    *) set -- "$key" ;;
+  esac
+  [ "$opt" = "--simulate" ] || [ "$opt" = "--record" ] && continue
+  # The unknown --zzz after it stops every command before it runs; an
+  # option that does not apply is refused first. The x is the value of
+  # an option that takes one, an argument of one that does not.
+  "$bin" "$@" "$opt" x --zzz </dev/null >/dev/null 2>"$tmp/applies"
+  ! grep -q "does not apply" "$tmp/applies" && ok ||
+    ko "the synopsis of '$key' names $opt, which does not apply: $(head -1 "$tmp/applies")"
+done <"$tmp/syn_help"
+
+# Every strategy --help lists is named in the man page's --strategy
+# (ils_restart was not).
+for s in $(sed -n 's/^strategies ([^)]*)://p' "$tmp/help"); do
+  awk '/^\.BI \\-\\-strategy/ {p = 1; next} p && /^\.TP/ {exit} p' "$src/docs/autotune.1" |
+    grep -qw -- "$s" && ok || ko "docs/autotune.1's --strategy does not name the strategy $s"
+done
+
 # The check itself can fail: a table without --seed, one with --bogus.
 grep -v -- '`--seed N`' "$src/docs/cli.md" | sed 's/^| `--json` |/| `--bogus` |/' |
   awk '/^## /{in_opts = ($0 == "## Options")} in_opts && /^\| `/' |
