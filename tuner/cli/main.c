@@ -378,9 +378,14 @@ static int parse(int argc, char **argv, atune__cli *o)
                        : usage_error("unknown option '%s'", arg);
         if (opt == ':')
             return usage_error("option '%s' needs a value", arg);
-        if (!applies(opt, o->command))
-            return usage_error("option '%s' does not apply to this command",
-                               arg);
+        /* Named by its long name: arg is the value where one follows
+         * ("list --arch sm_90" named 'sm_90'), or "-d0", "--arch=X". */
+        if (!applies(opt, o->command)) {
+            fprintf(stderr, "autotune: error: option '--%s' does not apply "
+                    "to %s\n", option_name(opt), o->command);
+            fputs(usage_text, stderr);
+            return ATUNE__EUSAGE;
+        }
         /* Last-wins would silently drop the first: refuse instead. */
         if (opt != 'q' && opt != 't' && seen[opt])
             return usage_error("option '--%s' given twice",
