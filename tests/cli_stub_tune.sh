@@ -241,5 +241,18 @@ awk '/^wall time:/ {last = $3; if (!first) first = $3} END {exit !(last >= first
 n=$(awk -F'\t' '/^copy/ && $10 != "final" {c[$3]=1} END {print length(c)}' p8/$slug.journal)
 [ "$n" -eq 630 ] && ok || ko "planted faults: $n of 630 configurations recorded"
 
+# A run refused before tuning prints no result table: a table header
+# alone on stdout read as a run that tuned nothing.
+printf x >notadir
+tune -p notadir >out 2>err
+rc=$?
+[ $rc -eq 73 ] && ok || { ko "profile directory that is a file: exit $rc"; cat err; }
+[ ! -s out ] && ok || ko "a run refused for its profile printed on stdout: $(head -1 out)"
+mkfifo fifo
+tune -p p10 --journal fifo >out 2>err
+rc=$?
+[ $rc -eq 73 ] && ok || { ko "journal that is a FIFO: exit $rc"; cat err; }
+[ ! -s out ] && ok || ko "a run refused for its journal printed on stdout: $(head -1 out)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

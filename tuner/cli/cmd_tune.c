@@ -221,7 +221,10 @@ static int tune_device(int ordinal, const atune__cli *o,
         const atune__devinfo *in = atune__device_info(d);
         for (int i = 0; i < run.n; i++)
             json_outcome(j, in, &run.o[i]);
-    } else {
+    } else if (run.n || !rc) {
+        /* A run refused before tuning (an unwritable profile, a journal
+         * that is a FIFO) has no rows: a header alone on stdout read as
+         * a result table in a log. */
         print_table(&run);
     }
     if (!o->quiet && run.n)
