@@ -316,6 +316,14 @@ int atune__record_read(const char *path, int missing_ok, atune__record *r,
         return atune__fail(err, errno == ENOENT ? ATUNE__ENOINPUT : ATUNE__EIO,
                            "cannot open record '%s': %s", path,
                            strerror(errno));
+    /* A directory is a missing input (66), as everywhere in the CLI
+     * (docs/cli.md); a FIFO or device in its place is bad data. */
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        return atune__fail(err, ATUNE__ENOINPUT,
+                           "cannot read record '%s': a directory, not a file",
+                           path);
+    }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return atune__fail(err, ATUNE__EDATA, "%s: not a regular file", path);
