@@ -114,6 +114,27 @@ static CUresult launch(atune__problem *p, atune__kernel *k,
     return CUDA_SUCCESS;
 }
 
+/* The compare kernel of element type t over out[0..n) against ref, on
+ * grid blocks, its result read back into *r (what = the wait's name). */
+static int run_compare(atune__problem *p, int t, CUdeviceptr out,
+                       CUdeviceptr ref, long n, int grid, const char *what,
+                       struct cmp_result *r, atune__err *err)
+{
+    atune__device *d = p->d;
+    CUdeviceptr resp = d->cmpres;
+    void *args[] = {&out, &ref, &n, &resp};
+
+    memset(r, 0, sizeof(*r));
+    r->first = ~0ULL;
+    CU(cuMemcpyHtoD(d->cmpres, r, sizeof(*r)), "cuMemcpyHtoD");
+    CU(cuLaunchKernel(d->cmp[t], (unsigned)grid, 1, 1, CMP_BLOCK, 1, 1, 0,
+                      d->stream, args, NULL),
+       "launching the compare kernel");
+    CU(cuStreamSynchronize(d->stream), what);
+    CU(cuMemcpyDtoH(r, d->cmpres, sizeof(*r)), "cuMemcpyDtoH");
+    return 0;
+}
+
 /* Compares one buffer's compared elements with the reference result;
  * sets *ok. */
 static int compare(atune__problem *p, const struct buffer *b, int *ok,
@@ -126,20 +147,14 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
     size_t lanes = atune__arg_lanes(b->arg);
     size_t off = b->cmp_first * atune__arg_elem_size(b->arg);
     long n = (long)(b->cmp_count * lanes);
-    CUdeviceptr out = b->ptr + off, ref = b->expect + off, resp = d->cmpres;
-    void *args[] = {&out, &ref, &n, &resp};
-    unsigned grid = (unsigned)(d->info.attr.sm_count * 8);
+    int rc;
 
     if (p->verify_fn[b - p->buf])
         return atune__refrun_verify(p, b, ok, res, err);
-    memset(&r, 0, sizeof(r));
-    r.first = ~0ULL;
-    CU(cuMemcpyHtoD(d->cmpres, &r, sizeof(r)), "cuMemcpyHtoD");
-    CU(cuLaunchKernel(d->cmp[b->arg->type], grid, 1, 1, CMP_BLOCK, 1, 1, 0,
-                      d->stream, args, NULL),
-       "launching the compare kernel");
-    CU(cuStreamSynchronize(d->stream), "comparing outputs");
-    CU(cuMemcpyDtoH(&r, d->cmpres, sizeof(r)), "cuMemcpyDtoH");
+    if ((rc = run_compare(p, b->arg->type, b->ptr + off, b->expect + off, n,
+                          d->info.attr.sm_count * 8, "comparing outputs", &r,
+                          err)))
+        return rc;
     if (r.first != ~0ULL)
         r.first = r.first / lanes + b->cmp_first;
     *ok = atune__verdict(b->arg, b->cmp_count * lanes, p->m->tolerance, &r,
@@ -154,23 +169,15 @@ static int compare(atune__problem *p, const struct buffer *b, int *ok,
 static int guard_intact(atune__problem *p, const struct buffer *b, int *ok,
                         atune__result *res, atune__err *err)
 {
-    atune__device *d = p->d;
     struct cmp_result r;
     size_t comp = atune__arg_elem_size(b->arg) / atune__arg_lanes(b->arg);
-    long n = (long)(GUARD_BYTES / comp);
-    CUdeviceptr out = b->ptr + b->bytes, ref = p->guard, resp = d->cmpres;
-    void *args[] = {&out, &ref, &n, &resp};
-    unsigned grid = (unsigned)(d->info.attr.sm_count * 2);
     double diff;
+    int rc = run_compare(p, b->arg->type, b->ptr + b->bytes, p->guard,
+                         (long)(GUARD_BYTES / comp), p->d->info.attr.sm_count * 2,
+                         "checking the guard after a buffer", &r, err);
 
-    memset(&r, 0, sizeof(r));
-    r.first = ~0ULL;
-    CU(cuMemcpyHtoD(d->cmpres, &r, sizeof(r)), "cuMemcpyHtoD");
-    CU(cuLaunchKernel(d->cmp[b->arg->type], grid, 1, 1, CMP_BLOCK, 1, 1, 0,
-                      d->stream, args, NULL),
-       "launching the compare kernel");
-    CU(cuStreamSynchronize(d->stream), "checking the guard after a buffer");
-    CU(cuMemcpyDtoH(&r, d->cmpres, sizeof(r)), "cuMemcpyDtoH");
+    if (rc)
+        return rc;
     memcpy(&diff, &r.max_diff, sizeof(diff));
     *ok = !r.mismatches && !r.nonfinite && diff == 0;
     if (!*ok)
